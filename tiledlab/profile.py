@@ -1,0 +1,110 @@
+"""`python -m tiledlab profile`: hardware counters of the naive and tiled kernels under Nsight Compute.
+
+Runs `ncu` on a child Python process that launches each kernel once, and writes one tidy CSV: one
+row per (kernel, N, tile) with the counters below. Without `ncu` it says so and exits non-zero.
+"""
+import csv
+import datetime
+import io
+import pathlib
+import shutil
+import subprocess
+import sys
+
+# tidy column → Nsight Compute metric
+METRICS = {
+    "global_load_instructions": "smsp__inst_executed_op_global_ld.sum",
+    "l1_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1_hit_rate_pct": "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct",
+    "l2_sectors_read": "lts__t_sectors_srcunit_tex_op_read.sum",
+    "dram_bytes_read": "dram__bytes_read.sum",
+    "shared_load_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "time_ns": "gpu__time_duration.sum",
+}
+NAIVE_TILE = 16  # the naive kernel is profiled once per N, with 16×16 blocks
+
+
+def launches(ns, tiles):
+    """The (kernel, N, tile) launches of the child process, in launch order."""
+    return [(k, n, t) for n in ns for k, t in [("naive", NAIVE_TILE)] + [("tiled", t) for t in tiles]]
+
+
+def parse_ncu_csv(text):
+    """{launch ID: {metric name: float}} from `ncu --csv --print-units base` output."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if start is None:
+        raise ValueError("no CSV table in ncu's output")
+    found = {}
+    for row in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
+        value = row["Metric Value"].replace(",", "")
+        try:
+            found.setdefault(int(row["ID"]), {})[row["Metric Name"]] = float(value)
+        except ValueError:
+            continue  # a unit row or a value ncu could not collect
+    return found
+
+
+def tidy(found, order):
+    """Tidy rows: one per launch, counters under the column names of METRICS."""
+    rows = []
+    for (kernel, n, tile), launch_id in zip(order, sorted(found)):
+        metrics = found[launch_id]
+        rows.append({"kernel": kernel, "N": n, "tile": tile,
+                     **{col: metrics.get(name, "") for col, name in METRICS.items()}})
+    return rows
+
+
+def available(ncu):
+    """The metrics of METRICS that this ncu and GPU know."""
+    listing = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True).stdout
+    known = {line.split()[0] for line in listing.splitlines() if line.strip()}
+    return [m for m in METRICS.values() if m.rsplit(".", 1)[0] in known]
+
+
+def _child(ns, tiles):
+    import numpy as np
+    from numba import cuda
+
+    from .launch import launch_config, resolve
+    for kernel, n, tile in launches(ns, tiles):
+        rng = np.random.default_rng(n)
+        dA, dB = (cuda.to_device(rng.standard_normal((n, n), dtype=np.float32)) for _ in range(2))
+        dC = cuda.device_array((n, n), np.float32)
+        resolve(kernel, tile)[launch_config(n, n, tile)](dA, dB, dC)
+        cuda.synchronize()
+
+
+def main(args):
+    ncu = shutil.which("ncu")
+    if ncu is None:
+        print("ncu (Nsight Compute) is not on PATH; profile needs it and measured nothing.", file=sys.stderr)
+        return 3
+    from .backend import SIMULATOR, describe
+    if SIMULATOR:
+        print("profile needs a real GPU; the simulator has no hardware counters.", file=sys.stderr)
+        return 3
+    metrics = available(ncu)
+    child = f"from tiledlab.profile import _child; _child({list(args.n)}, {list(args.tile)})"
+    cmd = [ncu, "--clock-control", "none", "--csv", "--print-units", "base", "--metrics", ",".join(metrics),
+           sys.executable, "-c", child]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        print(run.stdout[-3000:], run.stderr[-3000:], file=sys.stderr)
+        return run.returncode
+    rows = tidy(parse_ncu_csv(run.stdout), launches(args.n, args.tile))
+    info = describe()
+    stamp = {k: info[k] for k in ("device", "compute_capability", "numba", "numba_cuda", "numpy")}
+    stamp["ncu"] = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    stamp["date"] = datetime.date.today().isoformat()
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "profile.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]) + list(stamp))
+        writer.writeheader()
+        writer.writerows({**r, **stamp} for r in rows)
+    for r in rows:
+        print(r)
+    print(f"wrote {out / 'profile.csv'}")
+    return 0
