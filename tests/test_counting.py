@@ -69,3 +69,11 @@ def test_counting_needs_two_index_access(rng):
     A, B = operands(rng, 2, 2, 2)
     with pytest.raises(ValueError, match=r"A\[i, j\]"):
         count_loads(flat, A, B, 2)
+
+
+def test_lru_model_sees_reuse(rng):
+    from tiledlab.cachesim import address_stream, hit_rate
+    A, B = operands(rng, 16, 16, 16)
+    naive = address_stream(count_loads("naive", A, B, 4, trace=True))
+    assert len(naive) == 2 * 16**3
+    assert hit_rate(naive, 1) < hit_rate(naive, 64) == 1 - 16 / len(naive)  # only the 16 lines' first touch misses

@@ -99,6 +99,7 @@ def main(argv=None):
     p = sub.add_parser("measure", help="GPU-only reference data: latency, races, coalescing, peaks")
     p.add_argument("--out", required=True)
     p.add_argument("--quick", action="store_true", help="small sizes (for a smoke test)")
+    p.add_argument("--only", nargs="+", choices=["latency", "races", "coalescing", "peaks", "racecheck"])
     p.set_defaults(run=_measure)
 
     args = parser.parse_args(argv)

@@ -97,6 +97,8 @@ def main(args):
             "peaks": peaks.measure,
             "racecheck": racecheck}
     for name, job in jobs.items():
+        if args.only and name not in args.only:
+            continue
         rows = job()
         if rows:
             _write([{**r, **stamp} for r in rows], out / f"{name}.csv")

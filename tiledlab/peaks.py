@@ -4,15 +4,8 @@ from numba import cuda, float32
 
 from .timing import time_launch
 
-FMA_CHAINS = 8  # independent multiply-add chains per thread, to hide arithmetic latency
+FMA_CHAINS = 8  # independent fused multiply-add chains per thread, to hide arithmetic latency
 FMA_STEPS = 4096
-
-
-@cuda.jit
-def copy(src, dst):
-    i = cuda.grid(1)
-    if i < src.size:
-        dst[i] = src[i]
 
 
 @cuda.jit
@@ -22,22 +15,22 @@ def fma_burst(out, a):
     one = float32(1.0)  # float32 constants: a bare 1 would promote the chains to float64
     x1, x2, x3, x4, x5, x6, x7 = x0 + one, x0 - one, x0 * a, x0 + a, x0 - a, a - x0, x0 * one + a
     for _ in range(FMA_STEPS):
-        x0 = x0 * a + a
-        x1 = x1 * a + a
-        x2 = x2 * a + a
-        x3 = x3 * a + a
-        x4 = x4 * a + a
-        x5 = x5 * a + a
-        x6 = x6 * a + a
-        x7 = x7 * a + a
+        x0 = cuda.fma(x0, a, a)
+        x1 = cuda.fma(x1, a, a)
+        x2 = cuda.fma(x2, a, a)
+        x3 = cuda.fma(x3, a, a)
+        x4 = cuda.fma(x4, a, a)
+        x5 = cuda.fma(x5, a, a)
+        x6 = cuda.fma(x6, a, a)
+        x7 = cuda.fma(x7, a, a)
     out[i] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7  # keep every chain alive
 
 
 def bandwidth_gbps(nbytes=2 << 30, repeats=10):
-    """Bytes read plus bytes written per second by a coalesced copy of `nbytes`."""
+    """Bytes read plus bytes written per second by a device-to-device copy (cudaMemcpy) of `nbytes`."""
     n = nbytes // 4
     src, dst = cuda.to_device(np.ones(n, np.float32)), cuda.device_array(n, np.float32)
-    t = time_launch(lambda: copy[(n + 255) // 256, 256](src, dst), 2, repeats)
+    t = time_launch(lambda: dst.copy_to_device(src), 2, repeats)
     return 2 * nbytes / (t.median_ms * 1e-3) / 1e9
 
 

@@ -1,0 +1,61 @@
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import gpu_only
+
+import tiledlab
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "tiledlab", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_info_names_backend_and_versions():
+    out = cli("info").stdout
+    assert ("CUDA simulator" in out) == tiledlab.SIMULATOR
+    assert "numba:" in out and "numba-cuda:" in out and "numpy:" in out
+
+
+def test_count_json_reports_measured_equal_to_formula():
+    run = cli("count", "--n", "32", "--tile", "8", "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == {"naive": {"measured": 65536, "formula": 65536},
+                                      "tiled": {"measured": 8192, "formula": 8192}}
+
+
+def test_count_table():
+    run = cli("count", "--n", "12", "--tile", "4")
+    assert run.returncode == 0 and "naive / tiled = 4" in run.stdout and "NO" not in run.stdout
+
+
+def test_bad_tile_is_a_clear_error():
+    run = cli("count", "--n", "8", "--tile", "40")
+    assert run.returncode == 2 and "1600 threads per block" in run.stderr
+
+
+def test_bench_writes_csv_and_png(tmp_path):
+    run = cli("bench", "--n", "8", "16", "--tile", "4", "--repeats", "2", "--warmup", "1", "--out", str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    rows = list(csv.DictReader(open(tmp_path / "bench.csv")))
+    assert {(r["kernel"], r["N"]) for r in rows} >= {("naive", "8"), ("tiled", "16")}
+    assert all(r["backend"] == tiledlab.BACKEND and r["date"] and r["numba"] for r in rows)
+    assert all(float(r["rel_err"]) < 1e-5 for r in rows)
+    assert (tmp_path / "bench.png").stat().st_size > 1000
+    assert "16/" in run.stderr or "done" in run.stderr  # the progress bar
+
+
+@pytest.mark.skipif(not tiledlab.SIMULATOR, reason="checks the simulator's refusal")
+def test_measure_refuses_on_the_simulator(tmp_path):
+    run = cli("measure", "--out", str(tmp_path), "--quick")
+    assert run.returncode == 1 and "needs a real GPU" in run.stdout
+
+
+@gpu_only
+def test_measure_quick_on_gpu(tmp_path):
+    run = cli("measure", "--out", str(tmp_path), "--quick")
+    assert run.returncode == 0, run.stderr
+    lat = {r["level"]: float(r["ns_per_load"]) for r in csv.DictReader(open(tmp_path / "latency.csv"))}
+    assert lat["shared memory"] < lat["DRAM (2 GiB footprint)"]

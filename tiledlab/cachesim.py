@@ -1,0 +1,35 @@
+"""A small, honest cache model: replay a kernel's measured loads through an LRU cache of chosen size.
+
+The loads come from a counted launch's trace (who loaded which element, in each thread's own order).
+They are replayed block by block, with a block's threads stepping together, as warps roughly do.
+Real GPUs differ (many blocks run at once, L1 per SM, sectored L2): this shows the idea, not the H200.
+"""
+from collections import OrderedDict
+
+import numpy as np
+
+LINE_BYTES = 128
+
+
+def address_stream(count, line_bytes=LINE_BYTES):
+    """Cache-line numbers of a LoadCount's trace, in the replay order described above."""
+    t = count.trace
+    M, K, N = count.shape
+    order = np.lexsort((t[:, 6], t[:, 5], t[:, 7], t[:, 4], t[:, 3]))  # block, step, thread
+    t = t[order]
+    words = np.where(t[:, 0] == 0, t[:, 1] * K + t[:, 2], M * K + t[:, 1] * N + t[:, 2])
+    return words * 4 // line_bytes
+
+
+def hit_rate(lines, capacity_lines):
+    """Fraction of accesses that hit in an LRU cache holding `capacity_lines` lines."""
+    cache, hits = OrderedDict(), 0
+    for line in lines.tolist():
+        if line in cache:
+            hits += 1
+            cache.move_to_end(line)
+        else:
+            cache[line] = None
+            if len(cache) > capacity_lines:
+                cache.popitem(last=False)
+    return hits / len(lines)
