@@ -1,0 +1,69 @@
+"""Exercise solutions. Each kernel takes (A, B, C); T is bound by tiledlab for the tile width."""
+from numba import cuda, float32
+
+T = 4
+
+
+@cuda.jit
+def one_thread_per_element(A, B, C):  # 01: the naive kernel, written from scratch
+    row = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
+    col = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        for k in range(A.shape[1]):
+            acc += A[row, k] * B[k, col]
+        C[row, col] = acc
+
+
+@cuda.jit
+def tile_a_only(A, B, C):  # 02: stage only A's tile in shared memory; B still comes from global memory
+    sA = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row = cuda.blockIdx.y * T + ty
+    col = cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    acc = float32(0.0)
+    for t in range((K + T - 1) // T):
+        sA[ty, tx] = A[row, t * T + tx] if row < M and t * T + tx < K else float32(0.0)
+        cuda.syncthreads()  # sA complete before use
+        for k in range(T):
+            if t * T + k < K and col < C.shape[1]:
+                acc += sA[ty, k] * B[t * T + k, col]
+        cuda.syncthreads()  # sA no longer needed before it is overwritten
+    if row < M and col < C.shape[1]:
+        C[row, col] = acc
+
+
+@cuda.jit
+def tile_both(A, B, C):  # 03 and 05: the tiled kernel, both barriers in place
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row = cuda.blockIdx.y * T + ty
+    col = cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0.0)
+    for t in range((K + T - 1) // T):
+        sA[ty, tx] = A[row, t * T + tx] if row < M and t * T + tx < K else float32(0.0)
+        sB[ty, tx] = B[t * T + ty, col] if t * T + ty < K and col < N else float32(0.0)
+        cuda.syncthreads()  # both tiles complete before use
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # everyone done reading before the next load overwrites
+    if row < M and col < N:
+        C[row, col] = acc
+
+
+def tile_a_only_loads(M, K, N, T):
+    """A once per block column, B once per multiply-add."""
+    return M * K * -(-N // T) + M * N * K
+
+
+# exercise → (solution, keyword arguments of tiledlab.check.check)
+EXERCISES = {
+    "01 naive from scratch": (one_thread_per_element, {"tiling": False}),
+    "02 tile only A": (tile_a_only, {"max_loads": tile_a_only_loads}),
+    "03 tiled from scratch": (tile_both, {}),
+    "05 restore the missing barrier": (tile_both, {}),
+}

@@ -1,0 +1,18 @@
+import pytest
+
+from solutions.kernels import EXERCISES, tile_a_only, tile_a_only_loads
+from tiledlab.check import check
+from tiledlab.kernels import naive
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISES))
+def test_every_solution_passes_its_check(name):
+    kernel, kwargs = EXERCISES[name]
+    assert check(kernel, tile=4, **kwargs)
+
+
+def test_the_checks_can_fail():
+    assert not check(naive, tile=4)  # right answer, no tiling
+    assert not check(naive, tile=4, max_loads=tile_a_only_loads)
+    assert check(tile_a_only, tile=4, max_loads=tile_a_only_loads)
+    assert not check(tile_a_only, tile=4)  # tiling only A is not enough for the full exercise
