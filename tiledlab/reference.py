@@ -2,22 +2,19 @@
 import csv
 from importlib import resources
 
-_NUMERIC = {"N", "tile", "repeats", "M", "K", "runs"}
-
-
-def _value(key, text):
-    if text == "":
-        return text
-    try:
-        return int(text) if key in _NUMERIC else float(text)
-    except ValueError:
-        return text
+def _value(text):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def read_rows(path):
     """Rows of a measurement CSV as dicts, numbers converted."""
     with open(path, newline="") as f:
-        return [{k: _value(k, v) for k, v in row.items()} for row in csv.DictReader(f)]
+        return [{k: _value(v) for k, v in row.items()} for row in csv.DictReader(f)]
 
 
 def path(name):
