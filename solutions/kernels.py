@@ -36,6 +36,43 @@ def tile_a_only(A, B, C):  # 02: stage only A's tile in shared memory; B still c
         C[row, col] = acc
 
 
+@cuda.jit
+def tile_b_only(A, B, C):  # 04: stage only B's tile in shared memory; A still comes from global memory
+    sB = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row = cuda.blockIdx.y * T + ty
+    col = cuda.blockIdx.x * T + tx
+    K, N = B.shape
+    acc = float32(0.0)
+    for t in range((K + T - 1) // T):
+        sB[ty, tx] = B[t * T + ty, col] if t * T + ty < K and col < N else float32(0.0)
+        cuda.syncthreads()  # sB complete before use
+        for k in range(T):
+            if t * T + k < K and row < C.shape[0]:
+                acc += A[row, t * T + k] * sB[k, tx]
+        cuda.syncthreads()  # sB no longer needed before it is overwritten
+    if row < C.shape[0] and col < N:
+        C[row, col] = acc
+
+
+@cuda.jit
+def blocked_loop(A, B, C):  # 06: the k loop in chunks of T, no shared memory: same loads as naive
+    row = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
+    col = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    if row < C.shape[0] and col < C.shape[1]:
+        K = A.shape[1]
+        acc = float32(0.0)
+        for t in range((K + T - 1) // T):
+            for k in range(t * T, min(t * T + T, K)):
+                acc += A[row, k] * B[k, col]
+        C[row, col] = acc
+
+
+def tile_b_only_loads(M, K, N, T):
+    """B once per block row, A once per multiply-add."""
+    return K * N * -(-M // T) + M * N * K
+
+
 def tile_a_only_loads(M, K, N, T):
     """A once per block column, B once per multiply-add."""
     return M * K * -(-N // T) + M * N * K
@@ -46,5 +83,7 @@ EXERCISES = {
     "01 naive from scratch": (one_thread_per_element, {"tiling": False}),
     "02 tile only A": (tile_a_only, {"max_loads": tile_a_only_loads}),
     "03 tiled from scratch": (tile_both, {}),
+    "04 tile only B": (tile_b_only, {"max_loads": tile_b_only_loads}),
     "05 restore the missing barrier": (tile_both, {}),
+    "06 loop blocking alone (not tiling)": (blocked_loop, {"tiling": False}),
 }

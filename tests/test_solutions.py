@@ -1,6 +1,6 @@
 import pytest
 
-from solutions.kernels import EXERCISES, tile_a_only, tile_a_only_loads
+from solutions.kernels import EXERCISES, blocked_loop, tile_a_only, tile_a_only_loads
 from tiledlab.check import check
 from tiledlab.kernels import naive
 
@@ -16,3 +16,4 @@ def test_the_checks_can_fail():
     assert not check(naive, tile=4, max_loads=tile_a_only_loads)
     assert check(tile_a_only, tile=4, max_loads=tile_a_only_loads)
     assert not check(tile_a_only, tile=4)  # tiling only A is not enough for the full exercise
+    assert not check(blocked_loop, tile=4)  # reordering the k loop does not cut a single load
