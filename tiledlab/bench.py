@@ -1,13 +1,12 @@
 """Sweep sizes and tile widths, time naive, tiled (and cuBLAS through CuPy), write bench.csv and bench.png."""
-import csv
-import datetime
 import sys
 
 import numpy as np
 from numba import cuda
 
-from .backend import describe
 from .launch import launch_config, resolve
+from .reference import stamp as provenance
+from .reference import write_rows
 from .timing import time_launch
 
 FIELDS = ["kernel", "N", "tile", "median_ms", "min_ms", "max_ms", "repeats", "tflops", "gbps", "rel_err",
@@ -35,9 +34,9 @@ def _rel_err(C, ref):
 
 def sweep(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True):
     """One row per (kernel, N, tile). Naive runs with T×T blocks too, so only tiling differs."""
-    info = describe()
-    cupy = _cupy() if cublas and not info["backend"] == "simulator" else None
-    stamp = {**info, "cupy": cupy.__version__ if cupy else "", "date": datetime.date.today().isoformat()}
+    stamp = provenance()
+    cupy = _cupy() if cublas and stamp["backend"] == "gpu" else None
+    stamp["cupy"] = cupy.__version__ if cupy else ""
     jobs = [(k, n, t) for n in ns for k in ("naive", "tiled") for t in tiles] + \
            ([("cublas", n, 0) for n in ns] if cupy else [])
     rows, rng = [], np.random.default_rng(0)
@@ -68,10 +67,7 @@ def sweep(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True):
 
 
 def write_csv(rows, path):
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=FIELDS)
-        writer.writeheader()
-        writer.writerows({k: row.get(k, "") for k in FIELDS} for row in rows)
+    write_rows(rows, path, FIELDS)
 
 
 def table(rows):

@@ -5,8 +5,6 @@ racecheck.csv (compute-sanitizer's race report on the same kernels, when the too
 coalescing.csv (naive kernel with threadIdx.x on columns vs rows), peaks.csv (roofline ceilings).
 Every row carries the device, versions and date.
 """
-import csv
-import datetime
 import pathlib
 import re
 import shutil
@@ -17,18 +15,12 @@ import numpy as np
 from numba import cuda
 
 from . import latency, peaks, races
-from .backend import SIMULATOR, describe
+from .backend import SIMULATOR
 from .kernels import naive
 from .launch import launch_config, resolve
+from .reference import stamp, write_rows
 from .timing import time_launch
 from .variants import swapped_xy
-
-
-def _write(rows, path):
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 def coalescing(ns=(2048, 4096), tiles=(16, 32), repeats=10):
@@ -87,9 +79,7 @@ def main(args):
         return 1
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    info = describe()
-    stamp = {k: info[k] for k in ("device", "compute_capability", "numba", "numba_cuda", "numpy")}
-    stamp["date"] = datetime.date.today().isoformat()
+    provenance = stamp()
     quick = args.quick
     jobs = {"latency": lambda: latency.measure(steps=2000 if quick else 20000),
             "races": lambda: races.run(n=256 if quick else 1024, runs=5 if quick else 200),
@@ -101,7 +91,7 @@ def main(args):
             continue
         rows = job()
         if rows:
-            _write([{**r, **stamp} for r in rows], out / f"{name}.csv")
+            write_rows([{**r, **provenance} for r in rows], out / f"{name}.csv")
             print(f"{name}:")
             for r in rows:
                 print("  " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()))

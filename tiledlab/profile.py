@@ -4,7 +4,6 @@ Runs `ncu` on a child Python process that launches each kernel once, and writes 
 row per (kernel, N, tile) with the counters below. Without `ncu` it says so and exits non-zero.
 """
 import csv
-import datetime
 import io
 import pathlib
 import shutil
@@ -81,7 +80,8 @@ def main(args):
     if ncu is None:
         print("ncu (Nsight Compute) is not on PATH; profile needs it and measured nothing.", file=sys.stderr)
         return 3
-    from .backend import SIMULATOR, describe
+    from .backend import SIMULATOR
+    from .reference import stamp, write_rows
     if SIMULATOR:
         print("profile needs a real GPU; the simulator has no hardware counters.", file=sys.stderr)
         return 3
@@ -94,16 +94,11 @@ def main(args):
         print(run.stdout[-3000:], run.stderr[-3000:], file=sys.stderr)
         return run.returncode
     rows = tidy(parse_ncu_csv(run.stdout), launches(args.n, args.tile))
-    info = describe()
-    stamp = {k: info[k] for k in ("device", "compute_capability", "numba", "numba_cuda", "numpy")}
-    stamp["ncu"] = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
-    stamp["date"] = datetime.date.today().isoformat()
+    provenance = stamp()
+    provenance["ncu"] = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "profile.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]) + list(stamp))
-        writer.writeheader()
-        writer.writerows({**r, **stamp} for r in rows)
+    write_rows([{**r, **provenance} for r in rows], out / "profile.csv")
     for r in rows:
         print(r)
     print(f"wrote {out / 'profile.csv'}")

@@ -1,6 +1,11 @@
 """Measurements committed with the package (from a real GPU), with their provenance, for readers without one."""
 import csv
+import datetime
 from importlib import resources
+
+from .backend import describe
+
+PROVENANCE = ("backend", "device", "compute_capability", "numba", "numba_cuda", "numpy", "date")
 
 def _value(text):
     for kind in (int, float):
@@ -15,6 +20,21 @@ def read_rows(path):
     """Rows of a measurement CSV as dicts, numbers converted."""
     with open(path, newline="") as f:
         return [{k: _value(v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
+def stamp():
+    """The provenance columns every measurement row carries: backend, device, versions, date."""
+    info = {**describe(), "date": datetime.date.today().isoformat()}
+    return {k: info[k] for k in PROVENANCE}
+
+
+def write_rows(rows, path, fields=None):
+    """Write measurement rows (dicts) as CSV; columns are `fields`, or the first row's keys."""
+    fields = fields or list(rows[0])
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows({k: row.get(k, "") for k in fields} for row in rows)
 
 
 def path(name):
