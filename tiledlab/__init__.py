@@ -1,5 +1,5 @@
 """tiledlab: measure why shared-memory tiling cuts global-memory loads in matrix multiplication."""
-from . import backend  # first: it chooses GPU or simulator before numba.cuda is imported
+from . import backend  # noqa: F401  first: it chooses GPU or simulator before numba.cuda is imported
 from .backend import BACKEND, SIMULATOR, describe
 from .kernels import naive, tiled
 from .launch import matmul

@@ -35,21 +35,25 @@ def _wanted():
 
 def select():
     """Set numba up for the chosen backend; return 'gpu' or 'simulator'."""
-    if "numba.cuda" in sys.modules:  # too late to choose: report what numba already uses
+    if "numba.cuda" in sys.modules:  # too late to choose: use what numba already uses
         import numba
-        return "simulator" if numba.config.ENABLE_CUDASIM else "gpu"
-    backend = _wanted()
+        backend = "simulator" if numba.config.ENABLE_CUDASIM else "gpu"
+    else:
+        backend = _wanted()
+        _configure_numba(backend)
+    if backend == "simulator":
+        from .simulator import speed_up
+        speed_up()
+    return backend
+
+
+def _configure_numba(backend):
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1" if backend == "simulator" else "0"
     if "numba" in sys.modules:
         import numba
         numba.config.ENABLE_CUDASIM = backend == "simulator"
-    if backend == "simulator":
-        from .simulator import speed_up
-        speed_up()
-    else:
-        # Occupancy hints are about GPU tuning, not this lesson; keep them out of notebook outputs.
-        os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
-    return backend
+    # Occupancy hints are about GPU tuning, not this lesson; keep them out of notebook outputs.
+    os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
 
 
 BACKEND = select()

@@ -10,6 +10,7 @@ import ast
 import inspect
 
 import numpy as np
+from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
 from .source import build, is_call, syntax_tree
 

@@ -12,6 +12,10 @@ import threading
 import numpy as np
 
 
+class BarrierAbandoned(RuntimeError):
+    """Raised in threads waiting at a barrier when another thread of the block failed."""
+
+
 class BlockBarrier:
     """cuda.syncthreads() for one simulated block."""
 
@@ -28,7 +32,7 @@ class BlockBarrier:
             while generation == self._generation and not self._broken:
                 self._cond.wait()
             if self._broken:
-                raise RuntimeError("another thread of this block failed; barrier abandoned")
+                raise BarrierAbandoned("another thread of this block failed; barrier abandoned")
 
     def leave(self):
         """A thread finished: the others no longer wait for it."""
@@ -69,9 +73,10 @@ def _run_block(manager, grid_point, *args):
         t.start()
     for t in threads:
         t.join()
-    for t in threads:
-        if t.exception:
-            raise t.exception[0].with_traceback(t.exception[1])
+    failed = [t.exception for t in threads if t.exception]
+    failed.sort(key=lambda e: isinstance(e[0], BarrierAbandoned))  # the cause first, not its echoes
+    if failed:
+        raise failed[0][0].with_traceback(failed[0][1])
 
 
 def _syncthreads(thread):
