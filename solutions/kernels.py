@@ -1,7 +1,7 @@
 """Exercise solutions. Each kernel takes (A, B, C); T is bound by tiledlab for the tile width."""
 from numba import cuda, float32
 
-from tiledlab.kernels import tiled as tile_both  # 03 and 05: the answer is the lesson's own kernel
+from tiledlab.core.kernels import tiled as tile_both  # 03 and 05: the answer is the lesson's own kernel
 
 T = 4
 

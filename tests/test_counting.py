@@ -4,9 +4,9 @@ from conftest import operands
 from numba import cuda  # a global, as in a notebook: the simulator swaps module globals only
 
 import tiledlab
-from tiledlab import formulas
+from tiledlab.core import formulas
 from tiledlab.counting import count_loads
-from tiledlab.instrument import instrumented_source
+from tiledlab.counting.rewrite import instrumented_source
 
 CASES = [(8, 8, 8, 4), (16, 16, 16, 4), (5, 23, 7, 4), (12, 9, 20, 3), (1, 1, 1, 1), (8, 8, 8, 8)]
 
@@ -51,8 +51,9 @@ def test_trace_records_who_loaded_what(rng):
     A, B = operands(rng, 4, 4, 4)
     c = count_loads("naive", A, B, 4, trace=True)
     assert len(c.trace) == c.total == 128
-    a11 = c.trace[(c.trace[:, 0] == 0) & (c.trace[:, 1] == 0) & (c.trace[:, 2] == 0)]
-    assert sorted(a11[:, 6]) == [0, 1, 2, 3] and set(a11[:, 5]) == {0}  # threads (ty=0, tx=0..3)
+    t = c.trace
+    a11 = t[(t.operand == 0) & (t.i == 0) & (t.j == 0)]
+    assert sorted(a11.tx) == [0, 1, 2, 3] and set(a11.ty) == {0}  # threads (ty=0, tx=0..3)
 
 
 def test_instrumented_source_keeps_the_arithmetic():
@@ -72,7 +73,7 @@ def test_counting_needs_two_index_access(rng):
 
 
 def test_lru_model_sees_reuse(rng):
-    from tiledlab.cachesim import address_stream, hit_rate
+    from tiledlab.counting.cachesim import address_stream, hit_rate
     A, B = operands(rng, 16, 16, 16)
     naive = address_stream(count_loads("naive", A, B, 4, trace=True))
     assert len(naive) == 2 * 16**3

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import tiledlab
-from tiledlab.launch import launch_config
+from tiledlab.core.launch import launch_config
 
 A = np.ones((4, 3), np.float32)
 B = np.ones((3, 5), np.float32)
@@ -43,3 +43,17 @@ def test_grid_covers_output_with_edges():
 def test_too_many_block_rows():
     with pytest.raises(ValueError, match="gridDim.y"):
         launch_config(70000, 4, 1)
+
+
+def test_every_entry_point_refuses_an_unknown_kernel_name():
+    from tiledlab.counting import count_loads
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        count_loads("fast", A, B, 4)
+
+
+def test_a_plain_function_is_refused_not_run():
+    def not_a_kernel(A, B, C):
+        C[0, 0] = 1.0
+
+    with pytest.raises(ValueError, match=r"decorate it with @cuda.jit"):
+        tiledlab.matmul(A, B, not_a_kernel)

@@ -1,6 +1,6 @@
 import pytest
 
-from tiledlab import profile
+from tiledlab.experiments import profile
 
 SAMPLE = '''==PROF== Connected to process 123
 ==PROF== Profiling "naive": 0%....50%....100% - 3 passes
@@ -31,6 +31,7 @@ def test_launch_order():
 
 
 def test_without_ncu_it_says_so_and_fails(monkeypatch, capsys):
+    from tiledlab import cli
     monkeypatch.setattr(profile.shutil, "which", lambda name: None)
-    assert profile.main(None) != 0
+    assert cli.main(["profile", "--out", "unused"]) != 0
     assert "ncu (Nsight Compute) is not on PATH" in capsys.readouterr().err

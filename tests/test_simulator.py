@@ -33,3 +33,29 @@ def test_threads_that_return_early_release_the_barrier():
 def test_a_failing_thread_raises_instead_of_hanging():
     with pytest.raises(IndexError):
         fails_before_barrier[1, 8](np.zeros(4, np.float32))
+
+
+def test_the_faster_barrier_is_installed():
+    from tiledlab import simulator
+    assert simulator.installed()
+
+
+def test_the_patch_can_be_switched_off():
+    import os
+    import subprocess
+    import sys
+    code = ("import numpy as np, tiledlab; from tiledlab import simulator; "
+            "A = np.ones((4, 4), np.float32); C = tiledlab.matmul(A, A, 'tiled', 2); "
+            "print(simulator.installed(), float(C[0, 0]))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "TILEDLAB_BACKEND": "simulator", "TILEDLAB_SIMULATOR_PATCH": "0"})
+    assert run.stdout.split() == ["False", "4.0"], run.stderr
+
+
+def test_missing_simulator_internals_leave_it_alone_with_one_warning(monkeypatch):
+    from numba.cuda.simulator import kernel
+
+    from tiledlab import simulator
+    monkeypatch.delattr(kernel.BlockThread, "syncthreads")
+    with pytest.warns(RuntimeWarning, match="BlockThread.syncthreads"):
+        assert simulator.speed_up() is False

@@ -1,8 +1,8 @@
 import pytest
 
 from solutions.kernels import EXERCISES, blocked_loop, tile_a_only, tile_a_only_loads
-from tiledlab.check import check
-from tiledlab.kernels import naive
+from tiledlab.counting.exercises import check
+from tiledlab.core.kernels import naive
 
 
 @pytest.mark.parametrize("name", sorted(EXERCISES))

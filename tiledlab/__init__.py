@@ -1,8 +1,16 @@
-"""tiledlab: measure why shared-memory tiling cuts global-memory loads in matrix multiplication."""
+"""tiledlab: measure why shared-memory tiling cuts global-memory loads in matrix multiplication.
+
+Wings, bottom to top (a module imports only from its own wing or from wings below it):
+  backend, simulator   which CUDA backend runs (a GPU or numba's simulator), and a faster simulator
+  core                 the lesson's kernels, the formulas, and matmul() with its one launch path
+  counting             the counting lab: a kernel rewritten to count its loads, variants, exercise checks
+  data                 measurements committed from a real GPU, with their provenance
+  experiments          GPU experiments (timing, bench, latency, peaks, ...), each run(...) -> rows
+  notebook             what the notebooks call: setup(), tables, plots
+  cli                  python -m tiledlab
+"""
 from . import backend  # noqa: F401  first: it chooses GPU or simulator before numba.cuda is imported
 from .backend import BACKEND, SIMULATOR, describe
-from .kernels import naive, tiled
-from .launch import matmul
-from .source import specialize
+from .core import matmul, naive, specialize, tiled
 
 __all__ = ["BACKEND", "SIMULATOR", "describe", "naive", "tiled", "matmul", "specialize"]

@@ -1,4 +1,8 @@
-"""python -m tiledlab {info, count, bench, profile, measure}."""
+"""python -m tiledlab {info, count, bench, profile, measure}.
+
+Exit codes, the same for every command: 0 done; 1 ran, but a measured count differs from its formula;
+2 bad input (the message says what to fix); 3 cannot run here (needs a real GPU, or a missing tool).
+"""
 import argparse
 import json
 import pathlib
@@ -6,71 +10,88 @@ import sys
 
 import numpy as np
 
+OK, MISMATCH, BAD_INPUT, UNAVAILABLE = 0, 1, 2, 3
+
 
 def _info(args):
-    from .backend import describe
+    from .backend import SIMULATOR, describe
     info = describe()
-    if info["backend"] == "simulator":
+    if SIMULATOR:
         print("backend: CUDA simulator (no GPU in use: kernels run as Python threads; times say nothing of GPU speed)")
     else:
         print(f"backend: GPU {info['device']} (compute capability {info['compute_capability']})")
     for key in ("numba", "numba_cuda", "numpy"):
         print(f"{key.replace('_', '-')}: {info[key]}")
+    return OK
 
 
 def _count(args):
+    from .core.formulas import predicted
     from .counting import count_loads
-    from .formulas import predicted
+    from .notebook import table
     n, T = args.n, args.tile
     A, B = (np.random.default_rng(seed).standard_normal((n, n), dtype=np.float32) for seed in (1, 2))
     result = {}
     for kernel in ("naive", "tiled"):
         measured = count_loads(kernel, A, B, T)
-        formula = sum(predicted(kernel, n, n, n, T).values())
-        result[kernel] = {"measured": measured.total, "formula": formula}
+        result[kernel] = {"measured": measured.total, "formula": sum(predicted(kernel, n, n, n, T).values())}
+    match = all(r["measured"] == r["formula"] for r in result.values())
     if args.json:
         print(json.dumps(result))
-        return 0 if all(r["measured"] == r["formula"] for r in result.values()) else 1
-    print(f"global loads of A and B, N={n}, T={T}")
-    print(f"{'kernel':<7} {'measured':>12} {'formula':>12}  match")
-    for kernel, r in result.items():
-        ok = r["measured"] == r["formula"]
-        print(f"{kernel:<7} {r['measured']:>12} {r['formula']:>12}  {'yes' if ok else 'NO'}")
-    print(f"naive / tiled = {result['naive']['measured'] / result['tiled']['measured']:g} (T = {T})")
-    return 0 if all(r["measured"] == r["formula"] for r in result.values()) else 1
+    else:
+        print(f"global loads of A and B, N={n}, T={T}")
+        table(["kernel", "measured", "formula", "match"],
+              [[k, r["measured"], r["formula"], "yes" if r["measured"] == r["formula"] else "NO"]
+               for k, r in result.items()])
+        print(f"naive / tiled = {result['naive']['measured'] / result['tiled']['measured']:g} (T = {T})")
+    return OK if match else MISMATCH
 
 
 def _bench(args):
     import matplotlib
     matplotlib.use("Agg")
-    from . import bench
-    from .launch import check_tile
-    from .plots import bench_plot
+    from .core.launch import validate_tile
+    from .data import write_rows
+    from .experiments import bench
+    from .notebook import plots, table
     for t in args.tile:
-        check_tile(t)
+        validate_tile(t)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows = bench.sweep(args.n, args.tile, args.warmup, args.repeats, cublas=not args.no_cublas,
-                       progress=not args.quiet)
-    bench.write_csv(rows, out / "bench.csv")
-    ax = bench_plot(rows, f"{rows[0]['device']} ({rows[0]['clock']})")
+    rows = bench.run(args.n, args.tile, args.warmup, args.repeats, cublas=not args.no_cublas,
+                     progress=not args.quiet)
+    write_rows(rows, out / "bench.csv", bench.FIELDS)
+    ax = plots.bench_plot(rows, f"{rows[0]['device']} ({rows[0]['clock']})")
     ax.figure.savefig(out / "bench.png", dpi=120, bbox_inches="tight")
-    print(bench.table(rows))
+    table(["kernel", "N", "T", "median ms", "TFLOP/s", "GB/s", "clock"],
+          [[r["kernel"], r["N"], r["tile"] or "", f"{r['median_ms']:.3f}", f"{r['tflops']:.3f}",
+            f"{r['gbps']:.1f}", r["clock"]] for r in rows])
     print(f"wrote {out / 'bench.csv'} and {out / 'bench.png'}")
+    return OK
 
 
 def _profile(args):
-    from .profile import main
-    return main(args)
+    from .data import stamp, write_rows
+    from .experiments import profile
+    rows = profile.run(args.n, args.tile)
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_rows([{**r, **stamp()} for r in rows], out / "profile.csv")
+    for r in rows:
+        print(r)
+    print(f"wrote {out / 'profile.csv'}")
+    return OK
 
 
 def _measure(args):
-    from .measure import main
-    return main(args)
+    from .experiments import measure
+    measure.run(args.out, only=args.only, quick=args.quick)
+    return OK
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m tiledlab", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m tiledlab", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="backend, device and versions").set_defaults(run=_info)
 
@@ -103,8 +124,12 @@ def main(argv=None):
     p.set_defaults(run=_measure)
 
     args = parser.parse_args(argv)
+    from .experiments import Unavailable
     try:
-        return args.run(args) or 0
+        return args.run(args)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return BAD_INPUT
+    except Unavailable as e:
+        print(f"cannot run here: {e}", file=sys.stderr)
+        return UNAVAILABLE

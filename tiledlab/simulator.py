@@ -6,8 +6,15 @@ the very threads it waits for. Here a barrier built on a condition variable repl
 waiting threads sleep, the last arrival wakes them, and a thread that returns early stops counting
 (as in the original manager). With it, Python's default thread-switch interval is also the fastest
 choice; shorter ones only help the polling manager. Measured figures: README, "Simulator speed".
+
+The patch replaces two methods of numba's simulator, which are private. `speed_up()` first checks
+that the names it relies on are still there; if not, it warns once and leaves the simulator as it is
+(slower, still correct). TILEDLAB_SIMULATOR_PATCH=0 switches the patch off.
 """
+import inspect
+import os
 import threading
+import warnings
 
 import numpy as np
 
@@ -83,9 +90,41 @@ def _syncthreads(thread):
     thread.barrier.wait()
 
 
+ENV = "TILEDLAB_SIMULATOR_PATCH"  # "0" leaves numba's simulator untouched
+_BLOCK_MANAGER_FIELDS = ("self._block_dim", "self._f", "self._debug")  # what _run_block reads
+
+
+def _missing(kernel):
+    """What of numba's simulator internals this patch needs is not there (empty when all is)."""
+    missing = [f"{cls}.{attr}" for cls, attr in (("BlockManager", "run"), ("BlockThread", "syncthreads"))
+               if not hasattr(getattr(kernel, cls, None), attr)]
+    if missing:
+        return missing
+    init = inspect.getsource(kernel.BlockManager.__init__)
+    missing += [f"BlockManager.{f[5:]}" for f in _BLOCK_MANAGER_FIELDS if f not in init]
+    params = list(inspect.signature(kernel.BlockThread.__init__).parameters)
+    if params[1:6] != ["f", "manager", "blockIdx", "threadIdx", "debug"]:
+        missing.append("BlockThread(f, manager, blockIdx, threadIdx, debug)")
+    return missing
+
+
 def speed_up():
-    """Install the sleeping barrier in place of the polling block manager."""
+    """Install the sleeping barrier in place of the polling block manager; True when installed."""
     from numba.cuda.simulator import kernel
 
+    if os.environ.get(ENV, "").strip() == "0":
+        return False
+    missing = _missing(kernel)
+    if missing:
+        warnings.warn(f"tiledlab's faster simulator barrier is off: this numba-cuda lacks {', '.join(missing)}; "
+                      "kernels still run correctly, only slower", RuntimeWarning, stacklevel=2)
+        return False
     kernel.BlockManager.run = _run_block
     kernel.BlockThread.syncthreads = _syncthreads
+    return True
+
+
+def installed():
+    """True when the sleeping barrier is in place."""
+    from numba.cuda.simulator import kernel
+    return kernel.BlockManager.run is _run_block and kernel.BlockThread.syncthreads is _syncthreads

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import cuda
 
-from .backend import SIMULATOR
+from ..backend import SIMULATOR
 
 
 @dataclass

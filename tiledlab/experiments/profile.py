@@ -1,14 +1,15 @@
-"""`python -m tiledlab profile`: hardware counters of the naive and tiled kernels under Nsight Compute.
+"""Hardware counters of the naive and tiled kernels under Nsight Compute (`ncu`).
 
-Runs `ncu` on a child Python process that launches each kernel once, and writes one tidy CSV: one
-row per (kernel, N, tile) with the counters below. Without `ncu` it says so and exits non-zero.
+Runs `ncu` on a child Python process that launches each kernel once, and returns tidy rows: one per
+(kernel, N, tile) with the counters below. Without `ncu`, or on the simulator, it raises Unavailable.
 """
 import csv
 import io
-import pathlib
 import shutil
 import subprocess
 import sys
+
+from . import Unavailable, require_gpu
 
 # tidy column → Nsight Compute metric
 METRICS = {
@@ -66,40 +67,28 @@ def _child(ns, tiles):
     import numpy as np
     from numba import cuda
 
-    from .launch import launch_config, resolve
+    from ..core.launch import prepare
     for kernel, n, tile in launches(ns, tiles):
         rng = np.random.default_rng(n)
-        dA, dB = (cuda.to_device(rng.standard_normal((n, n), dtype=np.float32)) for _ in range(2))
-        dC = cuda.device_array((n, n), np.float32)
-        resolve(kernel, tile)[launch_config(n, n, tile)](dA, dB, dC)
+        A, B = (rng.standard_normal((n, n), dtype=np.float32) for _ in range(2))
+        launch = prepare(kernel, A, B, tile)
+        cuda.synchronize()
+        launch()
         cuda.synchronize()
 
 
-def main(args):
+def run(ns=(1024,), tiles=(8, 16, 32)):
+    """One row of counters per launch of `launches(ns, tiles)`, with the ncu version."""
     ncu = shutil.which("ncu")
     if ncu is None:
-        print("ncu (Nsight Compute) is not on PATH; profile needs it and measured nothing.", file=sys.stderr)
-        return 3
-    from .backend import SIMULATOR
-    from .reference import stamp, write_rows
-    if SIMULATOR:
-        print("profile needs a real GPU; the simulator has no hardware counters.", file=sys.stderr)
-        return 3
+        raise Unavailable("ncu (Nsight Compute) is not on PATH; profile needs it")
+    require_gpu("profile")
     metrics = available(ncu)
-    child = f"from tiledlab.profile import _child; _child({list(args.n)}, {list(args.tile)})"
+    child = f"from tiledlab.experiments.profile import _child; _child({list(ns)}, {list(tiles)})"
     cmd = [ncu, "--clock-control", "none", "--csv", "--print-units", "base", "--metrics", ",".join(metrics),
            sys.executable, "-c", child]
-    run = subprocess.run(cmd, capture_output=True, text=True)
-    if run.returncode != 0:
-        print(run.stdout[-3000:], run.stderr[-3000:], file=sys.stderr)
-        return run.returncode
-    rows = tidy(parse_ncu_csv(run.stdout), launches(args.n, args.tile))
-    provenance = stamp()
-    provenance["ncu"] = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    write_rows([{**r, **provenance} for r in rows], out / "profile.csv")
-    for r in rows:
-        print(r)
-    print(f"wrote {out / 'profile.csv'}")
-    return 0
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"ncu failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    version = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    return [{**r, "ncu": version} for r in tidy(parse_ncu_csv(done.stdout), launches(ns, tiles))]

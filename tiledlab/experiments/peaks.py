@@ -43,6 +43,6 @@ def fp32_tflops(repeats=10):
     return 2 * FMA_CHAINS * FMA_STEPS * blocks * threads / (t.median_ms * 1e-3) / 1e12
 
 
-def measure():
+def run():
     return [{"ceiling": "DRAM bandwidth (copy, read+write)", "value": bandwidth_gbps(), "unit": "GB/s"},
             {"ceiling": "FP32 FMA rate", "value": fp32_tflops(), "unit": "TFLOP/s"}]

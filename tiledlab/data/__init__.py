@@ -1,9 +1,10 @@
-"""Measurements committed with the package (from a real GPU), with their provenance, for readers without one."""
+"""Measurements committed with the package (from a real GPU), with their provenance, for readers without
+one: `load("h200/bench.csv")` reads a file of this folder; `stamp()` and `write_rows()` make new ones."""
 import csv
 import datetime
 from importlib import resources
 
-from .backend import describe
+from ..backend import describe
 
 PROVENANCE = ("backend", "device", "compute_capability", "numba", "numba_cuda", "numpy", "date")
 
@@ -39,7 +40,7 @@ def write_rows(rows, path, fields=None):
 
 def path(name):
     """Path of a committed data file, e.g. path('h200/bench.csv')."""
-    return resources.files("tiledlab") / "data" / name
+    return resources.files(__name__) / name
 
 
 def load(name):

@@ -52,7 +52,7 @@ def clock_mhz():
     return cuda.get_current_device().CLOCK_RATE / 1000  # the attribute is in kHz
 
 
-def measure(steps=20000):
+def run(steps=20000):
     """Rows: level, footprint in bytes, ns per dependent load, cycles at the reported SM clock."""
     mhz = clock_mhz()
     cases = [("shared memory", chase_shared, ring(SHARED_WORDS, 1)),

@@ -1,23 +1,44 @@
-"""Small helpers that notebooks call: which backend is running, a kernel's source, text tables."""
+"""What the notebooks call: `setup()` to start a lesson, `show` for a kernel's source, `table` for
+aligned text, `timings()` for the live-and-committed timing figure, and `plots` for the pictures.
+The names a lesson needs from other wings are re-exported here, so one import line serves:
+
+    from tiledlab.notebook import setup, show, table, timings, plots, formulas, data, count_loads
+"""
 import inspect
 
 import matplotlib.pyplot as plt
+import numpy as np
 
-from .backend import SIMULATOR, describe
-from .bench import sweep
-from .plots import bench_plot
-from .reference import load, provenance
-from .source import py_func
+from .. import data
+from ..backend import SIMULATOR, describe
+from ..core import formulas
+from ..core.source import py_func
+from ..counting import count_loads
+from ..experiments import bench
+from . import plots
+
+__all__ = ["setup", "banner", "show", "table", "timings", "plots", "formulas", "data", "count_loads"]
+
+
+def setup(seed=0):
+    """Start a lesson: say which backend runs it, set figure defaults that read well when projected,
+    and return `rand(*shape)`, which draws float32 standard-normal arrays from a fixed seed."""
+    banner()
+    plots.style()
+    rng = np.random.default_rng(seed)
+
+    def rand(*shape):
+        return rng.standard_normal(shape, dtype=np.float32)
+    return rand
 
 
 def banner():
     """Say plainly which backend runs this notebook, and what that means for its numbers."""
     info = describe()
-    if info["backend"] == "simulator":
-        bench = load("h200/bench.csv")
+    if SIMULATOR:
         print("Backend: CUDA simulator (no GPU in use). Kernels run as Python threads: counts and results\n"
               "are exact, but times measure Python, not a GPU. GPU timings below are committed data,\n"
-              f"{provenance(bench)}.")
+              f"{data.provenance(data.load('h200/bench.csv'))}.")
     else:
         print(f"Backend: GPU {info['device']} (compute capability {info['compute_capability']}), "
               f"numba {info['numba']}, numba-cuda {info['numba_cuda']}")
@@ -43,11 +64,11 @@ def timings(gpu_ns=(512, 1024, 2048, 4096), tiles=(8, 16, 32), sim_ns=(16, 32), 
     """Time naive and tiled live on this backend (small sizes on the simulator), and plot the live
     times beside the committed H200 sweep. Returns (live rows, committed rows)."""
     ns, ts = (sim_ns, sim_tiles) if SIMULATOR else (gpu_ns, tiles)
-    live = sweep(ns, ts, warmup=1, repeats=3 if SIMULATOR else 10, progress=False)
-    ref = load("h200/bench.csv")
+    live = bench.run(ns, ts, warmup=1, repeats=3 if SIMULATOR else 10, progress=False)
+    ref = data.load("h200/bench.csv")
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
-    bench_plot(live, f"live: {live[0]['device']} ({live[0]['clock']})", axes[0], metric="median_ms")
-    bench_plot(ref, f"committed: {ref[0]['device']}, {ref[0]['date']}", axes[1], metric="tflops")
+    plots.bench_plot(live, f"live: {live[0]['device']} ({live[0]['clock']})", axes[0], metric="median_ms")
+    plots.bench_plot(ref, f"committed: {ref[0]['device']}, {ref[0]['date']}", axes[1], metric="tflops")
     fig.tight_layout()
     plt.show()
     return live, ref

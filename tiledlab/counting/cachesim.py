@@ -15,9 +15,8 @@ def address_stream(count, line_bytes=LINE_BYTES):
     """Cache-line numbers of a LoadCount's trace, in the replay order described above."""
     t = count.trace
     M, K, N = count.shape
-    order = np.lexsort((t[:, 6], t[:, 5], t[:, 7], t[:, 4], t[:, 3]))  # block, step, thread
-    t = t[order]
-    words = np.where(t[:, 0] == 0, t[:, 1] * K + t[:, 2], M * K + t[:, 1] * N + t[:, 2])
+    t = t[np.lexsort((t.tx, t.ty, t.seq, t.bx, t.by))]  # block, then step, then thread
+    words = np.where(t.operand == 0, t.i * K + t.j, M * K + t.i * N + t.j)
     return words * 4 // line_bytes
 
 

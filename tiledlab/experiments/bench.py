@@ -1,12 +1,11 @@
-"""Sweep sizes and tile widths, time naive, tiled (and cuBLAS through CuPy), write bench.csv and bench.png."""
+"""Time naive, tiled (and cuBLAS through CuPy) over sizes and tile widths: one row per (kernel, N, tile)."""
 import sys
 
 import numpy as np
-from numba import cuda
 
-from .launch import launch_config, resolve
-from .reference import stamp as provenance
-from .reference import write_rows
+from ..backend import SIMULATOR
+from ..core.launch import prepare
+from ..data import stamp
 from .timing import time_launch
 
 FIELDS = ["kernel", "N", "tile", "median_ms", "min_ms", "max_ms", "repeats", "tflops", "gbps", "rel_err",
@@ -28,52 +27,40 @@ def _progress(done, total, label):
     sys.stderr.flush()
 
 
-def _rel_err(C, ref):
+def rel_err(C, ref):
+    """‖C − ref‖ / ‖ref‖, in float64."""
     return float(np.linalg.norm(C.astype(np.float64) - ref) / np.linalg.norm(ref))
 
 
-def sweep(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True):
+def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True):
     """One row per (kernel, N, tile). Naive runs with T×T blocks too, so only tiling differs."""
-    stamp = provenance()
-    cupy = _cupy() if cublas and stamp["backend"] == "gpu" else None
-    stamp["cupy"] = cupy.__version__ if cupy else ""
+    provenance = stamp()
+    cupy = _cupy() if cublas and not SIMULATOR else None
+    provenance["cupy"] = cupy.__version__ if cupy else ""
     jobs = [(k, n, t) for n in ns for k in ("naive", "tiled") for t in tiles] + \
            ([("cublas", n, 0) for n in ns] if cupy else [])
-    rows, rng = [], np.random.default_rng(0)
-    inputs = {}
+    rows, rng, inputs = [], np.random.default_rng(0), {}
     for done, (kernel, n, tile) in enumerate(jobs):
         if progress:
             _progress(done, len(jobs), f"{kernel} N={n} T={tile}")
         if n not in inputs:
             A, B = (rng.standard_normal((n, n), dtype=np.float32) for _ in range(2))
-            ref = A.astype(np.float64) @ B.astype(np.float64) if n <= 4096 else None
-            inputs[n] = (cuda.to_device(A), cuda.to_device(B), cuda.device_array((n, n), np.float32), ref)
-        dA, dB, dC, ref = inputs[n]
+            inputs[n] = A, B, (A.astype(np.float64) @ B.astype(np.float64) if n <= 4096 else None)
+        A, B, ref = inputs[n]
         if kernel == "cublas":
-            cA, cB, cC = cupy.asarray(dA), cupy.asarray(dB), cupy.asarray(dC)
+            cA, cB = cupy.asarray(A), cupy.asarray(B)
+            cC = cupy.full((n, n), cupy.nan, dtype=cupy.float32)
             timing = time_launch(lambda: cupy.matmul(cA, cB, out=cC), warmup, repeats)
+            C = cC.get()
         else:
-            compiled = resolve(kernel, tile)
-            config = launch_config(n, n, tile)
-            timing = time_launch(lambda: compiled[config](dA, dB, dC), warmup, repeats)
-        C = dC.copy_to_host()
+            launch = prepare(kernel, A, B, tile)
+            timing = time_launch(launch, warmup, repeats)
+            C = launch.result()
         rows.append({"kernel": kernel, "N": n, "tile": tile, "median_ms": timing.median_ms,
                      "min_ms": timing.min_ms, "max_ms": timing.max_ms, "repeats": repeats,
                      "tflops": timing.tflops(n, n, n), "gbps": timing.gbps(n, n, n),
-                     "rel_err": _rel_err(C, ref) if ref is not None else "", "clock": timing.clock, **stamp})
+                     "rel_err": rel_err(C, ref) if ref is not None else "",
+                     "clock": timing.clock, **provenance})
     if progress:
         _progress(len(jobs), len(jobs), "done")
     return rows
-
-
-def write_csv(rows, path):
-    write_rows(rows, path, FIELDS)
-
-
-def table(rows):
-    """Rows as aligned text."""
-    lines = [f"{'kernel':<7} {'N':>6} {'T':>3} {'median ms':>11} {'TFLOP/s':>9} {'GB/s':>8}  clock"]
-    for r in rows:
-        lines.append(f"{r['kernel']:<7} {r['N']:>6} {r['tile'] or '':>3} {r['median_ms']:>11.3f} "
-                     f"{r['tflops']:>9.3f} {r['gbps']:>8.1f}  {r['clock']}")
-    return "\n".join(lines)

@@ -1,10 +1,9 @@
 """What happens when a barrier is missing: run the broken kernel many times and compare each result."""
 import numpy as np
-from numba import cuda
 
-from .launch import launch_config, resolve
-from .variants import without_barrier
-from .kernels import tiled
+from ..core.kernels import tiled
+from ..core.launch import matmul, prepare
+from ..counting.variants import without_barrier
 
 
 def run(n=1024, T=32, runs=100, seed=0):
@@ -13,18 +12,13 @@ def run(n=1024, T=32, runs=100, seed=0):
     and how badly."""
     rng = np.random.default_rng(seed)
     A, B = (rng.standard_normal((n, n), dtype=np.float32) for _ in range(2))
-    dA, dB, dC = cuda.to_device(A), cuda.to_device(B), cuda.device_array((n, n), np.float32)
-    config = launch_config(n, n, T)
-    resolve("tiled", T)[config](dA, dB, dC)
-    good = dC.copy_to_host()
+    good = matmul(A, B, tiled, T)
     rows = []
     for which in (0, 1):
-        broken = without_barrier(tiled, which, T)
+        launch = prepare(without_barrier(tiled, which), A, B, T)
         wrong_runs, wrong_elems, worst = 0, [], 0.0
         for _ in range(runs):
-            dC = cuda.to_device(np.full((n, n), np.nan, dtype=np.float32))
-            broken[config](dA, dB, dC)
-            C = dC.copy_to_host()
+            C = launch.poison()().result()
             bad = ~(C == good)
             if bad.any():
                 wrong_runs += 1

@@ -1,4 +1,18 @@
-"""The two kernels of the lesson. Every notebook shows, counts, times and tests exactly these."""
+"""The two kernels of the lesson. Every notebook shows, counts, times and tests exactly these.
+
+The kernel contract: every kernel here, every student kernel, and every kernel the counting lab
+rewrites keeps these rules, and the code that relies on them enforces them (it refuses what it
+cannot count rather than skip it).
+
+1. Arguments `(A, B, C)` in that order, computing C = A @ B: A is M×K, B is K×N, C is M×N, all
+   float32 and row-major. Counts are keyed by position: the first argument is "A", whatever its name.
+2. Compile-time constants (the tile width `T`) are module globals. Numba freezes globals when it
+   compiles, so `specialize(kernel, T=8)` builds the same source again with `T` bound to 8.
+3. Every element access is 2-D, `X[i, j]`, for A, B, C and shared arrays alike.
+4. One `cuda.shared.array` declaration per source line (the simulator keys shared arrays by line,
+   and two on one line silently become one array).
+5. Launch: T×T threads per block, one thread per element of C, `threadIdx.x` → column.
+"""
 from numba import cuda, float32
 
 T = 16  # tile width: a T×T block of threads computes one T×T tile of C (specialize() picks others)

@@ -1,0 +1,72 @@
+"""The package's wings stay layered: no module imports one from a wing above its own, and no cycles."""
+import ast
+import pathlib
+from importlib.util import resolve_name
+
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "tiledlab"
+LAYERS = {"backend": 0, "simulator": 0, "core": 1, "data": 1, "counting": 2, "experiments": 3,
+          "notebook": 4, "cli": 5, "__main__": 5, "__init__": 5}
+
+
+def module_name(path):
+    return ".".join(("tiledlab",) + path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def wing(module):
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def is_module(name):
+    path = ROOT.joinpath(*name.split(".")[1:])
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def imports(path):
+    """tiledlab modules imported anywhere in `path` (function-level imports included)."""
+    me = module_name(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = resolve_name("." * node.level + (node.module or ""), package) if node.level else node.module
+            found |= {f"{base}.{a.name}" if is_module(f"{base}.{a.name}") else base for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+    return {m for m in found if m.split(".")[0] == "tiledlab"} - {me}
+
+
+def graph():
+    return {module_name(p): imports(p) for p in ROOT.rglob("*.py")}
+
+
+def test_no_module_imports_from_a_wing_above_its_own():
+    upward = [(m, i) for m, targets in graph().items() for i in targets
+              if LAYERS[wing(i)] > LAYERS[wing(m)]]
+    assert upward == []
+
+
+def test_no_import_cycles():
+    g = graph()
+    state = {}
+
+    def visit(m, path):
+        state[m] = "open"
+        for n in g.get(m, ()):
+            if n == m.rsplit(".", 1)[0] or m.startswith(n + "."):
+                continue  # a module may use its own package's __init__
+            if state.get(n) == "open":
+                raise AssertionError(" -> ".join(path + [n]))
+            if n not in state:
+                visit(n, path + [n])
+        state[m] = "done"
+
+    for m in g:
+        if m not in state:
+            visit(m, [m])
+
+
+def test_every_wing_says_what_it_holds():
+    for package in ROOT.glob("*/__init__.py"):
+        doc = ast.get_docstring(ast.parse(package.read_text()))
+        assert doc and len(doc) > 60, package

@@ -1,0 +1,69 @@
+"""The counting buffers: the extra arguments a counting kernel takes after (A, B, C), described once.
+
+One `CountingBuffers` names them for the source rewrite (in order), allocates them for a launch and
+reads them back by name, so no two files have to agree on positions.
+"""
+import numpy as np
+from numba import cuda
+
+OPERANDS = ("A", "B", "C")  # counts are keyed by argument position, not by the kernel's own names
+TRACE_FIELDS = ("operand", "i", "j", "by", "bx", "ty", "tx", "seq")  # operand: 0 = A, 1 = B, 2 = C
+HAZARDS = ("read_after_write", "write_after_read", "write_after_write")
+
+
+class CountingBuffers:
+    """Extra kernel arguments for counting, for a kernel whose shared arrays are `shared` ({name: shape})."""
+
+    def __init__(self, shared):
+        self.shared = dict(shared)
+        grid = _thread_grid
+        self.layout = [  # (name, dtype, shape from the launch, initial value)
+            *[(f"count_{op}", np.int64, _operand_shape(k), 0) for k, op in enumerate(OPERANDS)],
+            ("thread_loads", np.int64, grid, 0),       # global loads per thread, indexed [y, x] of cuda.grid(2)
+            ("trace", np.int32, _trace_shape, -1),    # one row per global load, fields TRACE_FIELDS
+            ("trace_pos", np.int64, lambda L, cap: (1,), 0),
+            ("shared_reads", np.int64, grid, 0),
+            ("shared_stores", np.int64, grid, 0),
+            ("hazards", np.int64, lambda L, cap: (len(HAZARDS),), 0),
+            *[(f"{rw}_{name}", np.int64, _stamp_table(shape), -1)  # last writer / reader of each element
+              for name, shape in self.shared.items() for rw in ("wrote", "read")],
+        ]
+
+    @property
+    def parameters(self):
+        """Names of the extra kernel parameters, in order."""
+        return [f"_tl_{name}" for name, *_ in self.layout]
+
+    def allocate(self, launch, trace_capacity=0):
+        """Device arrays for `launch` (a tiledlab.core.launch.Launch), in parameter order."""
+        return [cuda.to_device(np.full(shape(launch, trace_capacity), fill, dtype=dtype))
+                for _, dtype, shape, fill in self.layout]
+
+    def read(self, arrays):
+        """{name: host array} of the device arrays that `allocate` made."""
+        return {name: a.copy_to_host() for (name, *_), a in zip(self.layout, arrays)}
+
+
+def _operand_shape(k):
+    def shape(L, cap):
+        M, K, N = L.shape
+        return [(M, K), (K, N), (M, N)][k]
+    return shape
+
+
+def _thread_grid(L, cap):
+    return (L.blockspergrid[1] * L.threadsperblock[1], L.blockspergrid[0] * L.threadsperblock[0])
+
+
+def _trace_shape(L, cap):
+    return (cap, len(TRACE_FIELDS))
+
+
+def _stamp_table(shape):
+    return lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1], *shape)
+
+
+def as_records(rows):
+    """A trace as a numpy record array: `t.tx`, `t["seq"]`, and masks like `t[t.operand == 0]` work."""
+    return np.rec.fromarrays(rows.T.astype(np.int64), names=list(TRACE_FIELDS)) if len(rows) else \
+        np.rec.fromarrays([np.zeros(0, np.int64)] * len(TRACE_FIELDS), names=list(TRACE_FIELDS))

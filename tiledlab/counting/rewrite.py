@@ -1,0 +1,219 @@
+"""Rewrite a kernel so that it tallies its own memory traffic while it computes the same result.
+
+Every read `X[i, j]` of a kernel argument becomes `_tl_gload(...)`, which counts one global load
+(per element, per thread, and optionally into a trace) and then returns `X[i, j]`. Reads and writes
+of `cuda.shared.array`s are counted too, and checked for barrier hazards: two threads touching one
+shared element between the same pair of `cuda.syncthreads()` calls, at least one of them writing.
+`X[i, j] += v` counts as the read and the write it is. Index expressions and arithmetic are left
+exactly as written. What the rewrite cannot count (a tuple or chained store into a shared array, a
+shared array used other than as `s[i, j]`) is refused with the line it is on, never skipped.
+"""
+import ast
+import inspect
+
+import numpy as np
+from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
+
+from ..core.source import build, is_call, syntax_tree
+from .buffers import OPERANDS, CountingBuffers
+
+_STAMP = 2048  # hazard stamp = epoch * _STAMP + thread id + 1; blocks hold at most 1024 threads
+
+# Run at the top of the rewritten kernel: where this thread is, and how many barriers it has passed.
+_PROLOGUE = """
+_tl_epoch = 0
+_tl_x, _tl_y = cuda.grid(2)
+_tl_b = cuda.blockIdx.x + cuda.gridDim.x * cuda.blockIdx.y
+_tl_me = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y + 1
+"""
+
+
+# The helpers below are compiled into the kernel's own namespace: as device functions on a GPU, as
+# plain Python on the simulator (where they then see the simulator's per-launch `cuda` module).
+
+def _tl_gload(arr, operand, counts, thread_loads, trace, trace_pos, x, y, i, j):
+    seq = thread_loads[y, x]
+    thread_loads[y, x] = seq + 1  # each thread owns its slot: no atomic needed
+    cuda.atomic.add(counts, (i, j), 1)
+    if trace.shape[0] > 0:
+        p = cuda.atomic.add(trace_pos, 0, 1)
+        if p < trace.shape[0]:
+            trace[p, 0] = operand
+            trace[p, 1] = i
+            trace[p, 2] = j
+            trace[p, 3] = cuda.blockIdx.y
+            trace[p, 4] = cuda.blockIdx.x
+            trace[p, 5] = cuda.threadIdx.y
+            trace[p, 6] = cuda.threadIdx.x
+            trace[p, 7] = seq
+    return arr[i, j]
+
+
+def _tl_foreign(stamp, mine):
+    # Same epoch (no barrier in between), another thread.
+    return stamp // _STAMP == mine // _STAMP and stamp != mine
+
+
+def _tl_sload(s, shared_reads, wrote, read, hazards, x, y, b, mine, i, j):
+    shared_reads[y, x] += 1
+    if _tl_foreign(wrote[b, i, j], mine):
+        cuda.atomic.add(hazards, 0, 1)  # read-after-write with no barrier between
+    read[b, i, j] = mine
+    return s[i, j]
+
+
+def _tl_sstore(s, shared_stores, wrote, read, hazards, x, y, b, mine, i, j, value):
+    shared_stores[y, x] += 1
+    if _tl_foreign(read[b, i, j], mine):
+        cuda.atomic.add(hazards, 1, 1)  # write-after-read: a neighbour may still need the old value
+    if _tl_foreign(wrote[b, i, j], mine):
+        cuda.atomic.add(hazards, 2, 1)  # write-after-write
+    wrote[b, i, j] = mine
+    s[i, j] = value
+
+
+HELPERS = (_tl_gload, _tl_foreign, _tl_sload, _tl_sstore)
+
+
+def _refuse(node, why):
+    return ValueError(f"line {node.lineno}: {ast.unparse(node).strip()!r}: {why}")
+
+
+def _index(node, what):
+    idx = node.slice
+    if not (isinstance(idx, ast.Tuple) and len(idx.elts) == 2):
+        raise _refuse(node, f"tiledlab counts 2-D accesses written as {what}[i, j]")
+    return idx.elts
+
+
+def _name(node):
+    return node.value.id if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) else None
+
+
+def _call(source, *tail):
+    """Parse a helper call and put real expressions in place of its last len(tail) arguments."""
+    call = ast.parse(source, mode="eval").body
+    call.args[-len(tail):] = list(tail)
+    return call
+
+
+class _Rewrite(ast.NodeTransformer):
+    def __init__(self, params, shared):
+        self.params, self.shared = params, shared
+
+    def _load(self, name, i, j):
+        if name in self.params:
+            return _call(f"_tl_gload({name}, {self.params.index(name)}, _tl_count_{OPERANDS[self.params.index(name)]}, "
+                         "_tl_thread_loads, _tl_trace, _tl_trace_pos, _tl_x, _tl_y, i, j)", i, j)
+        return _call(f"_tl_sload({name}, _tl_shared_reads, _tl_wrote_{name}, _tl_read_{name}, _tl_hazards, "
+                     "_tl_x, _tl_y, _tl_b, _tl_epoch * _STAMP + _tl_me, i, j)", i, j)
+
+    def _store(self, name, i, j, value):
+        return ast.Expr(_call(f"_tl_sstore({name}, _tl_shared_stores, _tl_wrote_{name}, _tl_read_{name}, "
+                              "_tl_hazards, _tl_x, _tl_y, _tl_b, _tl_epoch * _STAMP + _tl_me, i, j, v)",
+                              i, j, value))
+
+    def _counted(self, name):
+        return name in self.params or name in self.shared
+
+    def visit_Name(self, node):
+        # A shared array may only appear as s[i, j]: passed on or aliased, its accesses would go uncounted.
+        if node.id in self.shared and not getattr(node, "_tl_subscripted", False):
+            raise _refuse(node, f"use the shared array {node.id} only as {node.id}[i, j]; passed on or "
+                                "aliased, its accesses could not be counted")
+        return node
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name):
+            node.value._tl_subscripted = True  # s.shape and the like read no element
+        return self.generic_visit(node)
+
+    def visit_Subscript(self, node):
+        if isinstance(node.value, ast.Name):
+            node.value._tl_subscripted = True
+        self.generic_visit(node)
+        name = _name(node)
+        if not isinstance(node.ctx, ast.Load) or not self._counted(name):
+            return node
+        i, j = _index(node, name)
+        return ast.copy_location(self._load(name, i, j), node)
+
+    def visit_Assign(self, node):
+        if is_call(node.value, "cuda.shared.array"):
+            return node  # the declaration itself
+        for target in node.targets:
+            if (len(node.targets) > 1 or not isinstance(target, ast.Subscript)) and \
+                    any(_name(sub) in self.shared for sub in ast.walk(target)):
+                raise _refuse(node, "write one shared-memory store per statement, as s[i, j] = value, "
+                                    "so that each can be counted")
+        self.generic_visit(node)
+        name = _name(node.targets[0])
+        if name not in self.shared:
+            return node
+        i, j = _index(node.targets[0], name)
+        return ast.copy_location(self._store(name, i, j, node.value), node)
+
+    def visit_AugAssign(self, node):
+        name = _name(node.target)
+        if not self._counted(name):
+            return self.generic_visit(node)
+        node.value = self.visit(node.value)
+        node.target.value._tl_subscripted = True
+        i, j = (self.visit(e) for e in _index(node.target, name))
+        value = ast.BinOp(left=self._load(name, i, j), op=node.op, right=node.value)
+        if name in self.shared:  # s[i, j] += v: one shared read and one shared store
+            return ast.copy_location(self._store(name, i, j, value), node)
+        target = ast.Subscript(value=node.target.value, slice=ast.Tuple([i, j], ast.Load()), ctx=ast.Store())
+        return ast.copy_location(ast.Assign(targets=[target], value=value), node)  # X[i, j] += v: one load
+
+    def visit_AnnAssign(self, node):
+        if any(_name(sub) in self.shared for sub in ast.walk(node.target)):
+            raise _refuse(node, "write shared-memory stores as s[i, j] = value")
+        return self.generic_visit(node)
+
+    def visit_Expr(self, node):
+        if is_call(node.value, "cuda.syncthreads"):
+            return [node, ast.copy_location(ast.parse("_tl_epoch += 1").body[0], node)]
+        return self.generic_visit(node)
+
+
+def shared_arrays(func, namespace):
+    """{name: shape} of the cuda.shared.array declarations in a kernel's FunctionDef."""
+    found = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and is_call(node.value, "cuda.shared.array"):
+            if not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+                raise _refuse(node, "declare one shared array per statement: s = cuda.shared.array(shape, dtype)")
+            shape = eval(compile(ast.Expression(node.value.args[0]), "<shape>", "eval"), namespace)
+            shape = tuple(int(n) for n in np.atleast_1d(shape))
+            if len(shape) != 2:
+                raise _refuse(node, "tiledlab counts 2-D shared arrays; declare the shape as (rows, cols)")
+            found[node.targets[0].id] = shape
+    return found
+
+
+def _rewrite(kernel, T):
+    func = syntax_tree(kernel)
+    params = [a.arg for a in func.args.args]
+    if len(params) != len(OPERANDS):
+        raise ValueError(f"kernel {func.name}({', '.join(params)}) must take exactly (A, B, C)")
+    shared = shared_arrays(func, {**getattr(kernel, "py_func", kernel).__globals__, "T": T})
+    return _Rewrite(params, shared).visit(func), shared
+
+
+def instrumented(kernel, T):
+    """The counting build of `kernel` at tile width T. Its `tiledlab_buffers` (CountingBuffers)
+    describe the extra arguments it takes after (A, B, C)."""
+    func, shared = _rewrite(kernel, T)
+    buffers = CountingBuffers(shared)
+    func.body[:0] = ast.parse(_PROLOGUE).body
+    func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
+    helpers = "\n\n".join(inspect.getsource(h) for h in HELPERS)
+    compiled = build(kernel, func, {"T": T}, "instrumented", {"_STAMP": _STAMP}, helpers)
+    compiled.tiledlab_buffers = buffers
+    return compiled
+
+
+def instrumented_source(kernel, T=4):
+    """The rewritten kernel as source, for readers who want to see exactly what is counted."""
+    return ast.unparse(_rewrite(kernel, T)[0])

@@ -1,0 +1,16 @@
+"""GPU experiments. Each module measures one thing and exposes `run(...) -> rows` (a list of dicts):
+`bench` (naive, tiled and cuBLAS over sizes), `latency`, `peaks` (roofline ceilings), `coalescing`,
+`races` (a barrier removed), `racecheck` (compute-sanitizer), `profile` (Nsight Compute counters).
+`measure` runs a set of them and writes one CSV each, every row stamped with device, versions and date.
+All of them launch kernels through tiledlab.core.launch.prepare, the one launch path.
+"""
+from ..backend import SIMULATOR
+
+
+class Unavailable(RuntimeError):
+    """This experiment cannot run here: it needs a real GPU, or a tool that is not installed."""
+
+
+def require_gpu(what):
+    if SIMULATOR:
+        raise Unavailable(f"{what} needs a real GPU: the simulator has no caches, warps or clocks to measure")

@@ -1,0 +1,41 @@
+"""The GPU reference data: run a set of experiments and write one CSV each, every row stamped.
+
+latency.csv (dependent-load latency per memory level), races.csv (tiled kernel without each barrier),
+racecheck.csv (compute-sanitizer's race report), coalescing.csv (threadIdx.x on columns vs rows),
+peaks.csv (roofline ceilings).
+"""
+import pathlib
+
+from ..data import stamp, write_rows
+from . import Unavailable, coalescing, latency, peaks, racecheck, races, require_gpu
+
+EXPERIMENTS = {  # name → run(quick)
+    "latency": lambda quick: latency.run(steps=2000 if quick else 20000),
+    "races": lambda quick: races.run(n=256 if quick else 1024, runs=5 if quick else 200),
+    "coalescing": lambda quick: coalescing.run(ns=(512,) if quick else (2048, 4096)),
+    "peaks": lambda quick: peaks.run(),
+    "racecheck": lambda quick: racecheck.run(),
+}
+
+
+def run(out, only=None, quick=False, report=print):
+    """Run the experiments named in `only` (all by default); write DIR/name.csv for each that can run
+    here, and report the others as skipped. Returns {name: rows}."""
+    require_gpu("measure")
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    provenance, done = stamp(), {}
+    for name, experiment in EXPERIMENTS.items():
+        if only and name not in only:
+            continue
+        try:
+            rows = experiment(quick)
+        except Unavailable as why:
+            report(f"{name}: skipped ({why})")
+            continue
+        write_rows([{**r, **provenance} for r in rows], out / f"{name}.csv")
+        report(f"{name}:")
+        for r in rows:
+            report("  " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()))
+        done[name] = rows
+    return done
