@@ -59,3 +59,27 @@ def test_measure_quick_on_gpu(tmp_path):
     assert run.returncode == 0, run.stderr
     lat = {r["level"]: float(r["ns_per_load"]) for r in csv.DictReader(open(tmp_path / "latency.csv"))}
     assert lat["shared memory"] < lat["DRAM (2 GiB footprint)"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (("bench", "--n", "0"), "N must be at least 1"),
+    (("bench", "--repeats", "0"), "repeats must be at least 1"),
+    (("count", "--n", "-4"), "N must be at least 1"),
+    (("bench", "--warmup", "-1"), "cannot be negative"),
+])
+def test_bad_numbers_are_refused_with_a_message(args, message):
+    run = cli(*args)
+    assert run.returncode == 2 and message in run.stderr and "Traceback" not in run.stderr
+
+
+def test_help_describes_every_option_with_its_default():
+    text = cli("bench", "--help").stdout
+    assert "(default: 10)" in text and "(default: 2)" in text and "timed launches per point" in text
+    assert "by backend" in text
+
+
+@pytest.mark.skipif(not tiledlab.SIMULATOR, reason="the forecast is for the simulator")
+def test_a_simulator_bench_that_would_take_hours_is_refused_before_it_starts(tmp_path):
+    run = cli("bench", "--n", "1024", "2048", "--tile", "8", "16", "32", "--out", str(tmp_path))
+    assert run.returncode == 2 and "hours on the simulator" in run.stderr and "--force" in run.stderr
+    assert not (tmp_path / "bench.csv").exists()

@@ -11,6 +11,36 @@ import sys
 import numpy as np
 
 OK, MISMATCH, BAD_INPUT, UNAVAILABLE = 0, 1, 2, 3
+GPU_NS, GPU_TILES = [1024, 2048], [8, 16, 32]  # bench's defaults on a GPU
+SIM_NS, SIM_TILES = [16, 32], [4, 8]  # and on the simulator, where each CUDA thread is a Python thread
+SIM_LIMIT_S = 600  # a longer simulator sweep needs --force
+
+
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """Show defaults, except where there is none to show (flags, and values chosen by backend)."""
+
+    def _get_help_string(self, action):
+        return action.help if action.default in (None, False) else super()._get_help_string(action)
+
+
+def _positive(kind):
+    """An argparse type: a whole number of at least 1 (N, repeats)."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{kind} must be a whole number, got {text!r}")
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{kind} must be at least 1, got {value}")
+        return value
+    return parse
+
+
+def _nonnegative(text):
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"warm-up launches cannot be negative, got {value}")
+    return value
 
 
 def _info(args):
@@ -50,12 +80,23 @@ def _count(args):
 def _bench(args):
     import matplotlib
     matplotlib.use("Agg")
+    from .backend import SIMULATOR
     from .core.launch import validate_tile
     from .data import write_rows
     from .experiments import bench
     from .notebook import plots, table
+    args.n = args.n or (SIM_NS if SIMULATOR else GPU_NS)
+    args.tile = args.tile or (SIM_TILES if SIMULATOR else GPU_TILES)
     for t in args.tile:
         validate_tile(t)
+    if SIMULATOR:
+        seconds = bench.simulator_seconds(args.n, args.tile, args.warmup, args.repeats)
+        print(f"CUDA simulator: this sweep should take about {seconds:,.0f} s (Python's time, not a GPU's)",
+              file=sys.stderr)
+        if seconds > SIM_LIMIT_S and not args.force:
+            raise ValueError(f"about {seconds / 3600:,.1f} hours on the simulator: use sizes up to 64 "
+                             f"(the default is --n {' '.join(map(str, SIM_NS))} --tile "
+                             f"{' '.join(map(str, SIM_TILES))}), or add --force")
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows = bench.run(args.n, args.tile, args.warmup, args.repeats, cublas=not args.no_cublas,
@@ -90,41 +131,57 @@ def _measure(args):
 
 
 def main(argv=None):
+    from .experiments import Unavailable
+    from .experiments.measure import EXPERIMENTS
     parser = argparse.ArgumentParser(prog="python -m tiledlab", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("info", help="backend, device and versions").set_defaults(run=_info)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    helpful = _Help
+    sub.add_parser("info", help="backend, device and versions", description="Say which backend runs "
+                   "(a GPU or the CUDA simulator), the device, and the versions of numba and numpy.",
+                   formatter_class=helpful).set_defaults(run=_info)
 
-    p = sub.add_parser("count", help="measured vs formula global loads, naive and tiled")
-    p.add_argument("--n", type=int, default=32)
-    p.add_argument("--tile", type=int, default=8)
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("count", help="measured vs formula global loads, naive and tiled", formatter_class=helpful,
+                       description="Run naive and tiled on N×N inputs with counting on and compare each "
+                                   "kernel's measured global loads with the formula (2N³ and 2N³/T).")
+    p.add_argument("--n", type=_positive("N"), default=32, help="matrix size N (N×N inputs)")
+    p.add_argument("--tile", type=int, default=8, help="tile width T (1 to 32)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=_count)
 
-    p = sub.add_parser("bench", help="time naive, tiled (and cuBLAS) over sizes; write bench.csv, bench.png")
-    p.add_argument("--n", type=int, nargs="+", default=[1024, 2048])
-    p.add_argument("--tile", type=int, nargs="+", default=[8, 16, 32])
-    p.add_argument("--out", default="bench-out")
-    p.add_argument("--repeats", type=int, default=10)
-    p.add_argument("--warmup", type=int, default=2)
-    p.add_argument("--no-cublas", action="store_true")
+    p = sub.add_parser("bench", help="time naive, tiled (and cuBLAS) over sizes; write bench.csv, bench.png",
+                       formatter_class=helpful,
+                       description="Time naive, tiled and (on a GPU with CuPy) cuBLAS over sizes and tile "
+                                   "widths. Defaults: --n 1024 2048 --tile 8 16 32 on a GPU, --n 16 32 "
+                                   "--tile 4 8 on the simulator, which forecasts its time and refuses "
+                                   f"sweeps over {SIM_LIMIT_S} s unless --force.")
+    p.add_argument("--n", type=_positive("N"), nargs="+", help="matrix sizes N (default: by backend, see above)")
+    p.add_argument("--tile", type=int, nargs="+", help="tile widths T, 1 to 32 (default: by backend, see above)")
+    p.add_argument("--out", default="bench-out", help="folder for bench.csv and bench.png")
+    p.add_argument("--repeats", type=_positive("repeats"), default=10, help="timed launches per point")
+    p.add_argument("--warmup", type=_nonnegative, default=2, help="untimed launches first")
+    p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
+    p.add_argument("--force", action="store_true", help="run a long simulator sweep anyway")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_bench)
 
-    p = sub.add_parser("profile", help="hardware counters of naive and tiled under Nsight Compute (ncu)")
-    p.add_argument("--n", type=int, nargs="+", default=[1024])
-    p.add_argument("--tile", type=int, nargs="+", default=[8, 16, 32])
-    p.add_argument("--out", default="profile-out")
+    p = sub.add_parser("profile", help="hardware counters of naive and tiled under Nsight Compute (ncu)",
+                       formatter_class=helpful, description="Launch naive and tiled once each under ncu "
+                       "and write their hardware counters to DIR/profile.csv. Needs a GPU and ncu.")
+    p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024], help="matrix sizes N")
+    p.add_argument("--tile", type=int, nargs="+", default=[8, 16, 32], help="tile widths T of the tiled kernel")
+    p.add_argument("--out", default="profile-out", help="folder for profile.csv")
     p.set_defaults(run=_profile)
 
-    p = sub.add_parser("measure", help="GPU-only reference data: latency, races, coalescing, peaks")
-    p.add_argument("--out", required=True)
+    p = sub.add_parser("measure", help="GPU-only reference data: latency, races, coalescing, peaks",
+                       formatter_class=helpful, description="Measure the GPU reference data and write "
+                       "one CSV per experiment into --out. Needs a GPU.")
+    p.add_argument("--out", required=True, help="folder for the CSV files")
     p.add_argument("--quick", action="store_true", help="small sizes (for a smoke test)")
-    p.add_argument("--only", nargs="+", choices=["latency", "races", "coalescing", "peaks", "racecheck"])
+    p.add_argument("--only", nargs="+", choices=list(EXPERIMENTS), help="run only these experiments")
     p.set_defaults(run=_measure)
 
     args = parser.parse_args(argv)
-    from .experiments import Unavailable
     try:
         return args.run(args)
     except ValueError as e:

@@ -1,5 +1,6 @@
 """Time naive, tiled (and cuBLAS through CuPy) over sizes and tile widths: one row per (kernel, N, tile)."""
 import sys
+import time
 
 import numpy as np
 
@@ -32,12 +33,26 @@ def rel_err(C, ref):
     return float(np.linalg.norm(C.astype(np.float64) - ref) / np.linalg.norm(ref))
 
 
+NAIVE_TILE = 16  # the naive kernel runs in 16×16 blocks: its speed barely depends on the block shape
+
+
+def simulator_seconds(ns, tiles, warmup, repeats):
+    """A rough forecast of a sweep's length on the simulator, scaled from one timed 16×16 launch:
+    its Python threads do work that grows like N³."""
+    A = np.ones((16, 16), np.float32)
+    launch = prepare("naive", A, A, 16)()  # once untimed: the first launch also sets the simulator up
+    start = time.perf_counter()
+    launch()
+    per_n3 = (time.perf_counter() - start) / 16**3
+    return per_n3 * (warmup + repeats) * sum(n**3 for n in ns) * (1 + len(tiles))
+
+
 def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True):
-    """One row per (kernel, N, tile). Naive runs with T×T blocks too, so only tiling differs."""
+    """One row per (kernel, N, tile): naive once per N, tiled at each tile width, cuBLAS when CuPy is there."""
     provenance = stamp()
     cupy = _cupy() if cublas and not SIMULATOR else None
     provenance["cupy"] = cupy.__version__ if cupy else ""
-    jobs = [(k, n, t) for n in ns for k in ("naive", "tiled") for t in tiles] + \
+    jobs = [(k, n, t) for n in ns for k, t in [("naive", NAIVE_TILE)] + [("tiled", t) for t in tiles]] + \
            ([("cublas", n, 0) for n in ns] if cupy else [])
     rows, rng, inputs = [], np.random.default_rng(0), {}
     for done, (kernel, n, tile) in enumerate(jobs):

@@ -1,5 +1,6 @@
 """The GPU reference data: run a set of experiments and write one CSV each, every row stamped.
 
+device.csv (the card's properties, as the driver reports them),
 latency.csv (dependent-load latency per memory level), races.csv (tiled kernel without each barrier),
 racecheck.csv (compute-sanitizer's race report), coalescing.csv (threadIdx.x on columns vs rows),
 peaks.csv (roofline ceilings).
@@ -7,9 +8,10 @@ peaks.csv (roofline ceilings).
 import pathlib
 
 from ..data import stamp, write_rows
-from . import Unavailable, coalescing, latency, peaks, racecheck, races, require_gpu
+from . import Unavailable, coalescing, device, latency, peaks, racecheck, races, require_gpu
 
 EXPERIMENTS = {  # name → run(quick)
+    "device": lambda quick: device.run(),
     "latency": lambda quick: latency.run(steps=2000 if quick else 20000),
     "races": lambda quick: races.run(n=256 if quick else 1024, runs=5 if quick else 200),
     "coalescing": lambda quick: coalescing.run(ns=(512,) if quick else (2048, 4096)),

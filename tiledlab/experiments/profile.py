@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from . import Unavailable, require_gpu
+from .bench import NAIVE_TILE  # the naive kernel runs once per N, in the same blocks as in bench
 
 # tidy column → Nsight Compute metric
 METRICS = {
@@ -22,7 +23,6 @@ METRICS = {
     "shared_load_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "time_ns": "gpu__time_duration.sum",
 }
-NAIVE_TILE = 16  # the naive kernel is profiled once per N, with 16×16 blocks
 
 
 def launches(ns, tiles):

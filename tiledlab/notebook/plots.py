@@ -1,12 +1,21 @@
-"""Pictures for the lessons: read-count heat maps, tile grids, and timing plots."""
+"""Pictures for the lessons: count heat maps on shared colour scales, and timing plots with their spread."""
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
+
+KERNEL_STYLE = {"naive": ("--", "o"), "tiled": ("-", "s"), "cublas": (":", "D")}
 
 
 def style():
     """Figure defaults that stay readable when projected in a classroom."""
     plt.rcParams.update({"figure.dpi": 100, "font.size": 12, "axes.titlesize": 13, "axes.labelsize": 12,
                          "legend.fontsize": 10, "xtick.labelsize": 11, "ytick.labelsize": 11})
+
+
+def integer_ticks(ax):
+    """Ticks only at whole numbers: rows, columns and thread indices have no halves."""
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
 
 
 def series(rows, kernel, tile=None):
@@ -16,37 +25,66 @@ def series(rows, kernel, tile=None):
     return np.array([r["N"] for r in picked]), picked
 
 
-def bench_plot(rows, title, ax=None, metric="tflops"):
-    """Log-log plot of benchmark rows: one line per kernel and tile width."""
-    ax = ax or plt.subplots(figsize=(6.4, 4.2))[1]
-    labels = {"tflops": "TFLOP/s", "median_ms": "median time (ms)"}
-    for kernel in ("naive", "tiled", "cublas"):
+def label(kernel, tile):
+    return {"naive": f"naive ({tile}×{tile} blocks)", "cublas": "cuBLAS (CuPy)"}.get(kernel, f"tiled T={tile}")
+
+
+def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
+    """Benchmark rows against N on log axes: one line per kernel and tile width, with the min–max
+    spread of the repeats as error bars."""
+    ax = ax or plt.subplots(figsize=(7.5, 4.5))[1]
+    for kernel, (line, marker) in KERNEL_STYLE.items():
         for tile in sorted({r["tile"] for r in rows if r["kernel"] == kernel}):
             ns, picked = series(rows, kernel, tile)
-            label = "cuBLAS (CuPy)" if kernel == "cublas" else f"{kernel} T={tile}"
-            style = {"naive": "--", "tiled": "-", "cublas": ":"}[kernel]
-            ax.plot(ns, [r[metric] for r in picked], style, marker="o", label=label)
+            y = np.array([r[metric] for r in picked])
+            if metric == "tflops":  # the fastest repeat gives the top of the bar, the slowest the bottom
+                lo, hi = y * np.array([r["median_ms"] / r["max_ms"] for r in picked]), \
+                    y * np.array([r["median_ms"] / r["min_ms"] for r in picked])
+            else:
+                lo, hi = np.array([r["min_ms"] for r in picked]), np.array([r["max_ms"] for r in picked])
+            ax.errorbar(ns, y, yerr=[y - lo, hi - y], fmt=line, marker=marker, capsize=3, label=label(kernel, tile))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    ax.set_xticks(sorted({r["N"] for r in rows}), [str(n) for n in sorted({r["N"] for r in rows})])
+    ax.minorticks_off()
     ax.set_xlabel("N (square matrices N×N)")
-    ax.set_ylabel(labels.get(metric, metric))
+    ax.set_ylabel({"tflops": "TFLOP/s (median; bars: min–max)",
+                   "median_ms": "time per launch, ms (median; bars: min–max)"}.get(metric, metric))
     ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.grid(True, which="major", alpha=0.3)
+    if legend:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0)
     return ax
 
 
-def heatmap(counts, title, ax=None, cmap="viridis", annotate=None):
-    """A matrix of counts drawn cell by cell, written in when small enough to read."""
-    ax = ax or plt.subplots(figsize=(4, 4))[1]
-    im = ax.imshow(counts, cmap=cmap)
+def heatmap(counts, title, ax=None, cmap="viridis", annotate=None, vmin=None, vmax=None, colorbar=True):
+    """A matrix of counts drawn cell by cell, written in when small enough to read. Returns the image."""
+    ax = ax or plt.subplots(figsize=(4.5, 4))[1]
+    vmin = counts.min() if vmin is None else vmin
+    vmax = counts.max() if vmax is None else vmax
+    im = ax.imshow(counts, cmap=cmap, vmin=vmin, vmax=vmax)
     annotate = counts.size <= 256 if annotate is None else annotate
     if annotate:
         for (i, j), v in np.ndenumerate(counts):
-            ax.text(j, i, str(v), ha="center", va="center", fontsize=8,
-                    color="white" if v < counts.max() * 0.6 else "black")
-    ax.set_title(title, fontsize=10)
+            dark = (v - vmin) > 0.6 * (vmax - vmin) if vmax > vmin else False
+            ax.text(j, i, str(v), ha="center", va="center", fontsize=10, color="white" if dark else "black")
+    ax.set_title(title)
     ax.set_xlabel("column")
     ax.set_ylabel("row")
-    plt.colorbar(im, ax=ax, fraction=0.046)
-    return ax
+    integer_ticks(ax)
+    if colorbar:
+        plt.colorbar(im, ax=ax, fraction=0.046)
+    return im
+
+
+def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2):
+    """Panels meant to be compared, side by side on ONE colour scale from 0 to the largest count."""
+    vmax = max(int(m.max()) for m in maps)
+    fig, axes = plt.subplots(1, len(maps), figsize=(size * len(maps) + 1, size), squeeze=False,
+                             layout="constrained")
+    for ax, m, title in zip(axes[0], maps, titles):
+        im = heatmap(m, title, ax, cmap, vmin=0, vmax=vmax, colorbar=False)
+    fig.colorbar(im, ax=list(axes[0]), fraction=0.03, pad=0.02, label="count (same scale in every panel)")
+    if suptitle:
+        fig.suptitle(suptitle)
+    return fig, axes[0]
