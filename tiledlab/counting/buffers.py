@@ -7,7 +7,11 @@ import numpy as np
 from numba import cuda
 
 OPERANDS = ("A", "B", "C")  # counts are keyed by argument position, not by the kernel's own names
-TRACE_FIELDS = ("operand", "i", "j", "by", "bx", "ty", "tx", "seq")  # operand: 0 = A, 1 = B, 2 = C
+# One record per global load: operand 0 = A, 1 = B, 2 = C; seq = its place in the thread's own order;
+# epoch = how many cuda.syncthreads() the thread had passed when it made the load.
+TRACE_FIELDS = ("operand", "i", "j", "by", "bx", "ty", "tx", "seq", "epoch")
+# One record per shared-memory access: array = position among the kernel's shared arrays; store 0/1.
+SHARED_TRACE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "epoch", "store")
 HAZARDS = ("read_after_write", "write_after_read", "write_after_write")
 
 
@@ -21,7 +25,9 @@ class CountingBuffers:
             *[(f"count_{op}", np.int64, _operand_shape(k), 0) for k, op in enumerate(OPERANDS)],
             ("thread_loads", np.int64, grid, 0),       # global loads per thread, indexed [y, x] of cuda.grid(2)
             ("trace", np.int32, _trace_shape, -1),    # one row per global load, fields TRACE_FIELDS
-            ("trace_pos", np.int64, lambda L, cap: (1,), 0),
+            ("trace_pos", np.int64, _one, 0),
+            ("shared_trace", np.int32, _shared_trace_shape, -1),
+            ("shared_trace_pos", np.int64, _one, 0),
             ("shared_reads", np.int64, grid, 0),
             ("shared_stores", np.int64, grid, 0),
             ("hazards", np.int64, lambda L, cap: (len(HAZARDS),), 0),
@@ -59,11 +65,19 @@ def _trace_shape(L, cap):
     return (cap, len(TRACE_FIELDS))
 
 
+def _shared_trace_shape(L, cap):
+    return (2 * cap, len(SHARED_TRACE_FIELDS))
+
+
+def _one(L, cap):
+    return (1,)
+
+
 def _stamp_table(shape):
     return lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1], *shape)
 
 
-def as_records(rows):
+def as_records(rows, fields=TRACE_FIELDS):
     """A trace as a numpy record array: `t.tx`, `t["seq"]`, and masks like `t[t.operand == 0]` work."""
-    return np.rec.fromarrays(rows.T.astype(np.int64), names=list(TRACE_FIELDS)) if len(rows) else \
-        np.rec.fromarrays([np.zeros(0, np.int64)] * len(TRACE_FIELDS), names=list(TRACE_FIELDS))
+    columns = rows.T.astype(np.int64) if len(rows) else [np.zeros(0, np.int64)] * len(fields)
+    return np.rec.fromarrays(columns, names=list(fields))

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.launch import prepare
-from .buffers import HAZARDS, OPERANDS, as_records
+from .buffers import HAZARDS, OPERANDS, SHARED_TRACE_FIELDS, as_records
 from .rewrite import instrumented
 
 
@@ -21,6 +21,8 @@ class LoadCount:
     hazards: dict         # barrier hazards seen in shared memory (0 everywhere for a correct kernel)
     C: np.ndarray         # the product the counted launch computed
     trace: np.recarray = None  # one record per global load (fields: buffers.TRACE_FIELDS), when asked for
+    shared_trace: np.recarray = None  # one record per shared access (buffers.SHARED_TRACE_FIELDS), likewise
+    shared_names: tuple = ()  # the kernel's shared arrays, in the order shared_trace.array numbers them
 
     @property
     def A(self):
@@ -38,8 +40,8 @@ class LoadCount:
 def count_loads(kernel, A, B, tile=16, trace=False):
     """Launch `kernel` ('naive', 'tiled' or a @cuda.jit(A, B, C) function) with counting on.
 
-    With trace=True, also record every global load as a record (operand 0=A/1=B/2=C, i, j, by, bx,
-    ty, tx, seq), where seq is the load's position in its thread's own order; meant for small examples.
+    With trace=True, also record every global load (`trace`) and every shared-memory access
+    (`shared_trace`), each with the thread that made it; meant for small examples.
     """
     launch = prepare(kernel, A, B, tile, build=instrumented)
     M, K, N = launch.shape
@@ -48,12 +50,15 @@ def count_loads(kernel, A, B, tile=16, trace=False):
     arrays = buffers.allocate(launch, capacity)
     launch(*arrays)
     got = buffers.read(arrays)
-    made = int(got["trace_pos"][0])
-    if made > capacity and trace:
-        raise ValueError(f"the kernel made {made:,} global loads, more than the trace holds ({capacity:,})")
+    made, shared_made = int(got["trace_pos"][0]), int(got["shared_trace_pos"][0])
+    if trace and (made > capacity or shared_made > 2 * capacity):
+        raise ValueError(f"the kernel made {made:,} global loads and {shared_made:,} shared accesses, more "
+                         "than the trace holds: trace a smaller product")
     return LoadCount(
         kernel=launch.name, shape=launch.shape, tile=launch.tile,
         maps={op: got[f"count_{op}"] for op in OPERANDS},
         thread_loads=got["thread_loads"], shared_reads=got["shared_reads"], shared_stores=got["shared_stores"],
         hazards=dict(zip(HAZARDS, map(int, got["hazards"]))), C=launch.result(),
-        trace=as_records(got["trace"][:made]) if trace else None)
+        trace=as_records(got["trace"][:made]) if trace else None,
+        shared_trace=as_records(got["shared_trace"][:shared_made], SHARED_TRACE_FIELDS) if trace else None,
+        shared_names=tuple(buffers.shared))

@@ -31,7 +31,7 @@ _tl_me = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y + 1
 # The helpers below are compiled into the kernel's own namespace: as device functions on a GPU, as
 # plain Python on the simulator (where they then see the simulator's per-launch `cuda` module).
 
-def _tl_gload(arr, operand, counts, thread_loads, trace, trace_pos, x, y, i, j):
+def _tl_gload(arr, operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j):
     seq = thread_loads[y, x]
     thread_loads[y, x] = seq + 1  # each thread owns its slot: no atomic needed
     cuda.atomic.add(counts, (i, j), 1)
@@ -46,6 +46,7 @@ def _tl_gload(arr, operand, counts, thread_loads, trace, trace_pos, x, y, i, j):
             trace[p, 5] = cuda.threadIdx.y
             trace[p, 6] = cuda.threadIdx.x
             trace[p, 7] = seq
+            trace[p, 8] = epoch
     return arr[i, j]
 
 
@@ -54,16 +55,33 @@ def _tl_foreign(stamp, mine):
     return stamp // _STAMP == mine // _STAMP and stamp != mine
 
 
-def _tl_sload(s, shared_reads, wrote, read, hazards, x, y, b, mine, i, j):
+def _tl_strace(strace, strace_pos, array, epoch, store, i, j):
+    if strace.shape[0] > 0:
+        p = cuda.atomic.add(strace_pos, 0, 1)
+        if p < strace.shape[0]:
+            strace[p, 0] = array
+            strace[p, 1] = i
+            strace[p, 2] = j
+            strace[p, 3] = cuda.blockIdx.y
+            strace[p, 4] = cuda.blockIdx.x
+            strace[p, 5] = cuda.threadIdx.y
+            strace[p, 6] = cuda.threadIdx.x
+            strace[p, 7] = epoch
+            strace[p, 8] = store
+
+
+def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j):
     shared_reads[y, x] += 1
+    _tl_strace(strace, strace_pos, array, mine // _STAMP, 0, i, j)
     if _tl_foreign(wrote[b, i, j], mine):
         cuda.atomic.add(hazards, 0, 1)  # read-after-write with no barrier between
     read[b, i, j] = mine
     return s[i, j]
 
 
-def _tl_sstore(s, shared_stores, wrote, read, hazards, x, y, b, mine, i, j, value):
+def _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j, value):
     shared_stores[y, x] += 1
+    _tl_strace(strace, strace_pos, array, mine // _STAMP, 1, i, j)
     if _tl_foreign(read[b, i, j], mine):
         cuda.atomic.add(hazards, 1, 1)  # write-after-read: a neighbour may still need the old value
     if _tl_foreign(wrote[b, i, j], mine):
@@ -72,7 +90,7 @@ def _tl_sstore(s, shared_stores, wrote, read, hazards, x, y, b, mine, i, j, valu
     s[i, j] = value
 
 
-HELPERS = (_tl_gload, _tl_foreign, _tl_sload, _tl_sstore)
+HELPERS = (_tl_gload, _tl_foreign, _tl_strace, _tl_sload, _tl_sstore)
 
 
 def _refuse(node, why):
@@ -104,14 +122,15 @@ class _Rewrite(ast.NodeTransformer):
     def _load(self, name, i, j):
         if name in self.params:
             return _call(f"_tl_gload({name}, {self.params.index(name)}, _tl_count_{OPERANDS[self.params.index(name)]}, "
-                         "_tl_thread_loads, _tl_trace, _tl_trace_pos, _tl_x, _tl_y, i, j)", i, j)
+                         "_tl_thread_loads, _tl_trace, _tl_trace_pos, _tl_x, _tl_y, _tl_epoch, i, j)", i, j)
         return _call(f"_tl_sload({name}, _tl_shared_reads, _tl_wrote_{name}, _tl_read_{name}, _tl_hazards, "
+                     f"_tl_shared_trace, _tl_shared_trace_pos, {list(self.shared).index(name)}, "
                      "_tl_x, _tl_y, _tl_b, _tl_epoch * _STAMP + _tl_me, i, j)", i, j)
 
     def _store(self, name, i, j, value):
         return ast.Expr(_call(f"_tl_sstore({name}, _tl_shared_stores, _tl_wrote_{name}, _tl_read_{name}, "
-                              "_tl_hazards, _tl_x, _tl_y, _tl_b, _tl_epoch * _STAMP + _tl_me, i, j, v)",
-                              i, j, value))
+                              f"_tl_hazards, _tl_shared_trace, _tl_shared_trace_pos, {list(self.shared).index(name)}, "
+                              "_tl_x, _tl_y, _tl_b, _tl_epoch * _STAMP + _tl_me, i, j, v)", i, j, value))
 
     def _counted(self, name):
         return name in self.params or name in self.shared
