@@ -1,48 +1,93 @@
-"""Exercise checks: right answer on awkward shapes, and the global loads that the exercise asks for."""
+"""Exercise checks: a kernel's answer on awkward shapes and the loads the exercise allows (`check`), and
+predictions compared with a measurement without giving the number away (`predict`)."""
 import numpy as np
 
 from ..core.formulas import predicted
 from ..core.launch import matmul
 from .count import count_loads
 
-SHAPES = [(5, 23, 7), (8, 8, 8), (13, 9, 17), (1, 4, 1)]
-COUNT_SHAPE = (16, 16, 16)
+SHAPES = [(5, 23, 7), (8, 8, 8), (13, 9, 17), (1, 4, 1)]  # check() adds two shapes drawn at random
+COUNT_SHAPES = [(16, 16, 16), (12, 20, 9)]  # loads are counted at both: no limit fits one shape only
 
 
-def check(kernel, tile=4, tiling=True, max_loads=None, shapes=SHAPES):
-    """Run a student's @cuda.jit(A, B, C) kernel: compare with numpy on odd shapes, then count its loads.
+def check(kernel, tile=4, tiling=True, max_loads=None, shapes=SHAPES, seed=None):
+    """Run a student's @cuda.jit(A, B, C) kernel: look for barrier hazards, compare with numpy on odd
+    shapes, then count its global loads.
 
-    With tiling=True the kernel must also load no more than the tiled formula, and its shared memory
-    must be free of barrier hazards, so a naive kernel, or one missing a cuda.syncthreads(), fails.
-    `max_loads(M, K, N, T)` sets another limit on loads, for exercises that tile only one operand.
+    With tiling=True the kernel must also load no more than the tiled formula, so a naive kernel fails.
+    `max_loads(M, K, N, T)` sets another limit on loads, for exercises with their own count.
     Returns True when everything holds; prints what went wrong otherwise.
     """
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(seed)
+    shapes = list(shapes) + [tuple(int(n) for n in rng.integers(1, 3 * tile + 5, size=3)) for _ in range(2)]
+
+    def operands(M, K, N):
+        return rng.standard_normal((M, K), dtype=np.float32), rng.standard_normal((K, N), dtype=np.float32)
+
+    counted = []
+    for M, K, N in COUNT_SHAPES:  # hazards first: a missing barrier is the cause of any wrong result
+        with np.errstate(all="ignore"):
+            counted.append(count_loads(kernel, *operands(M, K, N), tile))
+        if any(counted[-1].hazards.values()):
+            print(f"Shared memory has barrier hazards {counted[-1].hazards} (A {M}×{K} · B {K}×{N}, tile={tile}): "
+                  "two threads touch one element between the same two barriers, one of them writing. A "
+                  "cuda.syncthreads() is missing, and on a GPU the result would change from run to run.")
+            return False
     for M, K, N in shapes:
-        A, B = rng.standard_normal((M, K), dtype=np.float32), rng.standard_normal((K, N), dtype=np.float32)
+        A, B = operands(M, K, N)
         with np.errstate(all="ignore"):
             C = matmul(A, B, kernel, tile)
-        spec = A @ B
-        if not np.allclose(C, spec, rtol=1e-4, atol=1e-4):
-            print(f"Wrong result for A {M}×{K} · B {K}×{N} with tile={tile}. Top-left corner:")
-            print("Yours:", np.array2string(C[:3, :3], precision=3))
-            print("Spec :", np.array2string(spec[:3, :3], precision=3))
+        if not _same(C, A @ B, f"A {M}×{K} · B {K}×{N} with tile={tile}"):
             return False
-    M, K, N = COUNT_SHAPE
-    A, B = rng.standard_normal((M, K), dtype=np.float32), rng.standard_normal((K, N), dtype=np.float32)
-    with np.errstate(all="ignore"):
-        counted = count_loads(kernel, A, B, tile)
-    naive, tiled = (sum(predicted(k, M, K, N, tile).values()) for k in ("naive", "tiled"))
-    limit = max_loads(M, K, N, tile) if max_loads else tiled
-    print(f"Correct on {len(shapes)} shapes. Global loads at {M}×{K}·{K}×{N}, tile={tile}: "
-          f"{counted.total:,} (naive needs {naive:,}, tiled {tiled:,}).")
-    if tiling and counted.total > limit:
-        print(f"Right answer, but {counted.total:,} loads is more than the {limit:,} this exercise allows: "
-              "stage tiles in cuda.shared.array and reuse them from there.")
-        return False
-    if tiling and any(counted.hazards.values()):
-        print(f"Right answer this time, but shared memory has barrier hazards {counted.hazards}: "
-              "a cuda.syncthreads() is missing, and on a GPU the result would change from run to run.")
-        return False
+    limits = [max_loads(M, K, N, tile) if max_loads else sum(predicted("tiled", M, K, N, tile).values())
+              for M, K, N in COUNT_SHAPES]
+    print(f"Correct on {len(shapes)} shapes. Global loads of A and B:")
+    for (M, K, N), c, limit in zip(COUNT_SHAPES, counted, limits):
+        naive = sum(predicted("naive", M, K, N, tile).values())
+        allows = f"this exercise allows {limit:,}" if tiling else "no limit in this exercise"
+        print(f"  {M}×{K}·{K}×{N}, tile={tile}: {c.total:,} (naive needs {naive:,}; {allows})")
+        if tiling and c.total > limit:
+            print(f"Right answer, but {c.total:,} loads is more than the {limit:,} this exercise allows: "
+                  "stage tiles in cuda.shared.array and reuse them from there.")
+            return False
     print("Passed.")
     return True
+
+
+def _same(C, spec, what):
+    bad = ~np.isclose(C, spec, rtol=1e-4, atol=1e-4)
+    if not bad.any():
+        return True
+    i, j = (int(v) for v in np.argwhere(bad)[0])
+    rows, cols = slice(max(i - 1, 0), i + 2), slice(max(j - 1, 0), j + 2)
+    unwritten = int(np.isnan(C).sum())
+    print(f"Wrong result for {what}: {int(bad.sum())} of {C.size} elements differ"
+          + (f" ({unwritten} never written: still NaN)" if unwritten else "") + ".")
+    print(f"First difference at C[{i}, {j}]: yours {C[i, j]:.4g}, numpy {spec[i, j]:.4g}. "
+          f"Around it (rows {rows.start}–{min(rows.stop, C.shape[0]) - 1}, "
+          f"columns {cols.start}–{min(cols.stop, C.shape[1]) - 1}):")
+    print("Yours:", np.array2string(C[rows, cols], precision=3).replace("\n", "\n       "))
+    print("Spec :", np.array2string(spec[rows, cols], precision=3).replace("\n", "\n       "))
+    return False
+
+
+def predict(prediction, measured, rtol=0.0):
+    """Compare a prediction with a measurement. The measured number is shown only once the prediction
+    is right, so the stored output of an unanswered exercise gives nothing away. Returns True/False,
+    or None while `prediction` is still None. Tuples and lists are compared item by item."""
+    if prediction is None:
+        print("Write your prediction in `prediction`, then run this cell again: it measures and compares.")
+        return None
+    pairs = list(zip(prediction, measured)) if isinstance(measured, (tuple, list)) else [(prediction, measured)]
+    if isinstance(measured, (tuple, list)) and len(prediction) != len(measured):
+        print(f"Give {len(measured)} numbers, in the order the question asks for.")
+        return False
+    verdicts = [abs(p - m) <= rtol * abs(m) for p, m in pairs]
+    if all(verdicts):
+        print("Right: measured", ", ".join(f"{m:,}" for _, m in pairs) + ".")
+        return True
+    for k, ((p, m), ok) in enumerate(zip(pairs, verdicts)):
+        where = f"number {k + 1}: " if len(pairs) > 1 else ""
+        print(f"{where}{p:,} is right." if ok else f"{where}not yet: {p:,} is too {'high' if p > m else 'low'}.")
+    print("Think it through again, then re-run the cell.")
+    return False

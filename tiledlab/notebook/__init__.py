@@ -15,9 +15,10 @@ from ..core import formulas
 from ..core.source import py_func
 from ..counting import count_loads
 from ..experiments import bench
+from ..experiments import device as device_properties
 from . import plots
 
-__all__ = ["setup", "banner", "show", "table", "timings", "plots", "formulas", "data", "count_loads"]
+__all__ = ["setup", "banner", "show", "table", "timings", "device", "plots", "formulas", "data", "count_loads"]
 
 
 def setup(seed=0):
@@ -42,6 +43,15 @@ def banner():
     else:
         print(f"Backend: GPU {info['device']} (compute capability {info['compute_capability']}), "
               f"numba {info['numba']}, numba-cuda {info['numba_cuda']}")
+
+
+def device():
+    """The card's properties (SMs, clocks, L2, shared memory, ...): read live from the driver on a GPU,
+    the committed H200 row on the simulator. `source` says which."""
+    if SIMULATOR:
+        row = data.load("h200/device.csv")[0]
+        return {**row, "source": f"committed data, {data.provenance([row])}"}
+    return {**device_properties.properties(), **describe(), "source": "read live from the driver"}
 
 
 def show(kernel):

@@ -1,0 +1,79 @@
+"""Every exercise of the series has a key, and each notebook's own exercise cell accepts the key's answer
+(and refuses a wrong one). Runs the cells in-process: the notebook's first code cell, its kernel cells,
+then the exercise cell with the answer filled in."""
+import contextlib
+import inspect
+import io
+import json
+import linecache
+import pathlib
+import re
+
+import matplotlib
+import pytest
+
+from solutions.key import ANSWERS
+from solutions.kernels import EXERCISES
+
+matplotlib.use("Agg")
+NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+EXERCISE = re.compile(r"^# Exercise (\d+\.\d+)\s*$", re.M)
+
+
+def cells(path):
+    return [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+
+
+def source(cell):
+    return "".join(cell["source"])
+
+
+def exercise_cells():
+    for path in NOTEBOOKS:
+        code = cells(path)
+        setup = [source(code[0])] + [source(c) for c in code if "kernel-source" in c["metadata"].get("tags", [])]
+        for c in code:
+            m = EXERCISE.match(source(c))
+            if m:
+                yield pytest.param(path.name, m.group(1), setup, source(c), id=m.group(1))
+
+
+def run(setup, cell):
+    namespace, out = {}, io.StringIO()
+    with contextlib.redirect_stdout(out):
+        for k, src in enumerate(setup + [cell]):
+            name = f"<notebook cell {k} {hash(src)}>"  # in linecache, so the kernels' source can be read
+            linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+            exec(compile(src, name, "exec"), namespace)
+    return out.getvalue()
+
+
+def with_solution(cell, solution):
+    """The exercise cell with its stub kernel replaced by the solution, under the stub's name."""
+    stub = re.search(r"^@cuda\.jit\ndef (\w+)\(.*?(?=^\S)", cell, re.M | re.S)
+    code = inspect.getsource(solution.py_func)
+    code = re.sub(r"def \w+\(", f"def {stub.group(1)}(", code, count=1)
+    return cell[:stub.start()] + code + "\n\n" + cell[stub.end():]
+
+
+def test_every_exercise_has_a_key_and_every_key_an_exercise():
+    found = {p.values[1] for p in exercise_cells()}
+    assert found == set(ANSWERS) and set(EXERCISES) <= found
+
+
+@pytest.mark.parametrize("notebook,exercise,setup,cell", list(exercise_cells()))
+def test_the_notebook_accepts_the_key(notebook, exercise, setup, cell):
+    if exercise in EXERCISES:
+        assert "Passed." in run(setup, with_solution(cell, EXERCISES[exercise][0]))
+    else:
+        answer = ANSWERS[exercise].value
+        assert "prediction = None" in cell
+        assert "Right" in run(setup, cell.replace("prediction = None", f"prediction = {answer!r}", 1))
+        wrong = tuple(2 * v + 1 for v in answer) if isinstance(answer, tuple) else 2 * answer + 1
+        assert "not yet" in run(setup, cell.replace("prediction = None", f"prediction = {wrong!r}", 1))
+
+
+@pytest.mark.parametrize("notebook,exercise,setup,cell", list(exercise_cells()))
+def test_the_stub_as_given_does_not_pass(notebook, exercise, setup, cell):
+    out = run(setup, cell)
+    assert "Passed." not in out and "Right" not in out
