@@ -1,9 +1,116 @@
+"""Nsight Compute plumbing: parsing, derived figures, dropping unknown metrics, and the refusal without ncu."""
+import os
+import sys
+
 import pytest
 
 from tiledlab.experiments import profile
 
-SAMPLE = '''==PROF== Connected to process 123
-==PROF== Profiling "naive": 0%....50%....100% - 3 passes
+SAMPLE = '''==PROF== Connected to process 1
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
+"0","1","python3","h","naive","1","7","(16, 16, 1)","(256, 256, 1)","0","9.0","Command line profiler metrics","smsp__sass_thread_inst_executed_op_ffma_pred_on.sum","inst","68,719,476,736"
+"0","1","python3","h","naive","1","7","(16, 16, 1)","(256, 256, 1)","0","9.0","Command line profiler metrics","smsp__inst_issued.sum","inst","77,309,411,328"
+"0","1","python3","h","naive","1","7","(16, 16, 1)","(256, 256, 1)","0","9.0","Command line profiler metrics","sm__cycles_elapsed.avg.per_second","hz","1,980,000,000"
+"1","1","python3","h","tiled","1","7","(16, 16, 1)","(256, 256, 1)","0","9.0","Command line profiler metrics","launch__occupancy_limit_registers","block","8"
+"1","1","python3","h","tiled","1","7","(16, 16, 1)","(256, 256, 1)","0","9.0","Command line profiler metrics","launch__occupancy_limit_warps","block","8"
+"1","1","python3","h","tiled","1","7","(16, 16, 1)","(256, 256, 1)","0","9.0","Command line profiler metrics","launch__occupancy_limit_blocks","block","32"
+"1","1","python3","h","tiled","1","7","(16, 16, 1)","(256, 256, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","ns","n/a"
+'''
+
+
+def test_parse_keeps_kernel_names_and_skips_missing_values():
+    rows = profile.parse(SAMPLE)
+    assert [(i, k) for i, k, _ in rows] == [(0, "naive"), (1, "tiled")]
+    assert rows[0][2]["smsp__inst_issued.sum"] == 77309411328
+    assert "gpu__time_duration.sum" not in rows[1][2]
+
+
+def test_derived_figures_from_counters():
+    column = {m: c for c, m in profile.METRICS.items()}
+    naive = {column[m]: v for m, v in profile.parse(SAMPLE)[0][2].items()}
+    d = profile.derived(naive, sms=132)
+    assert d["inst_issued_per_warp_fma"] == pytest.approx(36.0)
+    assert d["bound_issue_ms"] == pytest.approx(77309411328 / (132 * 4) / 1.98e9 * 1e3)
+    assert d["bound_fma_ms"] == pytest.approx(68719476736 / (132 * 128) / 1.98e9 * 1e3)
+    tiled = {column[m]: v for m, v in profile.parse(SAMPLE)[1][2].items()}
+    d = profile.derived(tiled, sms=132)
+    assert d["blocks_per_sm"] == 8 and d["occupancy_limiter"] == "registers+warps"
+
+
+def test_a_rejected_metric_is_found_on_the_error_line():
+    names = ["dram__bytes_read.sum", "dram__bytes.sum.peak_sustained", "lts__t_bytes.sum"]
+    text = "==ERROR== Failed to find metric dram__bytes.sum.peak_sustained\n==PROF== Disconnected"
+    assert profile.rejected(text, names) == {"dram__bytes.sum.peak_sustained"}
+
+
+def test_metric_names_are_well_formed():
+    for column, name in profile.METRICS.items():
+        unit, _, rest = name.partition("__")
+        assert unit in {"gpu", "sm", "smsp", "l1tex", "lts", "dram", "launch"} and rest, name
+        if unit != "launch" and name != "sm__maximum_warps_per_active_cycle_pct":  # that one has no suffix
+            assert "." in name, name  # counters need a rollup (.sum, .avg, ...) or a ratio suffix
+    assert profile.METRICS["shared_ld_wavefronts"] == "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+    assert profile.METRICS["ffma"] == "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
+
+
+def test_no_table_is_an_error():
+    with pytest.raises(ValueError, match="no CSV table"):
+        profile.parse("==ERROR== something failed")
+
+
+def test_launch_order():
+    assert profile.launches([64], [8, 16]) == [("naive", 64, 16), ("tiled", 64, 8), ("tiled", 64, 16)]
+    with_effects = profile.launches([64], [8], effects_n=128)
+    assert with_effects[:2] == [("naive", 64, 16), ("tiled", 64, 8)]
+    assert ("tiled sB transposed padded", 128, 8) in with_effects and ("tiled", 128, 8) not in with_effects
+
+
+def test_without_ncu_it_says_so_and_fails(monkeypatch, capsys):
+    from tiledlab import cli
+    monkeypatch.setattr(profile.shutil, "which", lambda name: None)
+    assert cli.main(["profile", "--out", "unused"]) != 0
+    assert "ncu (Nsight Compute) is not on PATH" in capsys.readouterr().err
+
+
+FAKE_NCU = r'''#!/usr/bin/env python3
+import subprocess, sys
+args = sys.argv[1:]
+if args[:1] == ["--query-metrics"]:
+    print("Device GH100")
+    for i in range(60):
+        print(f"filler__metric_{i} Counter # filler")
+    print("smsp__inst_issued Counter # of warp instructions issued")
+    print("gpu__time_duration Counter # duration")
+    sys.exit(0)
+metrics = args[args.index("--metrics") + 1].split(",")
+if "gpu__time_duration.sum" in metrics:
+    print("==ERROR== Failed to find metric gpu__time_duration.sum", file=sys.stderr)
+    sys.exit(1)
+command = args[args.index("--metrics") + 2:]
+subprocess.run(command, check=True)
+print('"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"')
+for i, kernel in enumerate(["naive", "tiled"]):
+    for m in metrics:
+        print(f'"{i}","{kernel}","{m}","inst","{1000 * (i + 1):,}"')
+'''
+
+
+def test_profile_drops_unknown_and_rejected_metrics_and_labels_rows(tmp_path, monkeypatch):
+    ncu = tmp_path / "ncu"
+    ncu.write_text(FAKE_NCU)
+    ncu.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    profile._listing.clear()
+    wanted = {"inst_issued": "smsp__inst_issued.sum", "time_ns": "gpu__time_duration.sum",
+              "regs": "launch__registers_per_thread", "nonsense": "nosuch__metric.sum"}
+    rows, used, dropped = profile.counters([sys.executable, "-c", "pass"], metrics=wanted, log=lambda *a: None)
+    assert set(dropped) == {"nosuch__metric.sum", "gpu__time_duration.sum"}
+    assert used == ["smsp__inst_issued.sum", "launch__registers_per_thread"]
+    assert [(i, k, v["inst_issued"], v["regs"]) for i, k, v in rows] == [(0, "naive", 1000, 1000), (1, "tiled", 2000, 2000)]
+    profile._listing.clear()
+
+
+OLD_SAMPLE = '''==PROF== Connected to process 123
 "ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
 "0","123","python3","h","_Z5naive","1","7","(16, 16, 1)","(64, 64, 1)","0","9.0","Command line profiler metrics","smsp__inst_executed_op_global_ld.sum","inst","67,108,864"
 "0","123","python3","h","_Z5naive","1","7","(16, 16, 1)","(64, 64, 1)","0","9.0","Command line profiler metrics","dram__bytes_read.sum","byte","8,388,608"
@@ -13,25 +120,8 @@ SAMPLE = '''==PROF== Connected to process 123
 
 
 def test_parse_and_tidy_ncu_csv():
-    found = profile.parse_ncu_csv(SAMPLE)
-    assert found[0]["smsp__inst_executed_op_global_ld.sum"] == 67108864
-    assert "gpu__time_duration.sum" not in found[1]  # a value ncu could not collect is left out, not invented
-    rows = profile.tidy(found, [("naive", 1024, 16), ("tiled", 1024, 32)])
-    assert rows[0]["global_load_instructions"] == 67108864 and rows[0]["dram_bytes_read"] == 8388608
-    assert rows[1]["kernel"] == "tiled" and rows[1]["time_ns"] == ""
-
-
-def test_no_table_is_an_error():
-    with pytest.raises(ValueError, match="no CSV table"):
-        profile.parse_ncu_csv("==ERROR== something failed")
-
-
-def test_launch_order():
-    assert profile.launches([64], [8, 16]) == [("naive", 64, 16), ("tiled", 64, 8), ("tiled", 64, 16)]
-
-
-def test_without_ncu_it_says_so_and_fails(monkeypatch, capsys):
-    from tiledlab import cli
-    monkeypatch.setattr(profile.shutil, "which", lambda name: None)
-    assert cli.main(["profile", "--out", "unused"]) != 0
-    assert "ncu (Nsight Compute) is not on PATH" in capsys.readouterr().err
+    found = profile.parse(OLD_SAMPLE)
+    assert found[0][2]["smsp__inst_executed_op_global_ld.sum"] == 67108864
+    assert found[0][2]["dram__bytes_read.sum"] == 8388608
+    assert "gpu__time_duration.sum" not in found[1][2]  # a value ncu could not collect is left out, not invented
+    assert found[1][1] == "_Z5tiled" and found[1][2]["smsp__inst_executed_op_global_ld.sum"] == 2097152

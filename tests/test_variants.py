@@ -1,9 +1,13 @@
+import ast
+
 import numpy as np
+import pytest
 from conftest import operands
 
 import tiledlab
+from tiledlab.core.source import syntax_tree
 from tiledlab.counting import count_loads
-from tiledlab.counting.variants import swapped_xy, without_barrier
+from tiledlab.counting.variants import padded, swapped_xy, transposed, without_barrier, without_write_back
 
 
 def test_removing_a_barrier_is_flagged_as_a_hazard(rng):
@@ -40,6 +44,51 @@ def test_swapping_a_kernel_without_indices_is_an_error():
     def no_indices(A, B, C):
         C[0, 0] = A[0, 0] * B[0, 0]
 
-    import pytest
     with pytest.raises(ValueError, match="to swap"):
         swapped_xy(no_indices)
+
+
+def _product(kernel, T, M=13, K=9, N=11, seed=0):
+    rng = np.random.default_rng(seed)
+    A, B = rng.standard_normal((M, K), dtype=np.float32), rng.standard_normal((K, N), dtype=np.float32)
+    return tiledlab.matmul(A, B, kernel, T), A @ B
+
+
+@pytest.mark.parametrize("label", ["tiled sB transposed", "tiled sB transposed padded", "tiled swapped xy",
+                                   "naive swapped xy"])
+@pytest.mark.parametrize("T", [4, 8])
+def test_effect_variants_compute_the_product(label, T):
+    from tiledlab.experiments.effects import variants
+    C, ref = _product(variants()[label], T, M=13, K=9, N=13 if "swapped" in label else 11)
+    np.testing.assert_allclose(C, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_without_write_back_keeps_the_computation_and_skips_the_stores():
+    kernel = without_write_back(tiledlab.tiled)
+    C, _ = _product(kernel, 4)
+    assert np.isnan(C).all()  # finite inputs: never stored
+    text = ast.unparse(syntax_tree(kernel))
+    assert "if acc != acc:" in text and "acc += sA[ty, k] * sB[k, tx]" in text
+
+
+def test_transposed_tile_is_written_and_read_down_a_column_and_padding_widens_it():
+    conflict = transposed(tiledlab.tiled, "sB")
+    text = ast.unparse(syntax_tree(conflict))
+    assert "sB[tx, ty] = B[k0 + ty, col]" in text and "sA[ty, k] * sB[tx, k]" in text
+    assert text.count("cuda.syncthreads()") == 2  # barriers untouched
+    pad = ast.unparse(syntax_tree(padded(conflict, "sB")))
+    assert "sB = cuda.shared.array((T, T_PAD), float32)" in pad and "sA = cuda.shared.array((T, T), float32)" in pad
+    assert padded(conflict, "sB", 8).py_func.__globals__["T_PAD"] == 9  # derived from T at every build
+
+
+def test_rewrites_keep_line_numbers_for_the_simulator():
+    tree = syntax_tree(padded(transposed(tiledlab.tiled, "sB"), "sB"))
+    lines = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "cuda.shared.array"]
+    assert len(set(lines)) == 2
+
+
+def test_padded_kernel_is_counted_hazard_free(rng):
+    A, B = operands(rng, 12, 9, 12)
+    c = count_loads(padded(transposed(tiledlab.tiled, "sB"), "sB"), A, B, 4)
+    np.testing.assert_allclose(c.C, A @ B, rtol=1e-5, atol=1e-5)
+    assert not any(c.hazards.values()) and c.total == 12 * 9 * 3 * 2

@@ -114,12 +114,14 @@ def _bench(args):
 def _profile(args):
     from .data import stamp, write_rows
     from .experiments import profile
-    rows = profile.run(args.n, args.tile)
+    from .notebook import table
+    rows = profile.run(args.n, args.tile, effects_n=args.effects_n, cublas_n=args.cublas_n, roofs=args.roofs)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     write_rows([{**r, **stamp()} for r in rows], out / "profile.csv")
-    for r in rows:
-        print(r)
+    table(["kernel", "N", "T", "ms", "inst/warp-FMA", "blocks/SM", "top stalls"],
+          [[r["kernel"], r["N"], r["tile"], f"{r.get('time_ms', 0):.3f}", f"{r.get('inst_issued_per_warp_fma', 0):.2f}",
+            r.get("blocks_per_sm", ""), r.get("top_stalls", "")] for r in rows])
     print(f"wrote {out / 'profile.csv'}")
     return OK
 
@@ -167,13 +169,17 @@ def main(argv=None):
 
     p = sub.add_parser("profile", help="hardware counters of naive and tiled under Nsight Compute (ncu)",
                        formatter_class=helpful, description="Launch naive and tiled once each under ncu "
-                       "and write their hardware counters to DIR/profile.csv. Needs a GPU and ncu.")
+                       "(and, if asked, the effects' variants, cuBLAS and the roof kernels) and write their "
+                       "hardware counters to DIR/profile.csv. Needs a GPU and ncu.")
     p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024], help="matrix sizes N")
     p.add_argument("--tile", type=int, nargs="+", default=[8, 16, 32], help="tile widths T of the tiled kernel")
+    p.add_argument("--effects-n", type=_positive("N"), help="also profile the variants of `effects` at this N")
+    p.add_argument("--cublas-n", type=_positive("N"), help="also profile cuBLAS (through CuPy) at this N")
+    p.add_argument("--roofs", action="store_true", help="also profile the roof kernels and two latency chases")
     p.add_argument("--out", default="profile-out", help="folder for profile.csv")
     p.set_defaults(run=_profile)
 
-    p = sub.add_parser("measure", help="GPU-only reference data: latency, races, coalescing, peaks",
+    p = sub.add_parser("measure", help="GPU-only reference data: device, latency, peaks, effects, races, racecheck",
                        formatter_class=helpful, description="Measure the GPU reference data and write "
                        "one CSV per experiment into --out. Needs a GPU.")
     p.add_argument("--out", required=True, help="folder for the CSV files")

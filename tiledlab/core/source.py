@@ -22,10 +22,19 @@ def is_kernel(obj):
     return hasattr(obj, "py_func") and callable(getattr(obj, "__getitem__", None))
 
 
-def specialize(kernel, T=None, **constants):
-    """`kernel` compiled with its globals `T` (and any other named constants) bound: same code, new sizes."""
+def constants_for(kernel, T=None, **constants):
+    """The compile-time constants a build of `kernel` binds: T and the others given, plus those a
+    derived kernel computes from them (its `tiledlab_derived`, e.g. a padded row length T + 1)."""
     if T is not None:
         constants["T"] = T
+    for name, rule in getattr(kernel, "tiledlab_derived", {}).items():
+        constants[name] = rule(constants)
+    return constants
+
+
+def specialize(kernel, T=None, **constants):
+    """`kernel` compiled with its globals `T` (and any other named constants) bound: same code, new sizes."""
+    constants = constants_for(kernel, T, **constants)
     fn = py_func(kernel)
     key = (fn, tuple(sorted(constants.items())), None)
     if key not in _cache:
@@ -33,8 +42,9 @@ def specialize(kernel, T=None, **constants):
         bound = types.FunctionType(fn.__code__, {**fn.__globals__, **constants}, fn.__name__,
                                    fn.__defaults__, fn.__closure__)
         _cache[key] = cuda.jit(bound)
-        if hasattr(kernel, "tiledlab_tree"):
-            _cache[key].tiledlab_tree = kernel.tiledlab_tree
+        for attr in ("tiledlab_tree", "tiledlab_derived"):
+            if hasattr(kernel, attr):
+                setattr(_cache[key], attr, getattr(kernel, attr))
     return _cache[key]
 
 
@@ -86,13 +96,16 @@ def build(kernel, func, constants, tag, extra_globals=None, helpers=""):
     return _cache[key]
 
 
-def derive(kernel, func):
-    """A new kernel from a changed syntax tree of `kernel`, with its globals (constants still unbound)."""
+def derive(kernel, func, derived=None):
+    """A new kernel from a changed syntax tree of `kernel`, with its globals (constants still unbound).
+    `derived` maps extra constants to rules computing them from the bound ones: {"T_PAD": lambda c: c["T"] + 1}."""
     fn = py_func(kernel)
-    key = (fn, ast.dump(func), "derived")
+    rules = {**getattr(kernel, "tiledlab_derived", {}), **(derived or {})}
+    key = (fn, ast.dump(func), tuple(rules), "derived")
     if key not in _cache:
         check_contract(func, func.name)
         _cache[key] = _compile(func, dict(fn.__globals__), fn)
+        _cache[key].tiledlab_derived = rules
     return _cache[key]
 
 

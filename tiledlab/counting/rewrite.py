@@ -14,7 +14,7 @@ import inspect
 import numpy as np
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
-from ..core.source import build, is_call, syntax_tree
+from ..core.source import build, constants_for, is_call, syntax_tree
 from .buffers import OPERANDS, CountingBuffers
 
 _STAMP = 2048  # hazard stamp = epoch * _STAMP + thread id + 1; blocks hold at most 1024 threads
@@ -216,7 +216,7 @@ def _rewrite(kernel, T):
     params = [a.arg for a in func.args.args]
     if len(params) != len(OPERANDS):
         raise ValueError(f"kernel {func.name}({', '.join(params)}) must take exactly (A, B, C)")
-    shared = shared_arrays(func, {**getattr(kernel, "py_func", kernel).__globals__, "T": T})
+    shared = shared_arrays(func, {**getattr(kernel, "py_func", kernel).__globals__, **constants_for(kernel, T)})
     return _Rewrite(params, shared).visit(func), shared
 
 
@@ -228,7 +228,7 @@ def instrumented(kernel, T):
     func.body[:0] = ast.parse(_PROLOGUE).body
     func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
     helpers = "\n\n".join(inspect.getsource(h) for h in HELPERS)
-    compiled = build(kernel, func, {"T": T}, "instrumented", {"_STAMP": _STAMP}, helpers)
+    compiled = build(kernel, func, constants_for(kernel, T), "instrumented", {"_STAMP": _STAMP}, helpers)
     compiled.tiledlab_buffers = buffers
     return compiled
 

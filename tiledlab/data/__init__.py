@@ -30,8 +30,8 @@ def stamp():
 
 
 def write_rows(rows, path, fields=None):
-    """Write measurement rows (dicts) as CSV; columns are `fields`, or the first row's keys."""
-    fields = fields or list(rows[0])
+    """Write measurement rows (dicts) as CSV; columns are `fields`, or every key of the rows in order."""
+    fields = fields or list(dict.fromkeys(k for r in rows for k in r))
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()

@@ -1,6 +1,8 @@
 """GPU experiments. Each module measures one thing and exposes `run(...) -> rows` (a list of dicts):
-`bench` (naive, tiled and cuBLAS over sizes), `latency`, `peaks` (roofline ceilings), `coalescing`,
-`races` (a barrier removed), `racecheck` (compute-sanitizer), `profile` (Nsight Compute counters).
+`device` (the card's properties), `bench` (naive, tiled and cuBLAS over sizes), `latency` (one
+dependent load per memory level), `peaks` (the roofs: FP32 rate, DRAM, L2 and shared bandwidth),
+`effects` (coalescing, bank conflicts, the write-back of C), `races` (a barrier removed), `racecheck`
+(compute-sanitizer) and `profile` (Nsight Compute counters).
 `measure` runs a set of them and writes one CSV each, every row stamped with device, versions and date.
 All of them launch kernels through tiledlab.core.launch.prepare, the one launch path.
 """

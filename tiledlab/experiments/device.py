@@ -27,6 +27,10 @@ def properties():
     dev = cuda.get_current_device()
     row = {col: int(getattr(dev, attr)) for col, attr in ATTRIBUTES.items()}
     row["fp32_lanes_per_sm"] = FP32_LANES_PER_SM.get(tuple(dev.compute_capability), 0)
+    # The datasheet's two ceilings, from the driver's own figures: lanes × 2 FLOP × clock, and a
+    # double-data-rate bus (2 transfers per memory clock) of memory_bus_bits.
+    row["fp32_datasheet_tflops"] = row["sms"] * row["fp32_lanes_per_sm"] * 2 * row["sm_clock_khz"] * 1e3 / 1e12
+    row["dram_datasheet_gbps"] = 2 * row["memory_clock_khz"] * 1e3 * row["memory_bus_bits"] / 8 / 1e9
     return row
 
 

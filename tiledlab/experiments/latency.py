@@ -1,67 +1,168 @@
-"""Latency of one dependent load from shared memory, L1, L2 and DRAM: a single-thread pointer chase.
+"""Latency of one dependent load from shared memory, L1, L2 and DRAM: a one-thread pointer chase.
 
-Each step's address is the value the previous step loaded, so no two loads overlap: the time per
-step is the latency. The chase is timed with CUDA events at two lengths; the difference removes the
-launch cost. Cycles use the SM clock the device reports as its maximum (see `clock_mhz`).
+Each step loads the index of the next step, so no two loads overlap and the time per step is the
+latency of one load. Three rules keep every row honest:
+
+* every timed launch starts at a fresh point of the ring (`fresh_starts`): a DRAM row never re-walks
+  lines that an earlier launch left in L2, which is what made the old "2 GiB" row an L2 hit;
+* cache rows walk their whole ring once first (warm); DRAM rows never do;
+* each row says which bytes its timed paths touched (`walk`, `footprint`) and what fraction of them
+  no earlier launch had touched; a simulator test checks both against the loads the kernel made.
+
+The ring holds unsigned indices: with a signed index numba adds a negative-index fix-up (compare,
+two selects, add, sign extension) to every step, which the int32 rows show costs ≈ 10 cycles.
 """
-import numpy as np
-from numba import cuda, int32
+import types
 
+import numpy as np
+from numba import cuda, int32, uint32
+
+from . import require_gpu
+from .device import properties
 from .timing import time_launch
 
+LINE_BYTES = 128  # one step per 128-byte line, so no step hits the line of the step before
+LINE_WORDS = LINE_BYTES // 4
 SHARED_WORDS = 4096  # 16 KiB chased in shared memory
-LINE_WORDS = 32  # one 128-byte line per step, so no step hits the line of the one before
+INDEX = uint32  # element type of the shared copy of the ring; rebound for the int32 rows
 
 
 @cuda.jit
-def chase_global(nxt, steps, out):
-    j = 0
+def chase(nxt, start, steps, out):
+    j = start
     for _ in range(steps):
-        j = nxt[j]
+        j = nxt[j]  # the only work of a step: one load whose address is the last load's value
     out[0] = j
 
 
 @cuda.jit
-def chase_shared(nxt, steps, out):
-    s = cuda.shared.array(SHARED_WORDS, int32)
+def chase_shared(nxt, start, steps, out):
+    s = cuda.shared.array(SHARED_WORDS, INDEX)
     for i in range(SHARED_WORDS):
         s[i] = nxt[i]
     cuda.syncthreads()  # the table must be complete before the chase reads it
-    j = 0
+    j = start
     for _ in range(steps):
         j = s[j]
     out[0] = j
 
 
-def ring(words, stride, seed=0):
-    """A random cycle through `words // stride` slots `stride` words apart: nxt[slot] = next slot."""
-    slots = np.random.default_rng(seed).permutation(words // stride) * stride
-    nxt = np.zeros(words, dtype=np.int32)
-    nxt[slots] = np.roll(slots, -1)
-    return nxt
+_shared_kernels = {}
 
 
-def per_step_ns(kernel, nxt, steps=20000, repeats=5):
-    d_nxt, out = cuda.to_device(nxt), cuda.device_array(1, np.int32)
-    long = time_launch(lambda: kernel[1, 1](d_nxt, steps, out), 1, repeats).median_ms
-    short = time_launch(lambda: kernel[1, 1](d_nxt, 0, out), 1, repeats).median_ms
-    return (long - short) * 1e6 / steps
+def shared_kernel(dtype):
+    """chase_shared with its shared table of `dtype` (uint32 or int32)."""
+    key = np.dtype(dtype)
+    if key not in _shared_kernels:
+        fn = chase_shared.py_func
+        scope = {**fn.__globals__, "INDEX": uint32 if key == np.uint32 else int32}
+        _shared_kernels[key] = cuda.jit(types.FunctionType(fn.__code__, scope, fn.__name__))
+    return _shared_kernels[key]
 
 
-def clock_mhz():
-    return cuda.get_current_device().CLOCK_RATE / 1000  # the attribute is in kHz
+def ring(words, stride, dtype=np.uint32, seed=0):
+    """(nxt, order): a random cycle through the `words // stride` slots `stride` words apart.
+
+    nxt[slot] is the slot after `slot`; `order` lists the slots in the order the chase visits them."""
+    order = (np.random.default_rng(seed).permutation(words // stride) * stride).astype(dtype)
+    nxt = np.zeros(words, dtype)
+    nxt[order] = np.roll(order, -1)
+    return nxt, order
 
 
-def run(steps=20000):
-    """Rows: level, footprint in bytes, ns per dependent load, cycles at the reported SM clock."""
-    mhz = clock_mhz()
-    cases = [("shared memory", chase_shared, ring(SHARED_WORDS, 1)),
-             ("L1 (16 KiB footprint)", chase_global, ring(4096, LINE_WORDS)),
-             ("L2 (16 MiB footprint)", chase_global, ring(4 << 20, LINE_WORDS)),
-             ("DRAM (2 GiB footprint)", chase_global, ring(512 << 20, LINE_WORDS))]
+def walk(nxt, start, steps):
+    """The indices a chase of `steps` loads from `start` reads, in order, by following nxt on the host."""
+    nxt = np.asarray(nxt).view(np.ndarray)  # a plain view: reading it here is not a kernel load
+    path = np.empty(steps, np.int64)
+    j = int(start)
+    for i in range(steps):
+        path[i] = j
+        j = int(nxt[j])
+    return path
+
+
+def fresh_starts(order, steps, launches, rng):
+    """Start slots for `launches` chases of `steps`: consecutive stretches of the cycle from a random
+    point, so no launch loads a slot an earlier one loaded (while launches × steps ≤ len(order))."""
+    first = int(rng.integers(len(order)))
+    return [int(order[(first + k * steps) % len(order)]) for k in range(launches)]
+
+
+def footprint(path, unit_words):
+    """Distinct units (128-byte lines, or 4-byte words in shared memory) a path touched."""
+    return np.unique(np.asarray(path) // unit_words)
+
+
+def measure_level(name, nxt, order, steps=20000, launches=5, warm=False, shared=False, seed=1):
+    """One row: median ns per dependent load over `launches` timed chases, each from a fresh start.
+
+    Cold rows (warm=False) assert that the paths fit the ring without overlapping, so every line a
+    timed launch loads is one no launch before it loaded."""
+    kernel = shared_kernel(nxt.dtype) if shared else chase
+    unit = 1 if shared else LINE_WORDS
+    if not warm and launches * steps > len(order):
+        raise ValueError(f"{launches} cold chases of {steps} steps need {launches * steps} slots; ring has {len(order)}")
+    scalar = nxt.dtype.type
+    d_nxt, out = cuda.to_device(nxt), cuda.device_array(1, nxt.dtype)
+    seen = set()
+    if warm:  # one walk round the whole ring puts it in the cache being measured
+        kernel[1, 1](d_nxt, scalar(order[0]), int32(len(order)), out)
+        seen.update(footprint(walk(nxt, order[0], len(order)), unit).tolist())
+    starts = fresh_starts(order, steps, launches, np.random.default_rng(seed))
+    # launch cost: a chase of zero steps (it loads nothing, so it warms nothing)
+    short = time_launch(lambda: kernel[1, 1](d_nxt, scalar(starts[0]), int32(0), out), 1, launches).median_ms
+    long_ms, new, touched, per_launch = [], [], set(), []
+    for s in starts:
+        path = walk(nxt, s, steps)
+        units = set(footprint(path, unit).tolist())
+        new.append(len(units - seen) / len(units))
+        seen |= units
+        touched |= units
+        per_launch.append(len(units))
+        long_ms.append(time_launch(lambda: kernel[1, 1](d_nxt, scalar(s), int32(steps), out), 0, 1).median_ms)
+        end = int(out.copy_to_host()[0])
+        if end != int(nxt.view(np.ndarray)[path[-1]]):
+            raise RuntimeError(f"{name}: the chase from {s} ended at {end}, not where its path ends")
+    ns = (np.array(long_ms) - short) * 1e6 / steps
+    unit_bytes = unit * 4
+    return {"level": name, "index": nxt.dtype.name, "ring_bytes": nxt.nbytes,
+            "path_bytes": int(np.median(per_launch)) * unit_bytes, "timed_bytes": len(touched) * unit_bytes,
+            "new_fraction": float(np.mean(new)), "warm": warm, "steps": steps, "launches": launches,
+            "ns_per_load": float(np.median(ns)), "ns_min": float(ns.min()), "ns_max": float(ns.max())}
+
+
+def device_facts():
+    """SM clock (MHz, the maximum the device reports) and L2 size (bytes), read from the device."""
+    require_gpu("latency")
+    p = properties()
+    return p["sm_clock_khz"] / 1000, p["l2_bytes"]
+
+
+def cases(l2_bytes, dtype=np.uint32):
+    """(row name, ring words, stride words, warm, shared) per level; the L2 ring is a quarter of L2."""
+    l2_words = l2_bytes // 4 // 4
+    return [("shared memory", SHARED_WORDS, 1, True, True),
+            ("L1 (16 KiB ring)", 4096, LINE_WORDS, True, False),
+            (f"L2 (ring = L2/4 = {l2_bytes / 4 / 2**20:.1f} MiB)", l2_words, LINE_WORDS, True, False),
+            ("DRAM (256 MiB ring, cold)", 64 << 20, LINE_WORDS, False, False),
+            ("DRAM (2 GiB ring, cold)", 512 << 20, LINE_WORDS, False, False)]
+
+
+def run(steps=20000, launches=5, signed_rows=True, facts=None, levels=None):
+    """Rows for every level (uint32 ring), plus shared and L1 with an int32 ring for comparison.
+    `facts` = (SM clock MHz, L2 bytes) and `levels` (as `cases` returns) replace the device's."""
+    mhz, l2 = facts or device_facts()
+    levels = levels or cases(l2)
+    jobs = [(case, np.uint32) for case in levels]
+    if signed_rows:
+        jobs += [(case, np.int32) for case in levels[:2]]
     rows = []
-    for level, kernel, nxt in cases:
-        ns = per_step_ns(kernel, nxt, steps)
-        rows.append({"level": level, "footprint_bytes": nxt.nbytes, "ns_per_load": ns,
-                     "cycles": ns * mhz / 1000, "sm_clock_mhz": mhz, "steps": steps})
+    for (name, words, stride, warm, shared), dtype in jobs:
+        if not warm and words * 4 < 4 * l2:
+            raise ValueError(f"{name}: a cold ring must be ≥ 4 × L2 ({l2} bytes)")
+        nxt, order = ring(words, stride, dtype)
+        row = measure_level(name, nxt, order, steps, launches, warm, shared)
+        row.update(cycles=row["ns_per_load"] * mhz / 1000, sm_clock_mhz=mhz, l2_bytes=l2)
+        rows.append(row)
+        del nxt, order
     return rows

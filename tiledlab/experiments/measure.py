@@ -2,20 +2,20 @@
 
 device.csv (the card's properties, as the driver reports them),
 latency.csv (dependent-load latency per memory level), races.csv (tiled kernel without each barrier),
-racecheck.csv (compute-sanitizer's race report), coalescing.csv (threadIdx.x on columns vs rows),
-peaks.csv (roofline ceilings).
+racecheck.csv (compute-sanitizer's race report), effects.csv (coalescing, bank conflicts, the write-back
+of C, on variants of the lesson's kernels), peaks.csv (the roofs: FP32 rate, DRAM, L2 and shared bandwidth).
 """
 import pathlib
 
 from ..data import stamp, write_rows
-from . import Unavailable, coalescing, device, latency, peaks, racecheck, races, require_gpu
+from . import Unavailable, device, effects, latency, peaks, racecheck, races, require_gpu
 
 EXPERIMENTS = {  # name → run(quick)
     "device": lambda quick: device.run(),
     "latency": lambda quick: latency.run(steps=2000 if quick else 20000),
+    "peaks": lambda quick: peaks.run(**({"trips": 256, "shared_passes": 256, "seconds": 0.05} if quick else {})),
     "races": lambda quick: races.run(n=256 if quick else 1024, runs=5 if quick else 200),
-    "coalescing": lambda quick: coalescing.run(ns=(512,) if quick else (2048, 4096)),
-    "peaks": lambda quick: peaks.run(),
+    "effects": lambda quick: effects.run(ns=(512,) if quick else (2048, 4096)),
     "racecheck": lambda quick: racecheck.run(),
 }
 
