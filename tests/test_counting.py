@@ -56,6 +56,16 @@ def test_trace_records_who_loaded_what(rng):
     assert sorted(a11.tx) == [0, 1, 2, 3] and set(a11.ty) == {0}  # threads (ty=0, tx=0..3)
 
 
+@pytest.mark.parametrize("n, T", [(6, 4), (5, 8), (9, 4), (4, 8), (12, 8)])
+def test_trace_has_room_when_the_tile_does_not_divide_n(rng, n, T):
+    # edge blocks store and read the padding's zeros: more shared accesses than n alone suggests
+    A, B = operands(rng, n, n, n)
+    c = count_loads("tiled", A, B, T, trace=True)
+    assert len(c.trace) == c.total
+    assert len(c.shared_trace) == int(c.shared_reads.sum() + c.shared_stores.sum()) == \
+        (-(-n // T) * T) ** 2 * -(-n // T) * (2 + 2 * T)
+
+
 def test_instrumented_source_keeps_the_arithmetic():
     text = instrumented_source(tiledlab.tiled)
     assert "_tl_gload(A, 0" in text and "_tl_sload(sA" in text and "_tl_sstore(sB" in text

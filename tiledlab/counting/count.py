@@ -37,6 +37,17 @@ class LoadCount:
         return self.A + self.B
 
 
+def trace_room(launch):
+    """Records the traces need room for: more than any sensible kernel makes. Sized from the launched
+    grid and from K rounded up to the tile, not from M, K, N: when T does not divide them, a tiled
+    kernel's edge blocks also store and read the zeros of the padding (N=6, T=4: 1,280 shared accesses)."""
+    T = launch.tile
+    M = launch.blockspergrid[1] * launch.threadsperblock[1]
+    N = launch.blockspergrid[0] * launch.threadsperblock[0]
+    K = -(-launch.shape[1] // T) * T
+    return 2 * M * N * K + 2 * K * (M + N) + M * N
+
+
 def count_loads(kernel, A, B, tile=16, trace=False):
     """Launch `kernel` ('naive', 'tiled' or a @cuda.jit(A, B, C) function) with counting on.
 
@@ -44,8 +55,7 @@ def count_loads(kernel, A, B, tile=16, trace=False):
     (`shared_trace`), each with the thread that made it; meant for small examples.
     """
     launch = prepare(kernel, A, B, tile, build=instrumented)
-    M, K, N = launch.shape
-    capacity = 2 * M * N * K + 2 * K * (M + N) + M * N if trace else 0  # more than any sensible kernel loads
+    capacity = trace_room(launch) if trace else 0
     buffers = launch.kernel.tiledlab_buffers
     arrays = buffers.allocate(launch, capacity)
     launch(*arrays)

@@ -1,0 +1,592 @@
+"""The tile stepper: watch one block of the tiled kernel, phase by phase, as a real counted launch saw it.
+
+    from tiledlab.notebook.stepper import step_through
+    step_through(N=8, T=4, block=(0, 0), thread=(1, 2))   # the static strip, then the widget
+
+Every square, label and number drawn here is read from two counted launches of the lesson's own
+kernels, `count_loads("tiled", A, B, tile=T, trace=True)` and `count_loads("naive", ...)`: the global
+trace says which thread fetched which element of A and B, and when (its barrier epoch); the shared
+trace says which thread stored which element of sA and sB, and which thread read which. Nothing here
+knows the kernel's index arithmetic: tile positions are found by pairing each thread's global load
+with the shared store it made in the same epoch, and `TiledTrace` checks the structure it relies on
+(below) before anything is drawn, so an edited kernel that broke it is refused, not drawn wrongly.
+
+**Phase.** Tile phase t is read off the barrier epoch as t = epoch // 2. In the tiled kernel the
+thread passes two `cuda.syncthreads()` per trip of the t loop, so phase t spans epoch 2t (the global
+loads and the shared stores of the cooperative load) and epoch 2t + 1 (the shared reads of the
+multiply-adds). `TiledTrace` verifies this on the trace: global loads and shared stores happen only
+in even epochs, shared reads only in odd ones; in each block and phase every element of sA and of sB
+is stored exactly once; the reads of epoch 2t + 1 read exactly the elements the stores of epoch 2t
+wrote, in the same block; each thread's global load of A (B) is paired with its own store into sA (sB)
+in the same epoch, at one offset for the whole tile (that offset is where the tile sits in A or B);
+and no element is fetched twice by one block.
+
+Counted launches are cached per (N, T, seed), so moving a slider back to a size seen before does not
+count again. On numba's CUDA simulator counting N = 8, T = 4 takes well under a second; N = 16 a
+few seconds for T = 2 (more blocks, more Python threads), so the defaults stay small.
+"""
+import functools
+import io
+from collections import Counter, defaultdict
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import LinearSegmentedColormap, to_hex
+from matplotlib.patches import Patch, Rectangle
+
+from ..counting import count_loads
+
+__all__ = ["TileStepper", "TiledTrace", "step_through", "launches", "FALLBACK_TEXT"]
+
+FALLBACK_TEXT = "Tile stepper (interactive in JupyterLab): the frames above show every phase."
+SIZES = range(4, 17)  # N: square matrices small enough to read cell by cell (and to count on the simulator)
+TILES = (2, 4, 8)
+OPERANDS = ("A", "B")
+FETCH, READ, OWN = "tab:red", "tab:orange", "tab:green"  # the chosen thread's fetches, reads and C element
+CMAP = LinearSegmentedColormap.from_list("fetched", ["#ffffff", "#5b9bd5"])  # light enough for black labels
+EARLIER = 0.35  # opacity of elements fetched in an earlier phase (no longer in shared memory)
+FONT = 12  # titles, labels and counts; every text in the figures is at least 10 pt
+CELL_FONT = 11  # the labels inside cells
+
+
+class TraceMismatch(RuntimeError):
+    """The counted trace does not have the structure the stepper draws (see the module docstring)."""
+
+
+def operands(N, seed=0):
+    """The float32 inputs of the counted launches (their values do not change any count)."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((N, N), dtype=np.float32), rng.standard_normal((N, N), dtype=np.float32)
+
+
+def _validate(N, T, block=None, thread=None):
+    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N not in SIZES:
+        raise ValueError(f"N must be a whole number from {SIZES.start} to {SIZES.stop - 1}, got {N!r}")
+    if T not in TILES:
+        raise ValueError(f"T must be one of {TILES}, got {T!r}")
+    blocks = -(-N // T)
+    if block is not None and not all(0 <= int(b) < blocks for b in block):
+        raise ValueError(f"block (by, bx) = {tuple(block)}: with N={N}, T={T} there are {blocks}×{blocks} "
+                         f"blocks, so each index runs from 0 to {blocks - 1}")
+    if thread is not None and not all(0 <= int(t) < T for t in thread):
+        raise ValueError(f"thread (ty, tx) = {tuple(thread)}: a block has {T}×{T} threads, "
+                         f"so each index runs from 0 to {T - 1}")
+
+
+def _traced(kernel, A, B, T):
+    return count_loads(kernel, A, B, tile=T, trace=True)
+
+
+def _key(r, *fields):
+    return tuple(int(r[f]) for f in fields)
+
+
+class TiledTrace:
+    """The counted tiled launch, checked and indexed by (block, phase).
+
+    Raises TraceMismatch, listing what failed, when the trace lacks the structure described in the
+    module docstring (phase t = epochs 2t and 2t + 1, one store per shared element per phase, reads
+    of phase t = the stores of phase t, each fetch paired with its own store at one offset per tile).
+    """
+
+    def __init__(self, counted):
+        self.counted = c = counted
+        M, K, N = c.shape
+        self.T = T = c.tile
+        self.shape = c.shape
+        self.phases = -(-K // T)
+        self.blocks = (-(-M // T), -(-N // T))  # (rows of blocks, columns of blocks)
+        self.padded = (self.blocks[0] * T, self.phases * T, self.blocks[1] * T)  # M, K, N rounded up to T
+        names = tuple(c.shared_names)
+        problems = []
+        if c.trace is None or c.shared_trace is None:
+            raise TraceMismatch("count the launch with trace=True")
+        if sorted(names) != ["sA", "sB"]:
+            problems.append(f"shared arrays {names}: expected sA and sB")
+            raise TraceMismatch("; ".join(problems))
+        self.array_of = {"A": names.index("sA"), "B": names.index("sB")}
+        g, s = c.trace, c.shared_trace
+        if hazards := {k: v for k, v in c.hazards.items() if v}:
+            problems.append(f"barrier hazards {hazards}")
+        if len(g) and not set(np.unique(g.operand).tolist()) <= {0, 1}:
+            problems.append("global loads of C: the tiled kernel loads only A and B")
+        if np.any(g.epoch % 2 == 1):
+            problems.append(f"{int(np.sum(g.epoch % 2 == 1))} global loads in an odd epoch "
+                            "(after the first barrier of a phase)")
+        stores, reads = s[s.store == 1], s[s.store == 0]
+        if np.any(stores.epoch % 2 == 1):
+            problems.append(f"{int(np.sum(stores.epoch % 2 == 1))} shared stores in an odd epoch")
+        if np.any(reads.epoch % 2 == 0):
+            problems.append(f"{int(np.sum(reads.epoch % 2 == 0))} shared reads in an even epoch")
+        seen = sorted(set((np.concatenate([g.epoch, s.epoch]) // 2).tolist()))
+        if seen != list(range(self.phases)):
+            problems.append(f"phases {seen} in the trace, expected 0…{self.phases - 1} (K={K}, T={T})")
+
+        # Shared stores: (block, phase, array) -> {(a, b): storing thread}; exactly once per element.
+        self.stores = defaultdict(dict)
+        for r in stores:
+            key = (_key(r, "by", "bx"), int(r.epoch) // 2, int(r.array))
+            cell = _key(r, "i", "j")
+            if cell in self.stores[key]:
+                problems.append(f"block {key[0]} phase {key[1]}: {names[key[2]]}{list(cell)} stored twice")
+            self.stores[key][cell] = _key(r, "ty", "tx")
+        for key, cells in self.stores.items():
+            if len(cells) != T * T:
+                problems.append(f"block {key[0]} phase {key[1]}: {len(cells)} of {T * T} elements of "
+                                f"{names[key[2]]} stored")
+        # Shared reads: (block, phase, thread, array) -> [(a, b), ...] in the order made.
+        self.reads = defaultdict(list)
+        read_cells = defaultdict(set)
+        for r in reads:
+            block, phase, array = _key(r, "by", "bx"), int(r.epoch) // 2, int(r.array)
+            self.reads[(block, phase, _key(r, "ty", "tx"), array)].append(_key(r, "i", "j"))
+            read_cells[(block, phase, array)].add(_key(r, "i", "j"))
+        for key in set(read_cells) | set(self.stores):
+            if read_cells.get(key, set()) != set(self.stores.get(key, {})):
+                problems.append(f"block {key[0]} phase {key[1]}: the reads of {names[key[2]]} do not read "
+                                "exactly the elements stored in that phase")
+        # Global loads paired with the same thread's store in the same epoch -> tile offsets.
+        store_of = defaultdict(list)  # (block, thread, epoch, array) -> [(a, b)]
+        for r in stores:
+            store_of[(_key(r, "by", "bx"), _key(r, "ty", "tx"), int(r.epoch), int(r.array))].append(_key(r, "i", "j"))
+        self.fetches = defaultdict(dict)  # (block, phase, operand name) -> {(i, j): fetching thread}
+        offsets = defaultdict(set)
+        per_block = Counter()
+        for r in g:
+            name = OPERANDS[int(r.operand)]
+            block, thread, epoch = _key(r, "by", "bx"), _key(r, "ty", "tx"), int(r.epoch)
+            cell = _key(r, "i", "j")
+            per_block[(block, name, cell)] += 1
+            paired = store_of.get((block, thread, epoch, self.array_of[name]), [])
+            if len(paired) != 1:
+                problems.append(f"thread {thread} of block {block} fetched {name}{list(cell)} in epoch {epoch} "
+                                f"but made {len(paired)} stores into s{name} then")
+                continue
+            (a, b), = paired
+            offsets[(block, epoch // 2, name)].add((cell[0] - a, cell[1] - b))
+            self.fetches[(block, epoch // 2, name)][cell] = thread
+        twice = [k for k, n in per_block.items() if n > 1]
+        if twice:
+            problems.append(f"{len(twice)} elements fetched more than once by one block, e.g. {twice[0]}")
+        self.origin = {}
+        for key, found in offsets.items():
+            if len(found) != 1:
+                problems.append(f"block {key[0]} phase {key[1]}: the {key[2]} tile's elements sit at "
+                                f"{len(found)} different offsets from their places in s{key[2]}")
+            self.origin[key] = min(found)
+        for by in range(self.blocks[0]):
+            for bx in range(self.blocks[1]):
+                for phase in range(self.phases):
+                    for name in OPERANDS:
+                        if ((by, bx), phase, name) not in self.origin:
+                            problems.append(f"block {(by, bx)} phase {phase}: no thread fetched any of {name}'s tile")
+        if problems:
+            more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+            raise TraceMismatch("the trace does not have the tiled kernel's phase structure: "
+                                + "; ".join(problems[:5]) + more)
+
+
+@functools.lru_cache(maxsize=48)
+def launches(N, T, seed=0):
+    """(TiledTrace, naive LoadCount) from counted launches at N×N, tile T: cached per (N, T, seed)."""
+    _validate(N, T)
+    A, B = operands(N, seed)
+    naive = count_loads("naive", A, B, tile=T, trace=True)
+    n = naive.trace  # the comparison needs the naive launch's blocks to be the tiled one's: T×T threads
+    if not (n.tx.max() < T and n.ty.max() < T and n.bx.max() == n.by.max() == -(-N // T) - 1):
+        raise TraceMismatch(f"the naive launch's blocks are not {T}×{T} threads on the tiled kernel's grid")
+    return TiledTrace(_traced("tiled", A, B, T)), naive
+
+
+class TileStepper:
+    """One block and one thread of the tiled kernel at N×N, tile width T, phase by phase.
+
+    `frames()` lists what each phase draws (plain dicts, for tests and for your own plots), `strip()`
+    draws every phase (one row each), `frame_figure(t)` one phase, and `widget()` the interactive
+    stepper (needs ipywidgets). Rows and columns count from 0, as the code does.
+    """
+
+    def __init__(self, N=8, T=4, block=(0, 0), thread=(1, 2), seed=0):
+        _validate(N, T, block, thread)
+        self.N, self.T, self.seed = int(N), int(T), seed
+        self.block = tuple(int(b) for b in block)
+        self.thread = tuple(int(t) for t in thread)
+        self.tiled, self.naive = launches(self.N, self.T, seed)
+        self.phases = self.tiled.phases
+
+    # ---- what is drawn -------------------------------------------------------------------------
+    def frames(self):
+        """One dict per phase t = 0, 1, …: see `frame`."""
+        return [self.frame(t) for t in range(self.phases)]
+
+    def frame(self, t):
+        """What phase t shows, read from the traces (coordinates are (row, column) of A, B, C, sA or sB):
+
+        tiles[name]: origin (first row and column of the tile in A or B), fetched_by ({element: (ty, tx)}
+            for every element a thread of the block fetched from global memory), zero (tile positions
+            outside the matrix: stored as zero, never loaded);
+        thread: C (the element its reads accumulate), computes (whether C is inside the matrix),
+            fetched[name] (elements it loaded from global memory), stored[sA|sB] (where it put them),
+            reads[sA|sB] (shared elements it read, in order), reads_at[name] (the same, as elements of A, B);
+        counts: running totals over phases 0…t (epochs ≤ 2t + 1) for the block and the thread, and the
+            naive kernel's global loads for the same block / thread over the same k range;
+        loads_so_far[name]: global loads of each element (padded grid) by this block, phases 0…t.
+        """
+        if not 0 <= t < self.phases:
+            raise ValueError(f"phase t runs from 0 to {self.phases - 1} (N={self.N}, T={self.T}), got {t}")
+        tr, T, b, th = self.tiled, self.T, self.block, self.thread
+        M, K, N = tr.shape
+        tiles, view = {}, {"C": None, "fetched": {}, "stored": {}, "reads": {}, "reads_at": {}}
+        limit = {"A": (M, K), "B": (K, N)}
+        for name in OPERANDS:
+            r0, c0 = tr.origin[(b, t, name)]
+            fetched = dict(tr.fetches[(b, t, name)])
+            zero = [(r0 + a, c0 + c) for a in range(T) for c in range(T)
+                    if (r0 + a, c0 + c) not in fetched]
+            if any(i < limit[name][0] and j < limit[name][1] for i, j in zero):
+                raise TraceMismatch(f"block {b} phase {t}: elements of {name} inside the matrix were never fetched")
+            tiles[name] = {"origin": (r0, c0), "fetched_by": fetched, "zero": zero}
+            array = tr.array_of[name]
+            view["fetched"][name] = sorted(cell for cell, who in fetched.items() if who == th)
+            view["stored"]["s" + name] = sorted(cell for cell, who in tr.stores[(b, t, array)].items() if who == th)
+            view["reads"]["s" + name] = tr.reads[(b, t, th, array)]
+            view["reads_at"][name] = [(r0 + a, c0 + c) for a, c in view["reads"]["s" + name]]
+        rows = {i for i, _ in view["reads_at"]["A"]}
+        cols = {j for _, j in view["reads_at"]["B"]}
+        if len(rows) != 1 or len(cols) != 1:
+            raise TraceMismatch(f"thread {th} of block {b} read A rows {sorted(rows)} and B columns "
+                                f"{sorted(cols)} in phase {t}: expected one row and one column")
+        view["C"] = (rows.pop(), cols.pop())
+        view["computes"] = view["C"][0] < M and view["C"][1] < N
+        k_lo = tiles["A"]["origin"][1]
+        k_hi = min(k_lo + T, K)
+        return {"N": self.N, "T": T, "block": b, "thread": th, "phase": t, "phases": self.phases,
+                "epochs": (2 * t, 2 * t + 1), "k": (k_lo, k_hi), "tiles": tiles, "thread_view": view,
+                "counts": self._counts(t, k_hi), "loads_so_far": self._loads_so_far(t)}
+
+    def _counts(self, t, k_end):
+        c, b, th = self.tiled.counted, self.block, self.thread
+        g, s = c.trace, c.shared_trace
+        gb = g[(g.by == b[0]) & (g.bx == b[1]) & (g.epoch <= 2 * t + 1)]
+        sb = s[(s.by == b[0]) & (s.bx == b[1]) & (s.epoch <= 2 * t + 1)]
+        mine = lambda r: r[(r.ty == th[0]) & (r.tx == th[1])]  # noqa: E731
+        n = self.naive.trace
+        # The naive kernel has no phases: "the same k range" is k < k_end, where k is A's column / B's row.
+        nb = n[(n.by == b[0]) & (n.bx == b[1]) & (np.where(n.operand == 0, n.j, n.i) < k_end)]
+        return {
+            "block": {"global": len(gb), "shared_stores": int(np.sum(sb.store == 1)),
+                      "shared_reads": int(np.sum(sb.store == 0))},
+            "thread": {"global": len(mine(gb)), "shared_stores": int(np.sum(mine(sb).store == 1)),
+                       "shared_reads": int(np.sum(mine(sb).store == 0))},
+            "naive": {"block": len(nb), "thread": len(mine(nb)), "k_end": k_end},
+        }
+
+    def _loads_so_far(self, t):
+        Mp, Kp, Np = self.tiled.padded
+        g, b = self.tiled.counted.trace, self.block
+        mine = g[(g.by == b[0]) & (g.bx == b[1]) & (g.epoch <= 2 * t + 1)]
+        maps = {"A": np.zeros((Mp, Kp), int), "B": np.zeros((Kp, Np), int)}
+        for k, name in enumerate(OPERANDS):
+            loads = mine[mine.operand == k]
+            np.add.at(maps[name], (loads.i, loads.j), 1)  # counted from the trace, record by record
+        return maps
+
+    # ---- pictures ------------------------------------------------------------------------------
+    def _vmax(self):
+        """Top of the one colour scale: the most loads of one element by this block (1 when tiling works)."""
+        return max(1, max(int(m.max()) for m in self._loads_so_far(self.phases - 1).values()))
+
+    def _title(self):
+        return (f"Tiled kernel, N = {self.N}, T = {self.T}: block (by, bx) = {self.block}, "
+                f"thread (ty, tx) = {self.thread}")
+
+    def _panel_size(self):
+        return max(2.7, 0.34 * max(self.tiled.padded))  # 0.34 inch a cell or more: "7,7" at 11 pt fits
+
+    def _figure(self, rows, counts=True):
+        return _figure(rows, self._panel_size(), counts)
+
+    def strip(self):
+        """Every phase of the chosen block, one row per phase: A and B with the tiles in shared memory
+        (each element labelled with the thread that fetched it), C, and the running counts."""
+        frames = self.frames()
+        fig, axes = self._figure(len(frames))
+        vmax = self._vmax()
+        for frame, row in zip(frames, axes):
+            im = draw_frame(frame, row, vmax)
+        _finish(fig, axes, im, self._title() + (f", all {self.phases} phases" if self.phases > 1 else ", 1 phase"),
+                vmax)
+        return fig
+
+    def frame_figure(self, t, counts=True):
+        """Phase t alone. The widget draws it without the counts panel (counts=False) and shows the
+        counts as an HTML table beside the sliders instead, so that the picture stays large."""
+        vmax = self._vmax()
+        fig, axes = self._figure(1, counts)
+        im = draw_frame(self.frame(t), axes[0], vmax)
+        _finish(fig, axes, im, self._title() + f", phase t = {t} of 0…{self.phases - 1}", vmax)
+        return fig
+
+    def widget(self):
+        """The interactive stepper (ipywidgets): sliders for N, T, block, thread and phase."""
+        return stepper_widget(self)
+
+
+def _grid(ax, shape, n_true, title):
+    rows, cols = shape
+    ax.set_xlim(-0.5, cols - 0.5)
+    ax.set_ylim(rows - 0.5, -0.5)
+    ax.set_aspect("equal")
+    step = 1 if max(rows, cols) <= 12 else 2  # every index while the labels fit, else every other one
+    ax.set_xticks(range(0, cols, step))
+    ax.set_yticks(range(0, rows, step))
+    ax.tick_params(labelsize=10, length=0)
+    edges = np.arange(-0.5, max(rows, cols))  # thin cell borders, as two collections (ticks are slow)
+    ax.hlines(edges[:rows + 1], -0.5, cols - 0.5, color="0.85", lw=0.6, zorder=1)
+    ax.vlines(edges[:cols + 1], -0.5, rows - 0.5, color="0.85", lw=0.6, zorder=1)
+    if n_true[0] < rows or n_true[1] < cols:  # padding: outside the matrix
+        pad = dict(facecolor="0.93", edgecolor="0.6", hatch="//", lw=0, zorder=0)
+        ax.add_patch(Rectangle((-0.5, n_true[0] - 0.5), cols, rows - n_true[0], **pad))
+        ax.add_patch(Rectangle((n_true[1] - 0.5, -0.5), cols - n_true[1], n_true[0], **pad))
+        ax.add_patch(Rectangle((-0.5, -0.5), n_true[1], n_true[0], fill=False, lw=2, color="black", zorder=6))
+    ax.set_title(title, fontsize=FONT + 1)
+    ax.set_xlabel("column", fontsize=FONT)
+    ax.set_ylabel("row", fontsize=FONT)
+
+
+def _box(ax, i, j, h, w, color, lw, inset=0.0, ls="-", z=7):
+    ax.add_patch(Rectangle((j - 0.5 + inset, i - 0.5 + inset), w - 2 * inset, h - 2 * inset, fill=False,
+                           edgecolor=color, lw=lw, ls=ls, zorder=z))
+
+
+def draw_frame(frame, axes, vmax):
+    """Draw one frame on the axes A, B, C (and counts, when given); returns the A image (for a colour bar)."""
+    T, t, th, view = frame["T"], frame["phase"], frame["thread"], frame["thread_view"]
+    M = K = N = frame["N"]
+    names = {"A": (M, K), "B": (K, N)}
+    image = None
+    for ax, name in zip(axes[:2], OPERANDS):
+        counts = frame["loads_so_far"][name]
+        tile = frame["tiles"][name]
+        r0, c0 = tile["origin"]
+        alpha = np.full(counts.shape, EARLIER)
+        alpha[r0:r0 + T, c0:c0 + T] = 1.0
+        im = ax.imshow(np.ma.masked_equal(counts, 0), cmap=CMAP, vmin=0, vmax=vmax, zorder=2, alpha=alpha)
+        image = image or im
+        _grid(ax, counts.shape, names[name], f"phase t = {t}: {name} tile in s{name}")
+        _box(ax, r0, c0, T, T, "black", 2.6)
+        for (i, j), (ty, tx) in tile["fetched_by"].items():
+            ax.text(j, i, f"{ty},{tx}", ha="center", va="center", fontsize=CELL_FONT, zorder=8)
+        for i, j in tile["zero"]:
+            ax.text(j, i, "0", ha="center", va="center", fontsize=CELL_FONT, color="0.35", zorder=8)
+        for i, j in view["fetched"][name]:
+            _box(ax, i, j, 1, 1, FETCH, 3.2, inset=0.06, z=9)
+        read = view["reads_at"][name]
+        if read:
+            (i, j) = min(read)
+            h, w = (1, len(read)) if name == "A" else (len(read), 1)
+            _box(ax, i, j, h, w, READ, 2.4, inset=0.16, ls=(0, (3, 1.5)), z=9)
+    ax = axes[2]
+    Mp, Np = frame["loads_so_far"]["A"].shape[0], frame["loads_so_far"]["B"].shape[1]
+    _grid(ax, (Mp, Np), (M, N), f"phase t = {t}: C tile of block {frame['block']}")
+    rb, cb = frame["tiles"]["A"]["origin"][0], frame["tiles"]["B"]["origin"][1]
+    ax.add_patch(Rectangle((cb - 0.5, rb - 0.5), T, T, facecolor=OWN, alpha=0.18, zorder=2))
+    _box(ax, rb, cb, T, T, "black", 2.6)
+    ci, cj = view["C"]
+    ax.add_patch(Rectangle((cj - 0.5, ci - 0.5), 1, 1, facecolor=OWN, alpha=0.9, zorder=3))
+    ax.text(cj, ci, f"{th[0]},{th[1]}", ha="center", va="center", fontsize=CELL_FONT, color="white", zorder=8)
+    if len(axes) > 3:
+        _text_panel(axes[3], frame)
+    return image
+
+
+def _text_panel(ax, frame):
+    ax.axis("off")
+    c, t, th, view = frame["counts"], frame["phase"], frame["thread"], frame["thread_view"]
+    k_lo, k_hi = frame["k"]
+    fetched = ", ".join(f"{n}[{i},{j}]" for n in OPERANDS for i, j in view["fetched"][n]) or "nothing (padding)"
+    ci, cj = view["C"]
+    lines = [
+        (f"phase t = {t}: k = {k_lo}" + (f"…{k_hi - 1}" if k_hi - 1 > k_lo else ""), "bold"),
+        (f"epochs {frame['epochs'][0]} (load, store), {frame['epochs'][1]} (read)", None),
+        ("", None),
+        (f"running totals, phases 0…{t}", "bold"),
+        (f"{'':15s}{'block':>7s}{'thread':>8s}", None),
+        (f"{'global loads':15s}{c['block']['global']:>7d}{c['thread']['global']:>8d}", None),
+        (f"{'  naive kernel':15s}{c['naive']['block']:>7d}{c['naive']['thread']:>8d}", None),
+        (f"{'shared stores':15s}{c['block']['shared_stores']:>7d}{c['thread']['shared_stores']:>8d}", None),
+        (f"{'shared reads':15s}{c['block']['shared_reads']:>7d}{c['thread']['shared_reads']:>8d}", None),
+        (f"(naive: same block, k < {c['naive']['k_end']})", None),
+        ("", None),
+        (f"thread {th[0]},{th[1]} → C[{ci},{cj}]" + ("" if view["computes"] else " (outside C)"), "bold"),
+        ("fetched " + fetched, FETCH),
+        (f"reads sA row {th[0]}, sB column {th[1]}", READ),
+    ]
+    box = ax.get_position()
+    step = FONT * 1.5 / 72 / (box.height * ax.figure.get_figheight())  # 1.5 lines of FONT points, in axes units
+    for k, (text, style) in enumerate(lines):
+        ax.text(0.0, 1.0 - k * step, text, transform=ax.transAxes, va="top", ha="left", fontsize=FONT,
+                family="monospace", fontweight="bold" if style == "bold" else "normal",
+                color=style if style not in (None, "bold") else "black")
+
+
+# Figure layout in inches, fixed (a layout engine took most of the drawing time of a tall strip).
+_LEFT, _GAP, _TEXT, _TOP, _ROW_EXTRA, _BOTTOM = 0.7, 0.7, 3.6, 0.5, 1.05, 1.3
+
+
+def _figure(rows, size, counts=True):
+    """A figure of `rows` rows of axes A, B, C (and the counts text) of `size` inches, with room at the
+    bottom for the colour bar and the legend."""
+    columns = 4 if counts else 3
+    width = _LEFT + 3 * size + 2 * _GAP + (0.45 + _TEXT if counts else 0.3)
+    width = max(width, _LEFT + size + _GAP + 7.4)  # room for the legend's two columns
+    height = _TOP + rows * (size + _ROW_EXTRA) + _BOTTOM
+    fig = plt.figure(figsize=(width, height))
+    axes = np.empty((rows, columns), dtype=object)
+    for r in range(rows):
+        y = height - _TOP - (r + 1) * (size + _ROW_EXTRA) + 0.65  # 0.65: below the panel, its x label
+        for k in range(columns):
+            x = _LEFT + k * (size + _GAP) if k < 3 else _LEFT + 3 * size + 2 * _GAP + 0.45
+            w = size if k < 3 else _TEXT
+            axes[r, k] = fig.add_axes([x / width, y / height, w / width, size / height])
+    fig.tiledlab_bottom = (_LEFT, size, width, height)
+    return fig, axes
+
+
+def _finish(fig, axes, image, title, vmax):
+    left, size, width, height = fig.tiledlab_bottom
+    fig.suptitle(title, fontsize=FONT + 3, y=1 - 0.18 / height, va="top")
+    cax = fig.add_axes([left / width, 0.8 / height, size / width, 0.16 / height])
+    bar = fig.colorbar(image, cax=cax, orientation="horizontal")
+    bar.set_label("global loads of each element\nby this block so far (one scale)", fontsize=FONT)
+    bar.set_ticks(range(0, vmax + 1))
+    bar.ax.tick_params(labelsize=10)
+    fig.legend(handles=[Patch(facecolor="none", edgecolor="black", lw=2.6, label="tile in shared memory"),
+                        Patch(facecolor="none", edgecolor=FETCH, lw=3, label="fetched by the thread"),
+                        Patch(facecolor="none", edgecolor=READ, lw=2.4, ls="--",
+                              label="read by the thread from shared"),
+                        Patch(facecolor=CMAP(1.0), alpha=EARLIER, label="fetched in an earlier phase"),
+                        Patch(facecolor=OWN, label="the thread's element of C"),
+                        Patch(facecolor="0.93", edgecolor="0.6", hatch="//", label="outside the matrix: stored as 0")],
+               loc="lower left", bbox_to_anchor=((left + size + _GAP + 0.1) / width, 0.05 / height),
+               ncols=2, fontsize=FONT, frameon=False)
+
+
+# ---- the widget ----------------------------------------------------------------------------------
+def _png(fig):
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _counts_html(frame):
+    """The counts panel as HTML, for the widget (browser text stays readable at any zoom)."""
+    c, t, th, view = frame["counts"], frame["phase"], frame["thread"], frame["thread_view"]
+    k_lo, k_hi = frame["k"]
+    ci, cj = view["C"]
+    fetched = ", ".join(f"{n}[{i},{j}]" for n in OPERANDS for i, j in view["fetched"][n]) or "nothing (padding)"
+    rows = [("global loads", c["block"]["global"], c["thread"]["global"]),
+            ("&nbsp;&nbsp;naive kernel, k &lt; %d" % c["naive"]["k_end"], c["naive"]["block"], c["naive"]["thread"]),
+            ("shared stores", c["block"]["shared_stores"], c["thread"]["shared_stores"]),
+            ("shared reads", c["block"]["shared_reads"], c["thread"]["shared_reads"])]
+    cell = 'style="padding: 1px 10px; text-align: {}"'
+    table = "".join(f"<tr><td {cell.format('left')}>{name}</td><td {cell.format('right')}>{b}</td>"
+                    f"<td {cell.format('right')}>{m}</td></tr>" for name, b, m in rows)
+    return (f'<div style="font-size: 14px; line-height: 1.35">'
+            f"<b>N = {frame['N']}, T = {frame['T']}, block {frame['block']}, thread {th}: phase t = {t} of "
+            f"0…{frame['phases'] - 1}</b>, k = {k_lo}…{k_hi - 1}, epochs {frame['epochs'][0]} (load, store) and "
+            f"{frame['epochs'][1]} (read)<br>"
+            f'<table style="margin: 4px 0"><tr><th {cell.format("left")}>running totals, phases 0…{t}</th>'
+            f"<th {cell.format('right')}>block</th><th {cell.format('right')}>thread</th></tr>{table}</table>"
+            f"thread {th[0]},{th[1]} → C[{ci},{cj}]{'' if view['computes'] else ' (outside C: writes nothing)'}; "
+            f'this phase it <span style="color: {to_hex(FETCH)}">fetched {fetched}</span> and '
+            f'<span style="color: {to_hex(READ)}">reads sA row {th[0]}, sB column {th[1]}</span></div>')
+
+
+def stepper_widget(stepper=None):
+    """A VBox of sliders over one frame image; its text/plain form is FALLBACK_TEXT. Needs ipywidgets."""
+    import ipywidgets as w
+
+    class StepperBox(w.VBox):
+        def __repr__(self):
+            return FALLBACK_TEXT
+
+    s = stepper or TileStepper()
+    layout = w.Layout(width="260px")
+    style = {"description_width": "70px"}
+    size = w.IntSlider(s.N, min=SIZES.start, max=SIZES.stop - 1, description="N", layout=layout, style=style,
+                       continuous_update=False)
+    tile = w.ToggleButtons(options=list(TILES), value=s.T, style={"button_width": "44px"})
+    tile_row = w.HBox([w.HTML('<div style="text-align: right; padding-right: 8px">T</div>',
+                              layout=w.Layout(width="78px")), tile])
+    by = w.IntSlider(s.block[0], min=0, max=s.tiled.blocks[0] - 1, description="block by", layout=layout, style=style)
+    bx = w.IntSlider(s.block[1], min=0, max=s.tiled.blocks[1] - 1, description="block bx", layout=layout, style=style)
+    ty = w.IntSlider(s.thread[0], min=0, max=s.T - 1, description="thread ty", layout=layout, style=style)
+    tx = w.IntSlider(s.thread[1], min=0, max=s.T - 1, description="thread tx", layout=layout, style=style)
+    phase = w.IntSlider(0, min=0, max=s.phases - 1, description="phase t", layout=layout, style=style)
+    play = w.Play(value=0, min=0, max=s.phases - 1, interval=1500, description="play the phases")
+    w.jslink((play, "value"), (phase, "value"))
+    status = w.HTML()
+    image = w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
+    box = StepperBox([w.HBox([w.VBox([size, tile_row]), w.VBox([by, bx]), w.VBox([ty, tx]), w.VBox([phase, play])]),
+                      status, image])
+    box.stepper, box.frame = s, None
+    busy = [False]
+
+    def redraw(*_):
+        if busy[0]:
+            return
+        box.frame = box.stepper.frame(phase.value)
+        image.value = _png(box.stepper.frame_figure(phase.value, counts=False))
+        status.value = _counts_html(box.frame)
+
+    def rebuild(*_):
+        if busy[0]:
+            return
+        busy[0] = True
+        try:
+            N, T = size.value, tile.value
+            if (N, T, s.seed) not in _seen:
+                status.value = f"counting N = {N}, T = {T} …"
+            blocks = -(-N // T)
+            for slider, top in ((by, blocks - 1), (bx, blocks - 1), (ty, T - 1), (tx, T - 1)):
+                slider.max = max(slider.max, top)  # widen first, then clamp: min ≤ value ≤ max holds throughout
+                slider.value = min(slider.value, top)
+                slider.max = top
+            box.stepper = TileStepper(N, T, (by.value, bx.value), (ty.value, tx.value), s.seed)
+            _seen.add((N, T, s.seed))
+            last = box.stepper.phases - 1
+            play.max = phase.max = max(phase.max, last)
+            phase.value = min(phase.value, last)
+            play.max = phase.max = last
+        finally:
+            busy[0] = False
+        redraw()
+
+    for control in (size, tile, by, bx, ty, tx):
+        control.observe(rebuild, names="value")
+    phase.observe(redraw, names="value")
+    box.controls = {"N": size, "T": tile, "by": by, "bx": bx, "ty": ty, "tx": tx, "phase": phase, "play": play}
+    _seen.add((s.N, s.T, s.seed))
+    redraw()
+    return box
+
+
+_seen = set()  # (N, T, seed) already counted: the status line says "counting" only for new ones
+
+
+def step_through(N=8, T=4, block=(0, 0), thread=(1, 2), seed=0):
+    """Show the static strip of every phase, then (where ipywidgets is installed) the interactive
+    stepper. The strip is what a page without a widget front end shows; the widget's text form says so."""
+    from IPython.display import display
+    s = TileStepper(N, T, block, thread, seed)
+    fig = s.strip()
+    display(fig)
+    plt.close(fig)
+    try:
+        import ipywidgets  # noqa: F401
+    except ImportError:
+        print("(install ipywidgets for the interactive stepper; the frames above show every phase)")
+        return
+    display(s.widget())
