@@ -88,3 +88,22 @@ def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2):
     if suptitle:
         fig.suptitle(suptitle)
     return fig, axes[0]
+
+
+def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3)):
+    """A log-log roofline: each roof (label, TB/s) rises as bandwidth × intensity until the FP32 rate
+    (TFLOP/s) caps it; `points` are (label, FLOP per byte, TFLOP/s, style dict). Legend outside."""
+    xs = np.logspace(np.log10(x[0]), np.log10(x[1]), 300)
+    for (name, tbs), color in zip(roofs, ("0.15", "0.45", "0.65", "0.8")):
+        ax.loglog(xs, np.minimum(xs * tbs, fp32), "-", color=color, lw=2, label=f"{name}: {tbs:.2f} TB/s")
+    ax.axhline(fp32, color="k", ls=":", lw=1.5, label=f"FP32 FMA rate: {fp32:.1f} TFLOP/s")
+    for name, intensity, tflops, style in points:
+        ax.loglog(intensity, tflops, ls="none", ms=9, label=name, **style)
+    ax.set_xlim(*x)
+    ax.set_ylim(0.1, 2 * fp32)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title(title)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, fontsize=9)
+    return ax
