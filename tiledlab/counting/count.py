@@ -22,7 +22,7 @@ class LoadCount:
     C: np.ndarray         # the product the counted launch computed
     trace: np.recarray = None  # one record per global load (fields: buffers.TRACE_FIELDS), when asked for
     shared_trace: np.recarray = None  # one record per shared access (buffers.SHARED_TRACE_FIELDS), likewise
-    shared_names: tuple = ()  # the kernel's shared arrays, in the order shared_trace.array numbers them
+    shared: dict = None   # the kernel's shared arrays {name: shape}, in the order shared_trace.array numbers them
 
     @property
     def A(self):
@@ -31,6 +31,10 @@ class LoadCount:
     @property
     def B(self):
         return int(self.maps["B"].sum())
+
+    @property
+    def shared_names(self):
+        return tuple(self.shared or ())
 
     @property
     def total(self):
@@ -71,4 +75,4 @@ def count_loads(kernel, A, B, tile=16, trace=False):
         hazards=dict(zip(HAZARDS, map(int, got["hazards"]))), C=launch.result(),
         trace=as_records(got["trace"][:made]) if trace else None,
         shared_trace=as_records(got["shared_trace"][:shared_made], SHARED_TRACE_FIELDS) if trace else None,
-        shared_names=tuple(buffers.shared))
+        shared=dict(buffers.shared))

@@ -83,6 +83,7 @@ def timings(gpu_ns=(1024, 2048, 4096), tiles=(8, 16, 32), sim_ns=(16, 32), sim_t
     else:
         plots.bench_plot(live, f"live: {live[0]['device']}, N = {ns[0]}…{ns[-1]}", axes[0], legend=False)
     plots.bench_plot(ref, f"committed: {ref[0]['device']} ({ref[0]['date']}), N = {ref[0]['N']}…{ref[-1]['N']}",
-                     axes[1])
+                     axes[1], legend=False)
+    plots.shared_legend(fig, axes)
     plt.show()
     return live, ref

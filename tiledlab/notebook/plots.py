@@ -4,6 +4,11 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 KERNEL_STYLE = {"naive": ("--", "o"), "tiled": ("-", "s"), "cublas": (":", "D")}
+TILE_COLOR = {2: "C8", 4: "C5", 8: "C1", 16: "C2", 32: "C3"}  # one colour per tile width, in every figure
+
+
+def color(kernel, tile):
+    return {"naive": "C0", "cublas": "C4"}.get(kernel) or TILE_COLOR.get(tile, "C7")
 
 
 def style():
@@ -42,11 +47,15 @@ def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
                     y * np.array([r["median_ms"] / r["min_ms"] for r in picked])
             else:
                 lo, hi = np.array([r["min_ms"] for r in picked]), np.array([r["max_ms"] for r in picked])
-            ax.errorbar(ns, y, yerr=[y - lo, hi - y], fmt=line, marker=marker, capsize=3, label=label(kernel, tile))
+            ax.errorbar(ns, y, yerr=[y - lo, hi - y], fmt=line, marker=marker, capsize=3, color=color(kernel, tile),
+                        label=label(kernel, tile))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(sorted({r["N"] for r in rows}), [str(n) for n in sorted({r["N"] for r in rows})])
     ax.minorticks_off()
+    values = [r[metric] for r in rows]
+    ticks = [v * 10.0**e for e in range(-3, 6) for v in (1, 2, 5) if min(values) / 2 <= v * 10.0**e <= max(values) * 2]
+    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
     ax.set_xlabel("N (square matrices N×N)")
     ax.set_ylabel({"tflops": "TFLOP/s (median; bars: min–max)",
                    "median_ms": "time per launch, ms (median; bars: min–max)"}.get(metric, metric))
@@ -55,6 +64,16 @@ def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
     if legend:
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0)
     return ax
+
+
+def shared_legend(fig, axes):
+    """One legend outside the panels, for every line drawn in any of them (each label once)."""
+    seen = {}
+    for ax in axes:
+        for handle, text in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(text, handle)
+    order = sorted(seen, key=lambda t: (not t.startswith("naive"), t.startswith("cuBLAS"), len(t), t))
+    fig.legend([seen[t] for t in order], order, loc="outside right upper")
 
 
 def heatmap(counts, title, ax=None, cmap="viridis", annotate=None, vmin=None, vmax=None, colorbar=True):
@@ -90,9 +109,10 @@ def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2):
     return fig, axes[0]
 
 
-def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3)):
+def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3), extra_legend=()):
     """A log-log roofline: each roof (label, TB/s) rises as bandwidth × intensity until the FP32 rate
-    (TFLOP/s) caps it; `points` are (label, FLOP per byte, TFLOP/s, style dict). Legend outside."""
+    (TFLOP/s) caps it; `points` are (label or None, FLOP per byte, TFLOP/s, style dict). The legend,
+    outside the data, lists the roofs, the labelled points and any `extra_legend` handles."""
     xs = np.logspace(np.log10(x[0]), np.log10(x[1]), 300)
     for (name, tbs), color in zip(roofs, ("0.15", "0.45", "0.65", "0.8")):
         ax.loglog(xs, np.minimum(xs * tbs, fp32), "-", color=color, lw=2, label=f"{name}: {tbs:.2f} TB/s")
@@ -105,5 +125,6 @@ def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3)):
     ax.set_ylabel("TFLOP/s")
     ax.set_title(title)
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, fontsize=9)
+    handles = ax.get_legend_handles_labels()[0] + list(extra_legend)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, fontsize=10)
     return ax
