@@ -1,4 +1,4 @@
-"""python -m tiledlab {info, count, bench, profile, measure}.
+"""python -m tiledlab {info, count, bench, profile, measure, takeaways, execute}.
 
 Exit codes, the same for every command: 0 done; 1 ran, but a measured count differs from its formula;
 2 bad input (the message says what to fix); 3 cannot run here (needs a real GPU, or a missing tool).
@@ -132,6 +132,27 @@ def _measure(args):
     return OK
 
 
+def _takeaways(args):
+    import matplotlib
+    matplotlib.use("Agg")
+    from .notebook import takeaways
+    for path in takeaways.write(args.out):
+        print(f"wrote {path}")
+    return OK
+
+
+def _execute(args):
+    from .data import write_rows
+    from .notebook import run
+    paths = args.notebooks or run.lessons()
+    rows = run.run(paths, inplace=args.inplace)
+    if args.times:
+        pathlib.Path(args.times).parent.mkdir(parents=True, exist_ok=True)
+        write_rows(rows, args.times)
+        print(f"wrote {args.times}")
+    return OK
+
+
 def main(argv=None):
     from .experiments import Unavailable
     from .experiments.measure import EXPERIMENTS
@@ -186,6 +207,20 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="small sizes (for a smoke test)")
     p.add_argument("--only", nargs="+", choices=list(EXPERIMENTS), help="run only these experiments")
     p.set_defaults(run=_measure)
+
+    p = sub.add_parser("takeaways", help="one slide-ready PNG per notebook", formatter_class=helpful,
+                       description="Draw each notebook's takeaway figure (16:9, large fonts) from small live "
+                                   "counts and the committed H200 data, and save them as PNG files.")
+    p.add_argument("--out", default="takeaways", help="folder for the PNG files")
+    p.set_defaults(run=_takeaways)
+
+    p = sub.add_parser("execute", help="run the notebooks top to bottom and time each", formatter_class=helpful,
+                       description="Execute notebooks in fresh kernels (all of notebooks/ by default), "
+                                   "optionally saving their outputs in place and their times as CSV.")
+    p.add_argument("notebooks", nargs="*", help="notebook files (default: the whole series, in order)")
+    p.add_argument("--inplace", action="store_true", help="save the outputs into the notebooks")
+    p.add_argument("--times", help="write the minutes per notebook to this CSV file")
+    p.set_defaults(run=_execute)
 
     args = parser.parse_args(argv)
     try:

@@ -86,7 +86,8 @@ def heatmap(counts, title, ax=None, cmap="viridis", annotate=None, vmin=None, vm
     if annotate:
         for (i, j), v in np.ndenumerate(counts):
             dark = (v - vmin) > 0.6 * (vmax - vmin) if vmax > vmin else False
-            ax.text(j, i, str(v), ha="center", va="center", fontsize=10, color="white" if dark else "black")
+            ax.text(j, i, str(v), ha="center", va="center", fontsize=0.85 * plt.rcParams["font.size"],
+                    color="white" if dark else "black")
     ax.set_title(title)
     ax.set_xlabel("column")
     ax.set_ylabel("row")

@@ -1,0 +1,53 @@
+"""Execute the series' notebooks top to bottom and time each one: how the stored outputs are made (on a
+GPU, `--inplace`), and where the start page's "minutes per notebook" come from.
+
+Widget state is not stored, so static renders (the website, nbval, a plain viewer) show a widget's text
+form instead of trying to load its JavaScript.
+"""
+import datetime
+import os
+import pathlib
+import platform
+import time
+
+from ..backend import SIMULATOR, describe
+
+SERIES = pathlib.Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def lessons(folder=SERIES):
+    """The series' notebooks in order (00, 01, ...)."""
+    return sorted(pathlib.Path(folder).glob("[0-9][0-9]_*.ipynb"))
+
+
+def execute(path, inplace=False, timeout=1800):
+    """Run one notebook in a fresh kernel; return the seconds it took. With inplace, save its outputs."""
+    import nbclient
+    import nbformat
+
+    path = pathlib.Path(path)
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=False,
+                                     resources={"metadata": {"path": str(path.parent)}})
+    start = time.perf_counter()
+    client.execute()
+    seconds = time.perf_counter() - start
+    if inplace:
+        nbformat.write(nb, path)
+    return seconds
+
+
+def run(paths, inplace=False, report=print):
+    """Execute `paths` in order; one row each: notebook, seconds, minutes, backend, device, machine, date."""
+    info = describe()
+    machine = f"{os.cpu_count()} CPU cores, {platform.machine()}"
+    rows = []
+    for path in paths:
+        seconds = execute(path, inplace)
+        rows.append({"notebook": pathlib.Path(path).stem, "seconds": round(seconds, 1),
+                     "minutes": round(seconds / 60, 2), "backend": "simulator" if SIMULATOR else "gpu",
+                     "device": info["device"], "machine": machine, "numba": info["numba"],
+                     "numba_cuda": info["numba_cuda"], "numpy": info["numpy"],
+                     "date": datetime.date.today().isoformat()})
+        report(f"{rows[-1]['notebook']}: {seconds:.0f} s")
+    return rows

@@ -1,0 +1,127 @@
+"""One slide-ready figure per notebook: the result each lesson proves, drawn from small live counts and
+the committed H200 data. `python -m tiledlab takeaways --out DIR` writes them as PNG files (16:9,
+fonts readable from the back of a room); notebook 00 shows them as the series' index."""
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .. import data
+from ..counting import count_loads
+from . import plots
+
+SLIDE = (12.8, 7.2)  # inches: 16:9
+FONT = {"font.size": 18, "axes.titlesize": 20, "axes.labelsize": 18, "legend.fontsize": 15,
+        "xtick.labelsize": 16, "ytick.labelsize": 16}
+
+
+def _operands(n, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)
+
+
+def naive_reads():
+    """01: the naive kernel's global loads grow like N³ while the data grows like N²."""
+    ns = [4, 8, 12, 16]
+    loads = [count_loads("naive", *_operands(n), tile=4).total for n in ns]
+    fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
+    ax.loglog(ns, loads, "o", ms=14, color="C3", label="measured global loads")
+    ax.loglog(ns, [2 * n**3 for n in ns], "-", color="C3", alpha=0.5, lw=3, label="2N³")
+    ax.loglog(ns, [2 * n**2 for n in ns], "--", color="0.4", lw=3, label="elements of A and B: 2N²")
+    ax.set_xticks(ns, [str(n) for n in ns]); ax.minorticks_off()
+    ax.set_xlabel("N"); ax.set_ylabel("global loads"); ax.legend()
+    ax.set_title("1 · Naive: N² threads × 2N loads = 2N³, every element fetched N times")
+    return fig
+
+
+def redundant_reads():
+    """02: inside a 4×4 block, the naive kernel fetches each element 4 times; tiling fetches it once."""
+    A, B = _operands(4)
+    maps = [count_loads(k, A, B, tile=4).maps["A"] for k in ("naive", "tiled")]
+    fig, axes = plots.heatmaps(maps, ["naive kernel", "tiled kernel"], cmap="Reds", size=6,
+                               suptitle="2 · Global fetches of each element of A, N = T = 4 (measured)")
+    fig.set_size_inches(*SLIDE)
+    return fig
+
+
+def one_tile_step():
+    """03: one tile step, measured: naive 2T³, tiled 2T², ratio T."""
+    tiles = [1, 2, 4, 8]
+    naive, tiled = ([count_loads(k, *_operands(T), tile=T).total for T in tiles] for k in ("naive", "tiled"))
+    fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
+    ts = np.array(tiles)
+    ax.loglog(ts, naive, "o", ms=14, color="C3", label="naive, measured")
+    ax.loglog(ts, 2 * ts**3, "-", color="C3", alpha=0.5, lw=3, label="2T³")
+    ax.loglog(ts, tiled, "s", ms=14, color="C2", label="tiled, measured")
+    ax.loglog(ts, 2 * ts**2, "-", color="C2", alpha=0.5, lw=3, label="2T²")
+    ax.set_xticks(tiles, [str(t) for t in tiles]); ax.minorticks_off()
+    ax.set_xlabel("tile width T"); ax.set_ylabel("global loads in one tile step"); ax.legend()
+    ax.set_title("3 · One tile step: 2T³ loads become 2T², T times fewer")
+    return fig
+
+
+def whole_matrix():
+    """04: where the time goes on the H200: measured time against the issue and shared-memory bounds."""
+    prof = [r for r in data.load("h200/profile.csv") if r["N"] == 4096 and r["kernel"] in ("naive", "tiled")]
+    prof.sort(key=lambda r: (r["kernel"], r["tile"]))
+    fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
+    xs = np.arange(len(prof))
+    ax.bar(xs - 0.27, [r["time_ms"] for r in prof], 0.27, color="0.3", label="measured")
+    ax.bar(xs, [r["bound_issue_ms"] for r in prof], 0.27, color="C0", label="instruction-issue bound")
+    ax.bar(xs + 0.27, [r["bound_shared_ms"] or 0 for r in prof], 0.27, color="C2", label="shared-memory bound")
+    ax.set_xticks(xs, [plots.label(r["kernel"], r["tile"]) for r in prof]); ax.set_yscale("log")
+    ax.set_yticks([5, 10, 20, 50, 100], ["5", "10", "20", "50", "100"])
+    ax.set_ylabel("ms, N = 4096"); ax.legend(loc="upper right")
+    ax.set_title("4 · H200: T-fold fewer global loads, but time follows instructions and shared memory")
+    return fig
+
+
+def line_by_line():
+    """05: one dependent load per level on the H200, beside the article's 20 and 300 cycles."""
+    lat = [r for r in data.load("h200/latency.csv") if r["index"] == "uint32"]
+    fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
+    ax.barh([r["level"] for r in lat], [r["cycles"] for r in lat], color=["C2", "C0", "C1", "C3", "C3"])
+    for cycles, text in ((20, "article: 20"), (300, "article: 300")):
+        ax.axvline(cycles, color="k", ls="--", lw=2)
+        ax.text(cycles, -0.6, f" {text}", va="bottom")
+    ax.invert_yaxis(); ax.set_xlabel("cycles per dependent load (H200)")
+    ax.set_title("5 · Shared memory answers in tens of cycles, DRAM in hundreds")
+    return fig
+
+
+def caches():
+    """06: naive / tiled at each memory level on the H200: exactly T-fold only for load instructions."""
+    prof = [r for r in data.load("h200/profile.csv") if r["N"] == 4096 and r["kernel"] in ("naive", "tiled")]
+    naive = next(r for r in prof if r["kernel"] == "naive")
+    tiled = sorted((r for r in prof if r["kernel"] == "tiled"), key=lambda r: r["tile"])
+    ts = [r["tile"] for r in tiled]
+    fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
+    for key, text in (("global_ld_inst", "load instructions"), ("l2_read_sectors", "L2 sectors"),
+                      ("dram_read_bytes", "DRAM bytes"), ("time_ns", "time")):
+        ax.plot(ts, [naive[key] / r[key] for r in tiled], "o-", ms=12, lw=3, label=text)
+    ax.plot(ts, ts, "k--", lw=2, label="T")
+    ax.set_xscale("log", base=2); ax.set_yscale("log"); ax.set_xticks(ts, [str(t) for t in ts]); ax.minorticks_off()
+    ax.set_xlabel("tile width T"); ax.set_ylabel("naive / tiled, N = 4096"); ax.legend()
+    ax.set_title("6 · Caches catch some reuse; only load instructions fall exactly T-fold")
+    return fig
+
+
+FIGURES = {"01_naive_reads": naive_reads, "02_redundant_reads": redundant_reads, "03_one_tile_step": one_tile_step,
+           "04_whole_matrix": whole_matrix, "05_line_by_line": line_by_line, "06_caches": caches}
+
+
+def figures():
+    """{notebook: figure}, drawn with slide-sized fonts."""
+    with plt.rc_context(FONT):
+        return {name: make() for name, make in FIGURES.items()}
+
+
+def write(out):
+    """Save every takeaway figure as out/<notebook>.png; returns the paths."""
+    import pathlib
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, fig in figures().items():
+        paths.append(out / f"{name}.png")
+        fig.savefig(paths[-1], dpi=100)
+        plt.close(fig)
+    return paths
