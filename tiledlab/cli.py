@@ -1,4 +1,4 @@
-"""python -m tiledlab {info, count, bench, profile, measure, takeaways, execute}.
+"""python -m tiledlab {info, count, bench, profile, measure, takeaways, execute, lab}.
 
 Exit codes, the same for every command: 0 done; 1 ran, but a measured count differs from its formula;
 2 bad input (the message says what to fix); 3 cannot run here (needs a real GPU, or a missing tool).
@@ -154,12 +154,18 @@ def _execute(args):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["lab"]:  # before argparse: options it does not know go on to `jupyter lab`
+        from .notebook.lab import main as lab_main
+        return lab_main(argv[1:])
     from .experiments import Unavailable
     from .experiments.measure import EXPERIMENTS
     parser = argparse.ArgumentParser(prog="python -m tiledlab", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     helpful = _Help
+    sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
+                               "in JupyterLab; `lab --help` for its options")
     sub.add_parser("info", help="backend, device and versions", description="Say which backend runs "
                    "(a GPU or the CUDA simulator), the device, and the versions of numba and numpy.",
                    formatter_class=helpful).set_defaults(run=_info)

@@ -1,0 +1,71 @@
+"""Sphinx configuration for the tiledlab website.
+
+Build (from the repository root; never executes a notebook, shows the committed H200 outputs):
+
+    python -m sphinx -W --keep-going -E -c docs -d build/doctrees -b html . build/site
+
+-W --keep-going: every warning fails the build, all of them reported. -E: read every page each time, so
+warnings are never hidden by an incremental build. -d build/doctrees: keep Sphinx's pickles out of the
+published folder (by default they go to build/site/.doctrees). MyST-NB writes the images it extracts to
+build/jupyter_execute (beside the output folder); the site itself is build/site (open
+build/site/index.html, or serve it: python -m http.server -d build/site).
+
+The source directory is the repository root so that the pages come straight from notebooks/*.ipynb
+(no copies, no symlinks); `include_patterns` limits Sphinx to docs/ and notebooks/.
+"""
+project = "tiledlab"
+author = "tiledlab authors"
+copyright = "tiledlab authors"
+try:
+    from importlib.metadata import version as _version
+    release = _version("tiledlab")
+except Exception:  # not installed: the site still builds
+    release = ""
+
+extensions = ["myst_nb"]
+
+# The series' start page lives in docs/; the lessons are the committed notebooks themselves.
+root_doc = "docs/index"
+include_patterns = ["docs/**", "notebooks/*.ipynb"]
+exclude_patterns = ["**/.ipynb_checkpoints", "docs/_extra/**", "docs/_static/**"]
+
+# --- MyST-NB: show the stored outputs, never run a kernel ---------------------------------------
+nb_execution_mode = "off"
+nb_merge_streams = True            # one block per stdout run, as in JupyterLab
+nb_output_stderr = "warn"          # a stored stderr output is a warning, so (with -W) fails the build
+# text/html wins over text/latex for the kernel listings (IPython.display.Code has both).
+# Widgets (the tile stepper): the site shows static frames, never a live widget. MyST-NB ranks a widget
+# view above everything else in an output bundle (so the bundle's own fallback is never shown; a bare
+# widget view renders as nothing) and, when widget state is stored, loads require.js and the ipywidgets
+# manager from CDNs (offline: console errors). Drop the widget view for HTML and load no widget
+# JavaScript: the page shows the bundle's fallback, e.g. the stepper's text/plain line "Tile stepper
+# (interactive in JupyterLab): the frames above show every phase." under its static strip.
+nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None)]
+nb_ipywidgets_js = {}
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+myst_heading_anchors = 3
+
+# --- HTML -----------------------------------------------------------------------------------------
+html_theme = "sphinx_book_theme"
+html_title = "tiledlab: why tiling cuts global loads, measured"
+html_theme_options = {
+    "show_toc_level": 2,
+    "use_download_button": True,     # .ipynb download of each lesson
+    "use_fullscreen_button": False,
+    "use_repository_button": False,  # no repository URL yet: add repository_url and set True
+    "home_page_in_toc": True,
+}
+# Light mode only: the stored outputs (matplotlib PNGs, the kernel listings' own <style>) are drawn for
+# a white page. Setting it also avoids pydata-sphinx-theme's console.error "Got invalid theme mode: ."
+# on a first visit (empty localStorage), which the browser test would report.
+html_context = {"default_mode": "light"}
+# With a declared icon Chromium does not ask for /favicon.ico (a 404 in the browser console).
+html_favicon = "_static/favicon.svg"
+html_static_path = []
+html_extra_path = ["_extra"]         # index.html at the site root: a redirect to docs/index.html
+html_last_updated_fmt = None
+html_copy_source = True              # _sources/…ipynb for the download button
+html_show_sourcelink = False
+# Math: Sphinx puts MathJax (from a CDN) only on pages that have math. No notebook has $…$ math today, so
+# no page loads anything from outside the site; once one does, the site's browser test reports the
+# request where the CDN cannot be reached (bundle MathJax then, e.g. with sphinx-mathjax-offline).

@@ -1,0 +1,363 @@
+"""JupyterLab, started by the README's command (`python -m tiledlab lab`), in a real Chromium.
+
+One JupyterLab server for the whole session, on a working copy in a temporary folder, with up to
+$TILEDLAB_LAB_PARALLEL notebooks (default 2) running at once, each in its own page. For every
+notebook: open it, Edit > Clear Outputs of All Cells (so anything on screen afterwards comes from this
+run), Run > Run All Cells on the simulator, wait for the kernel to go idle, then check:
+  - every code cell ran, in order (its prompt is a number, not [ ] or [*]);
+  - no output is stderr or an error (JupyterLab renders both with data-mime-type
+    application/vnd.jupyter.stderr; the saved file tells which is which);
+  - every image in an output rendered (complete, naturalWidth > 0), at least as many as the committed
+    notebook stores; no widget shows "Error displaying widget";
+  - File > Save wrote the working copy, and the committed notebook did not change.
+Screenshots (top of the notebook, and the whole notebook) and a JSON summary per notebook go to
+$TILEDLAB_SCREENSHOTS/lab/ (default build/screenshots/lab/).
+"""
+import hashlib
+import json
+import os
+import pathlib
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook in the current tab
+RUN_TIMEOUT = float(os.environ.get("TILEDLAB_LAB_TIMEOUT", "300"))  # seconds per notebook's Run All
+
+# JupyterLab user settings for the test server only (JUPYTERLAB_SETTINGS_DIR): no "news" toast over
+# the notebook and no request to the internet; every cell attached to the DOM (the default windowing
+# mode, contentVisibility, skips rendering off-screen cells, and "full" would detach them).
+LAB_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
+        {"fetchNews": "false", "checkForUpdates": False},
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+}
+
+CODE_PROMPTS = f"""() => Array.from(document.querySelectorAll('{PANEL} .jp-CodeCell .jp-InputArea-prompt'))
+                       .map(e => e.textContent.replace(/\\s+/g, ''))"""
+OUTPUTS = f"""() => Array.from(document.querySelectorAll('{PANEL} .jp-Notebook .jp-Cell')).flatMap((cell, i) =>
+    Array.from(cell.querySelectorAll('.jp-OutputArea-output')).map(o => ({{
+        cell: i, mime: o.getAttribute('data-mime-type') || '', text: o.textContent.slice(0, 400)}})))"""
+IMAGES = f"""() => Array.from(document.querySelectorAll('{PANEL} .jp-OutputArea-output img')).map(img => ({{
+    complete: img.complete, width: img.naturalWidth, height: img.naturalHeight,
+    cell: Array.from(document.querySelectorAll('{PANEL} .jp-Notebook .jp-Cell')).indexOf(img.closest('.jp-Cell'))}}))"""
+STDERR = "application/vnd.jupyter.stderr"
+
+
+def sha256(path):
+    return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Lab:
+    def __init__(self, url, token, work, proc, log):
+        self.url, self.token, self.work, self.proc, self.log = url, token, work, proc, log
+
+    def api(self, path, method="GET"):
+        req = urllib.request.Request(self.url + path, method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            body = r.read()
+        return json.loads(body) if body else None
+
+    def sessions(self, name):
+        return [s for s in self.api("/api/sessions") if s["path"] == name]
+
+    def shutdown_sessions(self, name):
+        for s in self.sessions(name):
+            self.api(f"/api/sessions/{s['id']}", method="DELETE")
+
+    def kernel_state(self, name):
+        """The execution_state of the notebook's kernel, from the REST API (None: no session yet)."""
+        found = self.sessions(name)
+        return found[0]["kernel"]["execution_state"] if found else None
+
+    def log_tail(self, n=3000):
+        return pathlib.Path(self.log).read_text(errors="replace")[-n:]
+
+
+@pytest.fixture(scope="session")
+def committed_hashes():
+    return {nb.name: sha256(nb) for nb in NOTEBOOKS}
+
+
+@pytest.fixture(scope="session")
+def lab(browser, tmp_path_factory, committed_hashes):
+    """`python -m tiledlab lab` on a working copy in a temporary folder, as root or not."""
+    tmp = tmp_path_factory.mktemp("lab")
+    settings = tmp / "settings"
+    for rel, value in LAB_SETTINGS.items():
+        path = settings / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value))
+    env = dict(os.environ,
+               TILEDLAB_BACKEND=os.environ.get("TILEDLAB_BACKEND", "simulator"),
+               JUPYTERLAB_SETTINGS_DIR=str(settings),
+               JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
+               JUPYTER_RUNTIME_DIR=str(tmp / "runtime"))
+    port, token, work = free_port(), secrets.token_hex(16), tmp / "work"
+    cmd = [sys.executable, "-m", "tiledlab", "lab", "--dest", str(work),
+           "--no-browser", f"--port={port}", "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1",
+           f"--IdentityProvider.token={token}",
+           # nothing from the internet: no news feed, no update check, no PyPI extension manager
+           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           "--LabApp.extension_manager=readonly"]
+    log = tmp / "lab.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    server = Lab(f"http://127.0.0.1:{port}", token, work, proc, log)
+    deadline = time.monotonic() + 90
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"`python -m tiledlab lab` exited with {proc.returncode}:\n{server.log_tail()}")
+        try:
+            server.api("/api/status")
+            break
+        except (urllib.error.URLError, ConnectionError, OSError):
+            if time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"JupyterLab did not answer within 90 s:\n{server.log_tail()}")
+            time.sleep(0.5)
+    try:
+        yield server
+    finally:
+        try:
+            server.api("/api/shutdown", method="POST")  # stops its kernels too
+            proc.wait(timeout=20)
+        except Exception:
+            pass
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def test_lab_command_made_a_git_ignored_working_copy(lab):
+    names = sorted(p.name for p in lab.work.glob("*.ipynb"))
+    assert names == [nb.name for nb in NOTEBOOKS]
+    assert (lab.work / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def menu(page, top, command):
+    """Click a menu-bar entry, then the item that runs `command` (as a student would)."""
+    page.get_by_role("menuitem", name=top, exact=True).click()
+    page.locator(f'.lm-Menu-item[data-command="{command}"]').click()
+
+
+def wait_until(predicate, timeout, what, interval=0.5):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+def screenshot_whole_notebook(page, path):
+    """The notebook scrolls inside its panel, so a full-page screenshot shows one screen: make the
+    window as tall as the notebook (Chromium's limit is about 16k pixels), shoot, put it back."""
+    height = page.evaluate(f"() => document.querySelector('{PANEL} .jp-WindowedPanel-outer').scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": min(int(height) + 160, 16000)})
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(path))
+    page.set_viewport_size({"width": 1400, "height": 900})
+
+
+class Run:
+    """One notebook in its own page: opened, cleared and started by __init__, checked by finish()."""
+
+    def __init__(self, lab, page, notebook):
+        self.lab, self.page, self.notebook, self.name, self.t = lab, page, notebook, notebook.name, {}
+        lab.shutdown_sessions(self.name)  # a fresh kernel, whatever ran before
+        self.start = time.monotonic()
+        # A workspace of its own, and ?reset: no tabs restored from an earlier run.
+        page.goto(f"{lab.url}/lab/workspaces/{notebook.stem}/tree/{self.name}?reset&token={lab.token}")
+        page.locator(f"{PANEL} .jp-Cell").first.wait_for(timeout=90_000)
+        self.t["open_s"] = time.monotonic() - self.start
+        wait_until(lambda: lab.kernel_state(self.name) == "idle", 90, f"the kernel of {self.name} to start")
+        page.locator(f'{PANEL} .jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(timeout=30_000)
+        self.t["kernel_ready_s"] = time.monotonic() - self.start
+
+        # Clear the stored H200 outputs, so that every output checked later comes from this run.
+        menu(page, "Edit", "editmenu:clear-all")
+        n_code = len(page.evaluate(CODE_PROMPTS))
+        wait_until(lambda: page.evaluate(CODE_PROMPTS) == ["[]:"] * n_code, 10, "the outputs to clear")
+
+        self.run_start = time.monotonic()
+        menu(page, "Run", "runmenu:run-all")
+        # Started: a cell shows [*] or a number.
+        wait_until(lambda: any(p != "[]:" for p in page.evaluate(CODE_PROMPTS)), 30, "Run All to start")
+
+    def finished(self):
+        """No cell queued or running ([*]) and the REST API says the kernel is idle. Between two cells
+        the kernel is briefly idle, but the queued cells still show [*]. A failing cell stops Run All:
+        the cells after it go back to [ ]."""
+        return "[*]:" not in self.page.evaluate(CODE_PROMPTS) and self.lab.kernel_state(self.name) == "idle"
+
+    def finish(self, shots):
+        page, name = self.page, self.name
+        try:
+            wait_until(lambda: self.finished() and (time.sleep(1) or self.finished()), RUN_TIMEOUT,
+                       f"Run All of {name} to finish")
+            self.t["run_all_s"] = time.monotonic() - self.run_start
+            r = {"prompts": page.evaluate(CODE_PROMPTS), "outputs": page.evaluate(OUTPUTS)}
+            # Images: decoded and non-empty (a broken or still-loading <img> has naturalWidth 0).
+            try:
+                wait_until(lambda: all(i["complete"] for i in page.evaluate(IMAGES)), 15, "images to load")
+            except AssertionError:
+                pass  # reported by the test, image by image
+            r["images"] = page.evaluate(IMAGES)
+
+            page.evaluate(f"() => document.querySelector('{PANEL} .jp-WindowedPanel-outer').scrollTo(0, 0)")
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(shots / f"{self.notebook.stem}-top.png"))
+            screenshot_whole_notebook(page, shots / f"{self.notebook.stem}-full.png")
+
+            # File > Save Notebook: it must land in the working copy, never on the committed notebook.
+            # Jupyter's "atomic" save writes the file in place (keeping a backup), so a reader can
+            # catch it half-written: wait until the tab is clean and the file parses, and is new.
+            path, saved_before = self.lab.work / name, sha256(self.lab.work / name)
+            menu(page, "File", "docmanager:save")
+
+            def saved_file():
+                if page.locator(".lm-TabBar-tab.jp-mod-current.jp-mod-dirty").count():
+                    return None
+                try:
+                    data = path.read_bytes()
+                    return json.loads(data) if hashlib.sha256(data).hexdigest() != saved_before else None
+                except (OSError, ValueError):
+                    return None
+
+            saved = wait_until(saved_file, 30, "File > Save to write the working copy")
+            r["saved_kinds"] = [(i, o["output_type"] if o["output_type"] != "stream" else o["name"])
+                                for i, c in enumerate(saved["cells"]) for o in c.get("outputs", [])]
+            self.t["total_s"] = time.monotonic() - self.start
+            r["times_s"] = {k: round(v, 1) for k, v in self.t.items()}
+            r["log"] = page.log.as_dict()
+            return r
+        except Exception:
+            try:  # what the page showed when it went wrong
+                page.screenshot(path=str(shots / f"{self.notebook.stem}-failed.png"))
+            except Exception:
+                pass
+            raise
+        finally:
+            self.lab.shutdown_sessions(name)
+            page.context.close()
+
+
+class Runner:
+    """Keeps up to `parallel` notebooks running at once in the one JupyterLab server, each in its own
+    page: the test for a notebook starts it (and the next ones, to fill the pipeline) if needed, then
+    waits for its own. The simulator is CPU-bound, one core per kernel: 2 suits a 2-core machine."""
+
+    def __init__(self, lab, open_page, shots, order, parallel):
+        self.lab, self.open_page, self.shots, self.parallel = lab, open_page, shots, max(1, parallel)
+        self.pending, self.active = list(order), {}
+
+    def _start(self, notebook):
+        self.pending.remove(notebook)
+        page = self.open_page()
+        try:
+            self.active[notebook.name] = Run(self.lab, page, notebook)
+        except Exception as e:  # reported by this notebook's own test, not by the one that started it
+            try:
+                page.screenshot(path=str(self.shots / f"{notebook.stem}-failed.png"))
+            except Exception:
+                pass
+            page.context.close()
+            self.active[notebook.name] = e
+
+    def result(self, notebook):
+        if notebook.name not in self.active:
+            self._start(notebook)
+        while len(self.active) < self.parallel and self.pending:
+            self._start(self.pending[0])
+        run = self.active.pop(notebook.name)
+        if isinstance(run, Exception):
+            raise run
+        return run.finish(self.shots)
+
+    def close(self):
+        for run in self.active.values():
+            if isinstance(run, Run):
+                self.lab.shutdown_sessions(run.name)
+                run.page.context.close()
+
+
+@pytest.fixture(scope="session")
+def runner(request, lab, open_page, screenshots):
+    shots = screenshots / "lab"
+    shots.mkdir(parents=True, exist_ok=True)
+    # Only the notebooks whose tests were selected (-k), in the order they will run.
+    order = [item.callspec.params["notebook"] for item in request.session.items
+             if getattr(item, "originalname", None) == "test_run_all"]
+    r = Runner(lab, open_page, shots, order, int(os.environ.get("TILEDLAB_LAB_PARALLEL", "2")))
+    yield r
+    r.close()
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
+def test_run_all(runner, notebook, record, committed_hashes):
+    name = notebook.name
+    r = runner.result(notebook)
+    committed = json.loads(notebook.read_text())
+    committed_images = sum("image/png" in o.get("data", {}) or "image/jpeg" in o.get("data", {})
+                           for c in committed["cells"] for o in c.get("outputs", []))
+    outputs, prompts, images = r["outputs"], r["prompts"], r["images"]
+    record(f"lab/{notebook.stem}", {
+        "notebook": name, "backend": os.environ.get("TILEDLAB_BACKEND", "simulator"),
+        "parallel": runner.parallel, "times_s": r["times_s"], "prompts": prompts,
+        "outputs_by_mime": {m: sum(o["mime"] == m for o in outputs) for m in sorted({o["mime"] for o in outputs})},
+        "images": images, "committed_images": committed_images, **r["log"]})
+
+    problems = []
+    errors = [i for i, kind in r["saved_kinds"] if kind == "error"]
+    for o in outputs:  # JupyterLab renders stderr and errors alike; the saved file tells them apart
+        if o["mime"] == STDERR:
+            kind = "error" if o["cell"] in errors else "stderr"
+            problems.append(f"cell {o['cell']} (of all cells, from 0): {kind} output: {o['text'][:300]!r}")
+    missed = [f"cell {i}: {k}" for i, k in r["saved_kinds"] if k in ("error", "stderr")]
+    if missed and not any(o["mime"] == STDERR for o in outputs):
+        problems.append(f"the saved notebook has error/stderr outputs the page did not show: {missed}")
+    not_run = [i for i, p in enumerate(prompts) if not p.strip("[]:").isdigit()]
+    if not_run:
+        problems.append(f"code cells {not_run} (of {len(prompts)}, counted from 0) did not run: {prompts}")
+    counts = [int(p.strip("[]:")) for p in prompts if p.strip("[]:").isdigit()]
+    if counts != sorted(counts):
+        problems.append(f"cells ran out of order: {prompts}")
+    problems += [f"cell {i['cell']}: image did not render: {i}" for i in images
+                 if not (i["complete"] and i["width"] > 0)]
+    # At least the committed notebook's figures (a run may show more: a widget's frames, or cells the
+    # committed run has not reached yet).
+    if not not_run and len(images) < committed_images:
+        problems.append(f"{len(images)} images rendered, the committed notebook has {committed_images}")
+    problems += [f"cell {o['cell']}: a widget failed: {o['text'][:300]!r}" for o in outputs
+                 if "Error displaying widget" in o["text"] or "Failed to load model class" in o["text"]]
+    if sha256(notebook) != committed_hashes[name]:
+        problems.append("the committed notebook changed on disk")
+    assert not problems, f"{name} after Run All:\n" + "\n".join(problems)
+
+
+def test_committed_notebooks_untouched(lab, committed_hashes):
+    """After every Run All and Save: the committed notebooks (with their H200 outputs) are as they were."""
+    assert {nb.name: sha256(nb) for nb in NOTEBOOKS} == committed_hashes

@@ -1,0 +1,61 @@
+"""`python -m tiledlab lab`: a git-ignored working copy, and --allow-root as root (no browser needed)."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tiledlab.notebook import lab
+
+
+@pytest.fixture
+def src(tmp_path):
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    for name in ("01_a.ipynb", "02_b.ipynb"):
+        (folder / name).write_text(json.dumps({"cells": [], "committed": name}))
+    (folder / "notes.txt").write_text("not a notebook")
+    return folder
+
+
+def test_working_copy_copies_every_notebook_and_ignores_itself(src, tmp_path):
+    dest = lab.working_copy(src, tmp_path / "work")
+    assert sorted(p.name for p in dest.glob("*.ipynb")) == ["01_a.ipynb", "02_b.ipynb"]
+    assert not (dest / "notes.txt").exists()
+    assert (dest / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_working_copy_keeps_a_students_work_unless_fresh(src, tmp_path):
+    dest = lab.working_copy(src, tmp_path / "work")
+    (dest / "01_a.ipynb").write_text("student's edits")
+    lab.working_copy(src, dest)
+    assert (dest / "01_a.ipynb").read_text() == "student's edits"
+    lab.working_copy(src, dest, fresh=True)
+    assert json.loads((dest / "01_a.ipynb").read_text())["committed"] == "01_a.ipynb"
+
+
+def test_working_copy_refuses_the_committed_folder_and_an_empty_one(src, tmp_path):
+    with pytest.raises(ValueError):
+        lab.working_copy(src, src)
+    with pytest.raises(FileNotFoundError):
+        lab.working_copy(tmp_path / "nothing", tmp_path / "work")
+
+
+def test_lab_argv_allows_root_only_as_root(tmp_path):
+    as_root = lab.lab_argv(tmp_path, ["--no-browser"], root=True, python="py")
+    assert as_root == ["py", "-m", "jupyter", "lab", str(tmp_path), "--allow-root", "--no-browser"]
+    assert "--allow-root" not in lab.lab_argv(tmp_path, root=False)
+    assert lab.lab_argv(tmp_path, ["--allow-root"], root=True).count("--allow-root") == 1
+
+
+def test_default_source_is_the_series_notebooks():
+    assert lab.SOURCE.name == "notebooks" and any(lab.SOURCE.glob("*.ipynb"))
+
+
+def test_cli_lab_dry_run_makes_the_copy_and_passes_options_on(src, tmp_path):
+    out = subprocess.run([sys.executable, "-m", "tiledlab", "lab", "--src", str(src), "--dest",
+                          str(tmp_path / "w"), "--dry-run", "--no-browser", "--port", "9999"],
+                         capture_output=True, text=True, check=True).stdout
+    assert (tmp_path / "w" / "01_a.ipynb").exists()
+    command = out.strip().splitlines()[-1]
+    assert command.endswith("--no-browser --port 9999") and " -m jupyter lab " in command
