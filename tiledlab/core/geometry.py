@@ -32,7 +32,8 @@ class Geometry:
 
     def bind(self, given, kernel="kernel"):
         """All constants of a build: the defaults, then `given`, then the derived ones. A ValueError
-        names an unknown constant, a value that is not a whole number, or a requirement that fails."""
+        names an unknown constant, a value that is not a whole number, a block CUDA cannot launch, or a
+        requirement that fails."""
         for name, value in given.items():
             if name not in self.defaults:
                 raise ValueError(f"{kernel} has no constant {name!r}: its constants are "
@@ -47,6 +48,7 @@ class Geometry:
         constants = {**self.defaults, **{k: int(v) for k, v in given.items()}}
         for name, expression in self.derived.items():
             constants[name] = evaluate(expression, constants, kernel)
+        self.sizes(constants, kernel)
         for condition, why in self.requires.items():
             if not evaluate(condition, constants, kernel):
                 raise ValueError(f"{kernel} needs {condition} ({why}); {_show(constants, condition)} breaks it")

@@ -77,7 +77,7 @@ def predicted(name, M, K, N, tile=None, **constants):
     """What kernel `name` should measure at M×K·K×N: global loads {'A', 'B'} and shared-memory
     {'reads', 'stores', 'fmas'} (formulas.block_tile_loads and shared_traffic at its constants)."""
     kernel = KERNELS[name].kernel
-    c = constants_for(kernel, tile, **constants)
+    c = constants_for(kernel, **constants, **({} if tile is None else {"T": tile}))
     if name == "naive":
         return {**formulas.naive_loads(M, K, N), "reads": 0, "stores": 0, "fmas": M * N * K}
     if "T" in c:
