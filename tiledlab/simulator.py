@@ -114,24 +114,27 @@ def _missing(kernel):
     return missing
 
 
-def _switched_off():
-    return os.environ.get(ENV, "").strip() == "0"
+def _patch(missing, lost, install):
+    """Run `install()` unless switched off (ENV) or numba lacks what it needs: then warn once, saying
+    what is `lost`. True when installed."""
+    if os.environ.get(ENV, "").strip() == "0":
+        return False
+    if missing():
+        warnings.warn(f"{lost}: this numba-cuda lacks {', '.join(missing())}", RuntimeWarning, stacklevel=3)
+        return False
+    install()
+    return True
 
 
 def speed_up():
     """Install the sleeping barrier in place of the polling block manager; True when installed."""
     from numba.cuda.simulator import kernel
 
-    if _switched_off():
-        return False
-    missing = _missing(kernel)
-    if missing:
-        warnings.warn(f"tiledlab's faster simulator barrier is off: this numba-cuda lacks {', '.join(missing)}; "
-                      "kernels still run correctly, only slower", RuntimeWarning, stacklevel=2)
-        return False
-    kernel.BlockManager.run = _run_block
-    kernel.BlockThread.syncthreads = _syncthreads
-    return True
+    def install():
+        kernel.BlockManager.run = _run_block
+        kernel.BlockThread.syncthreads = _syncthreads
+    return _patch(lambda: _missing(kernel), "tiledlab's faster simulator barrier is off (kernels still run "
+                  "correctly, only slower)", install)
 
 
 def installed():
@@ -175,16 +178,10 @@ def accept_alignment():
     """Let cuda.shared.array(..., alignment=16) run on the simulator; True when installed."""
     from numba.cuda.simulator import kernelapi
 
-    if _switched_off():
-        return False
-    missing = _missing_for_alignment(kernelapi)
-    if missing:
-        warnings.warn(f"cuda.shared.array(..., alignment=) stays refused on the simulator: this numba-cuda "
-                      f"lacks {', '.join(missing)}; notebook 7's 128-bit kernels cannot run here",
-                      RuntimeWarning, stacklevel=2)
-        return False
-    kernelapi.FakeCUDAShared.array = _shared_array
-    return True
+    def install():
+        kernelapi.FakeCUDAShared.array = _shared_array
+    return _patch(lambda: _missing_for_alignment(kernelapi), "cuda.shared.array(..., alignment=) stays refused "
+                  "on the simulator (notebook 7's 128-bit kernels cannot run there)", install)
 
 
 def accepts_alignment():

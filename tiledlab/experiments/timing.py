@@ -36,21 +36,21 @@ def time_launch(launch, warmup=2, repeats=10, min_sample_ms=0.0):
         launch()
     per_sample = 1
     if min_sample_ms and not SIMULATOR:
-        per_sample = max(1, min(100, math.ceil(min_sample_ms / max(_events(launch, 1), 1e-3))))
-    samples = [_wall(launch) if SIMULATOR else _events(launch, per_sample) for _ in range(repeats)]
+        per_sample = max(1, min(100, math.ceil(min_sample_ms / max(per_launch_ms(launch), 1e-3))))
+    samples = [per_launch_ms(launch, per_sample) for _ in range(repeats)]
     s = np.array(samples)
     return Timing(float(np.median(s)), float(s.min()), float(s.max()), repeats,
                   "simulator wall time" if SIMULATOR else "cuda events", per_sample)
 
 
-def _wall(launch):
-    t0 = time.perf_counter()
-    launch()
-    return (time.perf_counter() - t0) * 1e3
-
-
-def _events(launch, times):
-    """Milliseconds per call of `times` back-to-back calls, between two CUDA events."""
+def per_launch_ms(launch, times=1):
+    """Milliseconds per call of `times` back-to-back calls of `launch()`: between two CUDA events on a
+    GPU, by the wall clock on the simulator."""
+    if SIMULATOR:
+        t0 = time.perf_counter()
+        for _ in range(times):
+            launch()
+        return (time.perf_counter() - t0) * 1e3 / times
     start, stop = cuda.event(), cuda.event()
     start.record()
     for _ in range(times):
