@@ -127,11 +127,14 @@ def _ladder(args):
     write_rows([{**r, **provenance} for r in ladder.sass_rows(rows)], out / "sass.csv",
                ladder.SASS_FIELDS + list(provenance))
     table(["kernel", "N", "config", "TFLOP/s", "% cuBLAS", "rel err", "regs", "loop FFMA:LDS"],
-          [[r["kernel"], r["N"], r["config"], f"{r['tflops']:.1f}",
-            f"{r['pct_cublas']:.1f}" if r["pct_cublas"] != "" else "", f"{r['rel_err']:.1e}" if r["rel_err"] != "" else "",
-            r.get("regs", ""), _ffma_per_lds(r)] for r in rows])
+          [[r["kernel"], r["N"], r["config"], f"{r['tflops']:.1f}", _number(r["pct_cublas"], ".1f"),
+            _number(r["rel_err"], ".1e"), r.get("regs", ""), _ffma_per_lds(r)] for r in rows])
     print(f"wrote {out / 'ladder.csv'} and {out / 'sass.csv'}")
     return OK
+
+
+def _number(value, spec):
+    return "" if value in ("", None) else format(value, spec)
 
 
 def _ffma_per_lds(row):

@@ -106,7 +106,10 @@ def static_shared_bytes(kernel, constants):
 
 
 def check_shared_memory(kernel, constants, name):
-    used = static_shared_bytes(kernel, constants)
+    """A ValueError when a build declares more static shared memory than a block may have."""
+    if not hasattr(kernel, "tiledlab_shared_bytes"):  # a build's constants are fixed: count once
+        kernel.tiledlab_shared_bytes = static_shared_bytes(kernel, constants)
+    used = kernel.tiledlab_shared_bytes
     if used is not None and used > MAX_STATIC_SHARED_BYTES:
         raise ValueError(f"{name} declares {used:,} bytes of shared memory per block with "
                          f"{', '.join(f'{k}={v}' for k, v in constants.items())}; a block may declare at most "

@@ -131,8 +131,8 @@ def generate_source(BM=128, BN=128, BK=8, TM=8, TN=8, transposed=True, edge="cla
     w("    N = B.shape[1]")
     w(f"    row0 = cuda.blockIdx.y * {BM}")
     w(f"    col0 = cuda.blockIdx.x * {BN}")
-    w(f"    ra = ty_c * {VEC}  # this thread's rows: ra + 0..3{', then the same ' + str(sm) + ' further' * (gm > 1) if gm > 1 else ''}")  # noqa: E501
-    w(f"    cb = tx_c * {VEC}  # this thread's columns: cb + 0..3{', then the same ' + str(sn) + ' further' * (gn > 1) if gn > 1 else ''}")  # noqa: E501
+    w(f"    ra = ty_c * {VEC}  # this thread's rows: ra + 0..3" + (f", then the same {sm} further" if gm > 1 else ""))
+    w(f"    cb = tx_c * {VEC}  # this thread's columns: cb + 0..3" + (f", then the same {sn} further" if gn > 1 else ""))
     if a_tpr > 1:
         more = f" (+{a_rows} per pass)" if a_passes > 1 else ""
         w(f"    am = tid // {a_tpr}  # A's tile: row am{more}, columns ak .. ak+{a_k - 1}")
