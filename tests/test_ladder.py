@@ -97,3 +97,12 @@ def test_ladder_run_needs_a_gpu():
     from tiledlab.experiments import Unavailable
     with pytest.raises(Unavailable, match="needs a real GPU"):
         ladder.run([8])
+
+
+def test_profile_adds_the_ladder_at_one_n():
+    from tiledlab.experiments import profile
+    spec = profile.launches([64], [8], ladder_n=4096)
+    assert spec[:2] == [("naive", 64, 16), ("tiled", 64, 8)]
+    assert spec[2] == ("tiled", 4096, 32) and spec[-1] == ("best", 4096, 0)
+    assert ("regtile_vec", 4096, 0) in spec and ("naive", 4096, 16) not in spec
+    assert {"local_ld_inst", "local_st_inst"} <= set(profile.METRICS)  # spills show as local-memory traffic

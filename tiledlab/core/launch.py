@@ -89,7 +89,7 @@ class Launch:
     A: object  # device arrays
     B: object
     C: object
-    constants: dict = field(default_factory=dict)  # every compile-time constant of the build
+    constants: dict = field(default_factory=dict)  # the constants the kernel declares, as built ({"T": 16}, …)
     block: tuple = None  # (rows, cols) of C one block computes
     launch_bounds: tuple = None
 

@@ -61,14 +61,14 @@ def kernel_facts(kernel, sass=True):
     return facts
 
 
-def cublas_sgemm(A, B, time):
-    """(timing, C) of cuBLAS's SGEMM through CuPy, or None without CuPy."""
+def cublas_sgemm(A, B, timer):
+    """(timing, C) of cuBLAS's SGEMM through CuPy, timed by `timer`; None without CuPy."""
     cupy = _cupy()
     if cupy is None:
         return None
     cA, cB = cupy.asarray(A), cupy.asarray(B)
     cC = cupy.full((A.shape[0], B.shape[1]), cupy.nan, dtype=cupy.float32)
-    timing = time(lambda: cupy.matmul(cA, cB, out=cC))
+    timing = timer(lambda: cupy.matmul(cA, cB, out=cC))
     return timing, cC.get()
 
 
@@ -140,15 +140,14 @@ def _timed(timing, n):
 def _row(label, name, group, n, launch, timing, blas_tflops, C, ref, reference, facts):
     formula = predicted(name, n, n, n, **launch.constants)
     threads = launch.threadsperblock
-    row = {"kernel": label, "group": group, "N": n, "config": _config(launch),
-           **{c: launch.constants.get(c, "") for c in CONSTANTS}, "threads": threads[0] * threads[1],
-           "launch_bounds": "" if not launch.launch_bounds else "%d,%d" % tuple(launch.launch_bounds),
-           **_timed(timing, n),
-           "pct_cublas": 100 * timing.tflops(n, n, n) / blas_tflops if blas_tflops else "",
-           "rel_err": rel_err(C, ref) if ref is not None else "", "reference": reference if ref is not None else "",
-           "global_loads_per_fma": (formula["A"] + formula["B"]) / formula["fmas"],
-           "shared_reads_per_fma": formula["reads"] / formula["fmas"], "idea": KERNELS[name].idea, **facts}
-    return row
+    return {"kernel": label, "group": group, "N": n, "config": _config(launch),
+            **{c: launch.constants.get(c, "") for c in CONSTANTS}, "threads": threads[0] * threads[1],
+            "launch_bounds": "" if not launch.launch_bounds else "%d,%d" % tuple(launch.launch_bounds),
+            **_timed(timing, n),
+            "pct_cublas": 100 * timing.tflops(n, n, n) / blas_tflops if blas_tflops else "",
+            "rel_err": rel_err(C, ref) if ref is not None else "", "reference": reference if ref is not None else "",
+            "global_loads_per_fma": (formula["A"] + formula["B"]) / formula["fmas"],
+            "shared_reads_per_fma": formula["reads"] / formula["fmas"], "idea": KERNELS[name].idea, **facts}
 
 
 def sass_rows(rows):
