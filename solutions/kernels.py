@@ -2,9 +2,12 @@
 tile width of the check, as in the notebooks."""
 from numba import cuda, float32
 
+from tiledlab.core.formulas import shared_traffic
+from tiledlab.core.geometry import launch_geometry
 from tiledlab.core.kernels import tiled as tile_both  # 5.1: the answer is the lesson's own kernel
 
 T = 4
+TM = 2  # 7.1: results per thread
 
 
 @cuda.jit
@@ -80,6 +83,38 @@ def blocked_loop(A, B, C):  # 6.1: the k loop in chunks of T, no shared memory: 
         C[row, col] = acc
 
 
+@launch_geometry(block=("T", "T"), threads=("T", "T // TM"), requires={"T % TM == 0": "TM rows per thread"},
+                 T=4, TM=TM)
+@cuda.jit
+def column_tile(A, B, C):  # 7.1: a thread computes TM results of one column; one read of sB feeds TM of them
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    acc = cuda.local.array(TM, float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    row0 = cuda.blockIdx.y * T + ty * TM  # this thread's rows: row0 … row0 + TM - 1
+    col = cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    for i in range(TM):
+        acc[i] = float32(0.0)
+    for t in range((K + T - 1) // T):
+        k0 = t * T
+        for i in range(TM):  # T·T/TM threads fill the T×T tiles: TM elements of each per thread
+            r = ty * TM + i
+            sA[r, tx] = A[row0 + i, k0 + tx] if row0 + i < M and k0 + tx < K else float32(0.0)
+            sB[r, tx] = B[k0 + r, col] if k0 + r < K and col < N else float32(0.0)
+        cuda.syncthreads()  # both tiles complete before anyone reads them
+        for k in range(T):
+            b = sB[k, tx]  # one shared read, kept in a register for all TM results
+            for i in range(TM):
+                acc[i] += sA[ty * TM + i, k] * b
+        cuda.syncthreads()  # nobody overwrites the tiles while a neighbour still reads them
+    for i in range(TM):
+        if row0 + i < M and col < N:
+            C[row0 + i, col] = acc[i]
+
+
 def two_per_thread_loads(M, K, N, T):
     """A once per pair of columns, B once per multiply-add."""
     return M * K * -(-N // 2) + M * N * K
@@ -90,6 +125,11 @@ def tile_a_only_loads(M, K, N, T):
     return M * K * -(-N // T) + M * N * K
 
 
+def column_tile_reads(M, K, N, T):
+    """T×T tiles, TM results per thread: TM + 1 shared reads per k for TM multiply-adds."""
+    return shared_traffic(M, K, N, T, T, T, TM)["reads"]
+
+
 # exercise → (solution, keyword arguments of tiledlab.counting.exercises.check)
 EXERCISES = {
     "1.1": (two_per_thread, {"max_loads": two_per_thread_loads}),
@@ -98,3 +138,6 @@ EXERCISES = {
     "5.1": (tile_both, {}),
     "6.1": (blocked_loop, {"tiling": False}),
 }
+# Notebook 7's exercises: move them into EXERCISES once notebooks/07 has the exercise cells (the tests
+# require every key to have its cell).
+EXERCISES_7 = {"7.1": (column_tile, {"max_shared_reads": column_tile_reads})}

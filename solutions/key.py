@@ -45,3 +45,12 @@ ANSWERS = {
                      "for the next k, so 5 lines, 640 bytes, hold the naive kernel's working set; A and B "
                      "are 2 KiB."),
 }
+# Notebook 7's exercises: move them into ANSWERS once notebooks/07 has the exercise cells.
+ANSWERS_7 = {
+    "7.1": Answer(None, "TM = 2 rows of one column per thread: each thread loads TM elements of each T×T tile, "
+                        "then for every k reads sB[k, tx] once into a register and uses it for its TM results. "
+                        "Global loads are the tiled kernel's; shared reads per FMA fall from 2 to (TM + 1)/TM."),
+    "7.2": Answer(0.375, "Per k a thread reads TM = 8 values of A and TN = 4 of B and makes 8·4 = 32 "
+                         "multiply-adds: (8 + 4)/(8·4) = 12/32 = 0.375 shared reads per FMA, against 2 in the "
+                         "tiled kernel and 0.25 for 8×8."),
+}

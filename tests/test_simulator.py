@@ -59,3 +59,31 @@ def test_missing_simulator_internals_leave_it_alone_with_one_warning(monkeypatch
     monkeypatch.delattr(kernel.BlockThread, "syncthreads")
     with pytest.warns(RuntimeWarning, match="BlockThread.syncthreads"):
         assert simulator.speed_up() is False
+
+
+@cuda.jit
+def aligned_pair(out):
+    a = cuda.shared.array(4, float32, alignment=16)  # a GPU needs the alignment to read 4 floats at once
+    b = cuda.shared.array(4, float32, alignment=16)  # declared on its own line: its own array
+    i = cuda.threadIdx.x
+    a[i] = i
+    b[i] = 10 * i
+    cuda.syncthreads()  # both arrays filled before anyone reads a neighbour's element
+    out[i] = a[(i + 1) % 4] + b[i]
+
+
+def test_aligned_shared_arrays_run_and_stay_apart():
+    from tiledlab import simulator
+    assert simulator.accepts_alignment()
+    out = np.zeros(4, np.float32)
+    aligned_pair[1, 4](out)
+    np.testing.assert_array_equal(out, [1, 12, 23, 30])
+
+
+def test_missing_shared_internals_leave_alignment_refused_with_one_warning(monkeypatch):
+    from numba.cuda.simulator import kernelapi
+
+    from tiledlab import simulator
+    monkeypatch.delattr(kernelapi, "numpy_support")
+    with pytest.warns(RuntimeWarning, match="kernelapi.numpy_support"):
+        assert simulator.accept_alignment() is False

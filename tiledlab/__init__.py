@@ -2,7 +2,8 @@
 
 Wings, bottom to top (a module imports only from its own wing or from wings below it):
   backend, simulator   which CUDA backend runs (a GPU or numba's simulator), and a faster simulator
-  core                 the lesson's kernels, the formulas, and matmul() with its one launch path
+  core                 the kernels (the lesson's, and notebook 7's register-tiled ones by name), the
+                       formulas, and matmul() with its one launch path
   counting             the counting lab: a kernel rewritten to count its loads, variants, exercise checks
   data                 measurements committed from a real GPU, with their provenance
   experiments          GPU experiments (timing, bench, latency, peaks, ...), each run(...) -> rows
@@ -11,6 +12,6 @@ Wings, bottom to top (a module imports only from its own wing or from wings belo
 """
 from . import backend  # noqa: F401  first: it chooses GPU or simulator before numba.cuda is imported
 from .backend import BACKEND, SIMULATOR, describe
-from .core import matmul, naive, specialize, tiled
+from .core import KERNELS, launch_geometry, matmul, naive, specialize, tiled
 
-__all__ = ["BACKEND", "SIMULATOR", "describe", "naive", "tiled", "matmul", "specialize"]
+__all__ = ["BACKEND", "SIMULATOR", "describe", "naive", "tiled", "matmul", "specialize", "KERNELS", "launch_geometry"]

@@ -42,8 +42,9 @@ def select():
         backend = _wanted()
         _configure_numba(backend)
     if backend == "simulator":
-        from .simulator import speed_up
+        from .simulator import accept_alignment, speed_up
         speed_up()
+        accept_alignment()
     return backend
 
 

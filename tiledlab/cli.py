@@ -1,4 +1,4 @@
-"""python -m tiledlab {info, count, bench, profile, measure, takeaways, execute, lab}.
+"""python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, execute, lab}.
 
 Exit codes, the same for every command: 0 done; 1 ran, but a measured count differs from its formula;
 2 bad input (the message says what to fix); 3 cannot run here (needs a real GPU, or a missing tool).
@@ -81,7 +81,7 @@ def _bench(args):
     import matplotlib
     matplotlib.use("Agg")
     from .backend import SIMULATOR
-    from .core.launch import validate_tile
+    from .core.launch import resolve, validate_tile
     from .data import write_rows
     from .experiments import bench
     from .notebook import plots, table
@@ -89,8 +89,10 @@ def _bench(args):
     args.tile = args.tile or (SIM_TILES if SIMULATOR else GPU_TILES)
     for t in args.tile:
         validate_tile(t)
+    for name in args.kernels:
+        resolve(name)
     if SIMULATOR:
-        seconds = bench.simulator_seconds(args.n, args.tile, args.warmup, args.repeats)
+        seconds = bench.simulator_seconds(args.n, args.tile, args.warmup, args.repeats, args.kernels)
         print(f"CUDA simulator: this sweep should take about {seconds:,.0f} s (Python's time, not a GPU's)",
               file=sys.stderr)
         if seconds > SIM_LIMIT_S and not args.force:
@@ -100,7 +102,7 @@ def _bench(args):
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows = bench.run(args.n, args.tile, args.warmup, args.repeats, cublas=not args.no_cublas,
-                     progress=not args.quiet)
+                     progress=not args.quiet, kernels=args.kernels)
     write_rows(rows, out / "bench.csv", bench.FIELDS)
     ax = plots.bench_plot(rows, f"{rows[0]['device']} ({rows[0]['clock']})")
     ax.figure.savefig(out / "bench.png", dpi=120, bbox_inches="tight")
@@ -111,11 +113,41 @@ def _bench(args):
     return OK
 
 
+def _ladder(args):
+    from .data import stamp, write_rows
+    from .experiments import bench, ladder
+    from .notebook import table
+    rows = ladder.run(args.n, kernels=args.kernels, search=not args.no_search, cublas=not args.no_cublas,
+                      sass=not args.no_sass, progress=not args.quiet)
+    cupy = bench._cupy()
+    provenance = {**stamp(), "cupy": cupy.__version__ if cupy else ""}
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_rows([{**r, **provenance} for r in rows], out / "ladder.csv", ladder.FIELDS + list(provenance))
+    write_rows([{**r, **provenance} for r in ladder.sass_rows(rows)], out / "sass.csv",
+               ladder.SASS_FIELDS + list(provenance))
+    table(["kernel", "N", "config", "TFLOP/s", "% cuBLAS", "rel err", "regs", "loop FFMA:LDS"],
+          [[r["kernel"], r["N"], r["config"], f"{r['tflops']:.1f}", _number(r["pct_cublas"], ".1f"),
+            _number(r["rel_err"], ".1e"), r.get("regs", ""), _ffma_per_lds(r)] for r in rows])
+    print(f"wrote {out / 'ladder.csv'} and {out / 'sass.csv'}")
+    return OK
+
+
+def _number(value, spec):
+    return "" if value in ("", None) else format(value, spec)
+
+
+def _ffma_per_lds(row):
+    lds = sum(row.get(f"loop_lds{w}") or 0 for w in (32, 64, 128))
+    return f"{row['loop_ffma']}:{lds}" if row.get("loop_ffma") not in (None, "") else ""
+
+
 def _profile(args):
     from .data import stamp, write_rows
     from .experiments import profile
     from .notebook import table
-    rows = profile.run(args.n, args.tile, effects_n=args.effects_n, cublas_n=args.cublas_n, roofs=args.roofs)
+    rows = profile.run(args.n, args.tile, effects_n=args.effects_n, cublas_n=args.cublas_n, roofs=args.roofs,
+                       ladder_n=args.ladder_n)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     write_rows([{**r, **stamp()} for r in rows], out / "profile.csv")
@@ -189,10 +221,26 @@ def main(argv=None):
     p.add_argument("--out", default="bench-out", help="folder for bench.csv and bench.png")
     p.add_argument("--repeats", type=_positive("repeats"), default=10, help="timed launches per point")
     p.add_argument("--warmup", type=_nonnegative, default=2, help="untimed launches first")
+    p.add_argument("--kernels", nargs="+", default=[], metavar="NAME",
+                   help="also time these kernels by name, at their own constants (e.g. regtile_2d best)")
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
     p.add_argument("--force", action="store_true", help="run a long simulator sweep anyway")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_bench)
+
+    p = sub.add_parser("ladder", help="register tiling on a GPU: every rung, a search and cuBLAS; write ladder.csv",
+                       formatter_class=helpful, description="Compile, check and time, in one run, the naive "
+                       "kernel, tiled at T = 32, every rung of register tiling, a small search and cuBLAS "
+                       "(CuPy), at each N; write DIR/ladder.csv (TFLOP/s, % of cuBLAS, errors, registers, "
+                       "formulas) and DIR/sass.csv (the main loop's instructions). Needs a GPU.")
+    p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="matrix sizes N")
+    p.add_argument("--kernels", nargs="+", metavar="NAME", help="only these kernels (names of the registry)")
+    p.add_argument("--no-search", action="store_true", help="the rungs only, not the search")
+    p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
+    p.add_argument("--no-sass", action="store_true", help="skip reading the SASS (needs nvdisasm or cuobjdump)")
+    p.add_argument("--out", default="ladder-out", help="folder for ladder.csv and sass.csv")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=_ladder)
 
     p = sub.add_parser("profile", help="hardware counters of naive and tiled under Nsight Compute (ncu)",
                        formatter_class=helpful, description="Launch naive and tiled once each under ncu "
@@ -203,6 +251,8 @@ def main(argv=None):
     p.add_argument("--effects-n", type=_positive("N"), help="also profile the variants of `effects` at this N")
     p.add_argument("--cublas-n", type=_positive("N"), help="also profile cuBLAS (through CuPy) at this N")
     p.add_argument("--roofs", action="store_true", help="also profile the roof kernels and two latency chases")
+    p.add_argument("--ladder-n", type=_positive("N"), help="also profile the ladder (tiled T = 32, every "
+                   "register-tiled rung, the best of the search) at this N")
     p.add_argument("--out", default="profile-out", help="folder for profile.csv")
     p.set_defaults(run=_profile)
 

@@ -7,12 +7,18 @@ waiting threads sleep, the last arrival wakes them, and a thread that returns ea
 (as in the original manager). With it, Python's default thread-switch interval is also the fastest
 choice; shorter ones only help the polling manager. Measured figures: README, "Simulator speed".
 
-The patch replaces two methods of numba's simulator, which are private. `speed_up()` first checks
-that the names it relies on are still there; if not, it warns once and leaves the simulator as it is
-(slower, still correct). TILEDLAB_SIMULATOR_PATCH=0 switches the patch off.
+A second patch lets the simulator run notebook 7's kernels: they declare shared arrays with
+`alignment=16`, which a GPU's compiler needs to fuse four 32-bit reads into one 128-bit read and
+which numba's simulator refuses. A numpy array needs no alignment, so `accept_alignment()` accepts
+the argument and ignores it; arrays are still told apart by the source line that declares them.
+
+Both patches replace private parts of numba's simulator. Each first checks that the names it relies
+on are still there; if not, it warns once and leaves the simulator as it is (slower, or refusing
+alignment=, still correct otherwise). TILEDLAB_SIMULATOR_PATCH=0 switches both off.
 """
 import inspect
 import os
+import sys
 import threading
 import warnings
 
@@ -108,23 +114,77 @@ def _missing(kernel):
     return missing
 
 
+def _patch(missing, lost, install):
+    """Run `install()` unless switched off (ENV) or numba lacks what it needs: then warn once, saying
+    what is `lost`. True when installed."""
+    if os.environ.get(ENV, "").strip() == "0":
+        return False
+    if missing():
+        warnings.warn(f"{lost}: this numba-cuda lacks {', '.join(missing())}", RuntimeWarning, stacklevel=3)
+        return False
+    install()
+    return True
+
+
 def speed_up():
     """Install the sleeping barrier in place of the polling block manager; True when installed."""
     from numba.cuda.simulator import kernel
 
-    if os.environ.get(ENV, "").strip() == "0":
-        return False
-    missing = _missing(kernel)
-    if missing:
-        warnings.warn(f"tiledlab's faster simulator barrier is off: this numba-cuda lacks {', '.join(missing)}; "
-                      "kernels still run correctly, only slower", RuntimeWarning, stacklevel=2)
-        return False
-    kernel.BlockManager.run = _run_block
-    kernel.BlockThread.syncthreads = _syncthreads
-    return True
+    def install():
+        kernel.BlockManager.run = _run_block
+        kernel.BlockThread.syncthreads = _syncthreads
+    return _patch(lambda: _missing(kernel), "tiledlab's faster simulator barrier is off (kernels still run "
+                  "correctly, only slower)", install)
 
 
 def installed():
     """True when the sleeping barrier is in place."""
     from numba.cuda.simulator import kernel
     return kernel.BlockManager.run is _run_block and kernel.BlockThread.syncthreads is _syncthreads
+
+
+def _shared_array(self, shape, dtype, alignment=None):
+    """FakeCUDAShared.array that accepts `alignment` (and ignores it: numpy arrays need none).
+
+    As in numba's own: one array per declaring source line, all threads of the block share it, and
+    size 0 is the dynamic shared memory. The declaring line is the caller's frame."""
+    from numba.cuda.simulator import kernelapi
+
+    if isinstance(dtype, kernelapi.types.Type):
+        dtype = kernelapi.numpy_support.as_dtype(dtype)
+    dtype = np.dtype(dtype)
+    if shape == 0:
+        return np.frombuffer(self._dynshared.data, dtype=dtype, count=self._dynshared_size // dtype.itemsize)
+    caller = sys._getframe(1)
+    line = (caller.f_code.co_filename, caller.f_lineno)
+    if line not in self._allocations:
+        self._allocations[line] = np.empty(shape, dtype)
+    return self._allocations[line]
+
+
+_SHARED_FIELDS = ("self._allocations", "self._dynshared_size", "self._dynshared")  # what _shared_array uses
+
+
+def _missing_for_alignment(kernelapi):
+    shared = getattr(kernelapi, "FakeCUDAShared", None)
+    if shared is None or not hasattr(shared, "array"):
+        return ["FakeCUDAShared.array"]
+    missing = [f"kernelapi.{name}" for name in ("types", "numpy_support") if not hasattr(kernelapi, name)]
+    init = inspect.getsource(shared.__init__)
+    return missing + [f"FakeCUDAShared.{f[5:]}" for f in _SHARED_FIELDS if f not in init]
+
+
+def accept_alignment():
+    """Let cuda.shared.array(..., alignment=16) run on the simulator; True when installed."""
+    from numba.cuda.simulator import kernelapi
+
+    def install():
+        kernelapi.FakeCUDAShared.array = _shared_array
+    return _patch(lambda: _missing_for_alignment(kernelapi), "cuda.shared.array(..., alignment=) stays refused "
+                  "on the simulator (notebook 7's 128-bit kernels cannot run there)", install)
+
+
+def accepts_alignment():
+    """True when the simulator accepts alignment= on shared arrays."""
+    from numba.cuda.simulator import kernelapi
+    return kernelapi.FakeCUDAShared.array is _shared_array

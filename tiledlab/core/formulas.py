@@ -1,4 +1,10 @@
-"""What the articles predict: global loads of A and B for the naive and the tiled kernel."""
+"""What the articles predict: global loads of A and B, and shared-memory traffic, for every kernel here.
+
+The lesson's tiled kernel is the block-tile formula with BM = BN = T: a block computing a BM×BN tile
+of C reads its BM rows of A and its BN columns of B once, so N³(1/BM + 1/BN) loads when square,
+2N³/T for T×T tiles. Register tiling changes the next level down: a thread computing TM×TN elements
+reads TM + TN values from shared memory per step k for TM·TN multiply-adds.
+"""
 
 
 def _blocks(n, T):
@@ -10,11 +16,38 @@ def naive_loads(M, K, N):
     return {"A": M * N * K, "B": M * N * K}
 
 
+def block_tile_loads(M, K, N, BM, BN, clamped=False):
+    """Exact count for any shape. Each of the ⌈M/BM⌉·⌈N/BN⌉ blocks reads its BM rows of A and its BN
+    columns of B along all of K. With guarded edges only rows and columns inside the matrices are read:
+    every block row reads its rows of A once per block column, and likewise for B. With clamped edges
+    (a row past M is read from row M-1) every block reads all BM rows and BN columns.
+    Square and divisible: N³(1/BM + 1/BN)."""
+    gx, gy = _blocks(N, BN), _blocks(M, BM)
+    if clamped:
+        return {"A": gx * gy * BM * K, "B": gx * gy * BN * K}
+    return {"A": M * K * gx, "B": K * N * gy}
+
+
 def tiled_loads(M, K, N, T):
-    """Exact count for any shape: every block row reads its rows of A once per block column,
-    every block column reads its columns of B once per block row (out-of-range reads are skipped).
-    When T divides M and N this is 2·M·N·K/T (2N³/T when square)."""
-    return {"A": M * K * _blocks(N, T), "B": K * N * _blocks(M, T)}
+    """The tiled kernel, a T×T block tile: 2·M·N·K/T when T divides M and N (2N³/T when square)."""
+    return block_tile_loads(M, K, N, T, T)
+
+
+def shared_traffic(M, K, N, BM, BN, BK, TM=1, TN=1):
+    """Shared-memory reads and stores of one launch and its multiply-adds, exact for any shape. Every
+    block stores its BM×BK tile of A and BK×BN tile of B per step (zeros past the edges included) and
+    each of its (BM/TM)·(BN/TN) threads reads TM + TN values per k; the zeros of the last step are
+    multiplied too. The tiled kernel is BM = BN = BK = T, TM = TN = 1; the 1-D register tile TN = 1."""
+    gx, gy, steps = _blocks(N, BN), _blocks(M, BM), _blocks(K, BK)
+    k_padded = steps * BK
+    threads = (BM // TM) * (BN // TN)
+    return {"reads": gx * gy * k_padded * threads * (TM + TN), "stores": gx * gy * steps * BK * (BM + BN),
+            "fmas": gx * gy * BM * BN * k_padded}
+
+
+def shared_reads_per_fma(TM=1, TN=1):
+    """(TM + TN)/(TM·TN): 2 for the tiled kernel, (TM + 1)/TM for a column of TM, 1/4 for 8×8."""
+    return (TM + TN) / (TM * TN)
 
 
 def tile_step_loads(T):

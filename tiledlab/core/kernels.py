@@ -11,7 +11,14 @@ cannot count rather than skip it).
 3. Every element access is 2-D, `X[i, j]`, for A, B, C and shared arrays alike.
 4. One `cuda.shared.array` declaration per source line (the simulator keys shared arrays by line,
    and two on one line silently become one array).
-5. Launch: T×T threads per block, one thread per element of C, `threadIdx.x` → column.
+5. Launch: T×T threads per block, one thread per element of C, `threadIdx.x` → column. A kernel
+   that covers C otherwise (a register-tiled one: (BN/TN)×(BM/TM) threads for a BM×BN tile) says so
+   with `@launch_geometry(...)` (tiledlab.core.geometry), which also names its constants and defaults.
+6. No tuple or augmented store into a shared array (`sA[i, j], sB[i, j] = ...`): the counting lab
+   counts one store per statement (`s[i, j] += v` is counted as the read and the store it is).
+
+The register-tiled kernels of notebook 7 keep the same rules: `regtile` (written by hand) and
+`unrolled` (written by a program); `registry` names them all.
 """
 from numba import cuda, float32
 
@@ -55,4 +62,5 @@ def tiled(A, B, C):
         C[row, col] = acc
 
 
-KERNELS = {"naive": naive, "tiled": tiled}
+
+KERNELS = {"naive": naive, "tiled": tiled}  # the lesson's two; every kernel by name: registry.KERNELS

@@ -1,15 +1,24 @@
-"""One kernel source, many builds: bind compile-time constants, or compile a rewritten syntax tree."""
+"""One kernel source, many builds: bind compile-time constants, or compile a rewritten syntax tree.
+
+A kernel whose source is generated (tiledlab.core.unrolled) carries its generator: building it for
+other constants writes its source again, since the unrolled code itself changes with them.
+"""
 import ast
 import copy
 import inspect
+import linecache
 import textwrap
 import types
 
+import numpy as np
 from numba import cuda
 
 from ..backend import SIMULATOR
+from .geometry import evaluate, fixed, geometry_of
 
 _cache = {}
+CARRIED = ("tiledlab_tree", "tiledlab_derived", "tiledlab_geometry", "tiledlab_generator")  # what a build keeps
+MAX_STATIC_SHARED_BYTES = 48 * 1024  # static shared memory per block; more needs dynamic shared memory
 
 
 def py_func(kernel):
@@ -23,29 +32,88 @@ def is_kernel(obj):
 
 
 def constants_for(kernel, T=None, **constants):
-    """The compile-time constants a build of `kernel` binds: T and the others given, plus those a
-    derived kernel computes from them (its `tiledlab_derived`, e.g. a padded row length T + 1)."""
+    """The compile-time constants a build of `kernel` binds: its geometry's defaults, overridden by T and
+    the others given, then those computed from them (the geometry's `derived`, and a derived kernel's
+    `tiledlab_derived`, e.g. a padded row length T + 1). Unknown names and broken rules: ValueError."""
     if T is not None:
         constants["T"] = T
-    for name, rule in getattr(kernel, "tiledlab_derived", {}).items():
-        constants[name] = rule(constants)
+    name = getattr(kernel, "__name__", "kernel")
+    constants = geometry_of(kernel).bind(constants, name)
+    for extra, rule in getattr(kernel, "tiledlab_derived", {}).items():
+        constants[extra] = evaluate(rule, constants, name)
     return constants
 
 
-def specialize(kernel, T=None, **constants):
-    """`kernel` compiled with its globals `T` (and any other named constants) bound: same code, new sizes."""
+def specialize(kernel, T=None, launch_bounds=None, **constants):
+    """`kernel` compiled with its globals `T` (and any other named constants) bound: same code, new sizes.
+    `launch_bounds` (max threads per block, min blocks per SM) caps the registers a thread may use; a
+    kernel decorated with launch bounds keeps them. Generated kernels are generated again instead."""
     constants = constants_for(kernel, T, **constants)
+    launch_bounds = launch_bounds or getattr(kernel, "targetoptions", {}).get("launch_bounds")
+    if hasattr(kernel, "tiledlab_generator"):
+        return kernel.tiledlab_generator(constants, launch_bounds)
     fn = py_func(kernel)
-    key = (fn, tuple(sorted(constants.items())), None)
+    key = (fn, tuple(sorted(constants.items())), launch_bounds)
     if key not in _cache:
         check_contract(syntax_tree(kernel), fn.__name__)
         bound = types.FunctionType(fn.__code__, {**fn.__globals__, **constants}, fn.__name__,
                                    fn.__defaults__, fn.__closure__)
-        _cache[key] = cuda.jit(bound)
-        for attr in ("tiledlab_tree", "tiledlab_derived"):
-            if hasattr(kernel, attr):
-                setattr(_cache[key], attr, getattr(kernel, attr))
+        _cache[key] = jit(bound, launch_bounds)
+        carry(kernel, _cache[key])
     return _cache[key]
+
+
+def jit(fn, launch_bounds=None):
+    """cuda.jit(fn), with launch bounds on a GPU (the simulator has no registers to cap)."""
+    return cuda.jit(fn, launch_bounds=launch_bounds) if launch_bounds and not SIMULATOR else cuda.jit(fn)
+
+
+def carry(source, build, attrs=CARRIED):
+    """Give a build of `source` what tiledlab knows about it: its syntax tree, rules and generator."""
+    for attr in attrs:
+        if hasattr(source, attr):
+            setattr(build, attr, getattr(source, attr))
+    return build
+
+
+def for_constants(kernel, constants):
+    """The kernel whose source is the one run at `constants`: the kernel itself, or for generated
+    source the build generated for them (its syntax tree is what the counting lab rewrites)."""
+    return specialize(kernel, **constants) if hasattr(kernel, "tiledlab_generator") else kernel
+
+
+def shared_declarations(func, namespace):
+    """(statement, shape, dtype) of each `s = cuda.shared.array(shape, dtype)` in a kernel's FunctionDef,
+    its shape and dtype evaluated in `namespace` (the kernel's globals and constants)."""
+    found = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and is_call(node.value, "cuda.shared.array"):
+            call = node.value
+            args = call.args[:2] + [k.value for k in call.keywords if k.arg in ("shape", "dtype")]
+            shape, dtype = (eval(compile(ast.Expression(a), "<shared>", "eval"), namespace) for a in args[:2])
+            found.append((node, tuple(int(n) for n in np.atleast_1d(shape)), dtype))
+    return found
+
+
+def static_shared_bytes(kernel, constants):
+    """Bytes of cuda.shared.array memory one block of `kernel` declares at `constants` (None when
+    a shape cannot be evaluated here; numba then reports it when it compiles)."""
+    try:
+        found = shared_declarations(syntax_tree(kernel), {**py_func(kernel).__globals__, **constants})
+        return sum(int(np.prod(shape)) * np.dtype(str(dtype)).itemsize for _, shape, dtype in found)
+    except Exception:  # noqa: BLE001  a name only the kernel's own build knows, or an unusual dtype
+        return None
+
+
+def check_shared_memory(kernel, constants, name):
+    """A ValueError when a build declares more static shared memory than a block may have."""
+    if not hasattr(kernel, "tiledlab_shared_bytes"):  # a build's constants are fixed: count once
+        kernel.tiledlab_shared_bytes = static_shared_bytes(kernel, constants)
+    used = kernel.tiledlab_shared_bytes
+    if used is not None and used > MAX_STATIC_SHARED_BYTES:
+        raise ValueError(f"{name} declares {used:,} bytes of shared memory per block with "
+                         f"{', '.join(f'{k}={v}' for k, v in constants.items())}; a block may declare at most "
+                         f"{MAX_STATIC_SHARED_BYTES:,} (48 KiB) statically: choose smaller tiles")
 
 
 def syntax_tree(kernel):
@@ -87,13 +155,26 @@ def build(kernel, func, constants, tag, extra_globals=None, helpers=""):
     fn = py_func(kernel)
     key = (fn, tuple(sorted(constants.items())), tag)
     if key not in _cache:
-        namespace = {**fn.__globals__, **constants, **(extra_globals or {})}
-        exec(compile(helpers, "<tiledlab helpers>", "exec"), namespace)
-        if not SIMULATOR:
-            for name in _defined(helpers):
-                namespace[name] = cuda.jit(device=True)(namespace[name])
+        namespace = with_helpers({**fn.__globals__, **constants, **(extra_globals or {})}, helpers)
         _cache[key] = _compile(func, namespace, fn)
     return _cache[key]
+
+
+def with_helpers(namespace, helpers, filename="<tiledlab helpers>"):
+    """`namespace` with the functions of the source text `helpers` compiled into it: device functions
+    on a GPU, plain Python on the simulator (where they then see its per-launch `cuda` module)."""
+    exec(compile(remember(helpers, filename), filename, "exec"), namespace)
+    if not SIMULATOR:
+        for name in _defined(helpers):
+            namespace[name] = cuda.jit(device=True)(namespace[name])
+    return namespace
+
+
+def remember(source, filename):
+    """Keep source text that has no file in linecache under `filename`, so that inspect.getsource,
+    tracebacks and the simulator's line-keyed shared arrays work for code compiled from it."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return source
 
 
 def derive(kernel, func, derived=None):
@@ -106,6 +187,10 @@ def derive(kernel, func, derived=None):
         check_contract(func, func.name)
         _cache[key] = _compile(func, dict(fn.__globals__), fn)
         _cache[key].tiledlab_derived = rules
+        geometry = geometry_of(kernel)
+        if hasattr(kernel, "tiledlab_generator"):  # changed generated source: it stays at its constants
+            geometry = fixed(geometry, geometry.defaults)
+        _cache[key].tiledlab_geometry = geometry
     return _cache[key]
 
 

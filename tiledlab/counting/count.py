@@ -13,7 +13,7 @@ class LoadCount:
     """Measured memory traffic of one launch. Maps are indexed like the matrices they describe."""
     kernel: str
     shape: tuple          # (M, K, N)
-    tile: int
+    tile: int             # T of the lesson's kernels; None for kernels with other constants
     maps: dict            # "A", "B", "C" (by argument position) → how often each element was read
     thread_loads: np.ndarray   # global loads made by each thread, indexed [row, col] of the thread grid
     shared_reads: np.ndarray   # shared-memory reads made by each thread
@@ -23,6 +23,7 @@ class LoadCount:
     trace: np.recarray = None  # one record per global load (fields: buffers.TRACE_FIELDS), when asked for
     shared_trace: np.recarray = None  # one record per shared access (buffers.SHARED_TRACE_FIELDS), likewise
     shared: dict = None   # the kernel's shared arrays {name: shape}, in the order shared_trace.array numbers them
+    constants: dict = None  # every compile-time constant of the counted build ({"T": 4}, {"BM": 64, ...})
 
     @property
     def A(self):
@@ -42,23 +43,25 @@ class LoadCount:
 
 
 def trace_room(launch):
-    """Records the traces need room for: more than any sensible kernel makes. Sized from the launched
-    grid and from K rounded up to the tile, not from M, K, N: when T does not divide them, a tiled
-    kernel's edge blocks also store and read the zeros of the padding (N=6, T=4: 1,280 shared accesses)."""
-    T = launch.tile
-    M = launch.blockspergrid[1] * launch.threadsperblock[1]
-    N = launch.blockspergrid[0] * launch.threadsperblock[0]
-    K = -(-launch.shape[1] // T) * T
+    """Records the traces need room for: more than any sensible kernel makes. Sized from the part of C
+    the launched grid covers and from K padded by a block tile, not from M, K, N: when a tile does not
+    divide them, edge blocks also store and read the zeros of the padding (N=6, T=4: 1,280 shared
+    accesses), and a register-tiled kernel may read clamped rows again."""
+    rows, cols = launch.block
+    M, N = launch.blockspergrid[1] * rows, launch.blockspergrid[0] * cols
+    K = launch.shape[1] + max(rows, cols)  # at least K rounded up to any step ≤ the tile
     return 2 * M * N * K + 2 * K * (M + N) + M * N
 
 
-def count_loads(kernel, A, B, tile=16, trace=False):
-    """Launch `kernel` ('naive', 'tiled' or a @cuda.jit(A, B, C) function) with counting on.
+def count_loads(kernel, A, B, tile=None, trace=False, **constants):
+    """Launch `kernel` (a name such as 'naive', 'tiled', 'regtile_2d', or a @cuda.jit(A, B, C) function)
+    with counting on: at tile width `tile` (the lesson's kernels, 16 by default) or at the named
+    constants of a register-tiled kernel (`count_loads("regtile_2d", A, B, BM=32, TM=4)`).
 
     With trace=True, also record every global load (`trace`) and every shared-memory access
     (`shared_trace`), each with the thread that made it; meant for small examples.
     """
-    launch = prepare(kernel, A, B, tile, build=instrumented)
+    launch = prepare(kernel, A, B, tile, build=instrumented, **constants)
     capacity = trace_room(launch) if trace else 0
     buffers = launch.kernel.tiledlab_buffers
     arrays = buffers.allocate(launch, capacity)
@@ -75,4 +78,4 @@ def count_loads(kernel, A, B, tile=16, trace=False):
         hazards=dict(zip(HAZARDS, map(int, got["hazards"]))), C=launch.result(),
         trace=as_records(got["trace"][:made]) if trace else None,
         shared_trace=as_records(got["shared_trace"][:shared_made], SHARED_TRACE_FIELDS) if trace else None,
-        shared=dict(buffers.shared))
+        shared=dict(buffers.shared), constants=dict(launch.constants))

@@ -2,7 +2,7 @@
 predictions compared with a measurement without giving the number away (`predict`)."""
 import numpy as np
 
-from ..core.formulas import predicted
+from ..core.formulas import predicted, shared_traffic
 from ..core.launch import matmul
 from .count import count_loads
 
@@ -10,12 +10,13 @@ SHAPES = [(5, 23, 7), (8, 8, 8), (13, 9, 17), (1, 4, 1)]  # check() adds two sha
 COUNT_SHAPES = [(16, 16, 16), (12, 20, 9)]  # loads are counted at both: no limit fits one shape only
 
 
-def check(kernel, tile=4, tiling=True, max_loads=None, shapes=SHAPES, seed=None):
+def check(kernel, tile=4, tiling=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None):
     """Run a student's @cuda.jit(A, B, C) kernel: look for barrier hazards, compare with numpy on odd
     shapes, then count its global loads.
 
     With tiling=True the kernel must also load no more than the tiled formula, so a naive kernel fails.
-    `max_loads(M, K, N, T)` sets another limit on loads, for exercises with their own count.
+    `max_loads(M, K, N, T)` sets another limit on loads, for exercises with their own count, and
+    `max_shared_reads(M, K, N, T)` a limit on shared-memory reads (the register-tiling exercises).
     Returns True when everything holds; prints what went wrong otherwise.
     """
     rng = np.random.default_rng(seed)
@@ -50,7 +51,24 @@ def check(kernel, tile=4, tiling=True, max_loads=None, shapes=SHAPES, seed=None)
             print(f"Right answer, but {c.total:,} loads is more than the {limit:,} this exercise allows: "
                   "stage tiles in cuda.shared.array and reuse them from there.")
             return False
+    if max_shared_reads and not _few_shared_reads(counted, tile, max_shared_reads):
+        return False
     print("Passed.")
+    return True
+
+
+def _few_shared_reads(counted, tile, max_shared_reads):
+    print("Shared-memory reads:")
+    for c in counted:
+        M, K, N = c.shape
+        reads, limit = int(c.shared_reads.sum()), max_shared_reads(M, K, N, tile)
+        tiled = shared_traffic(M, K, N, tile, tile, tile)["reads"]
+        print(f"  {M}×{K}·{K}×{N}, tile={tile}: {reads:,} (the tiled kernel reads {tiled:,}; this exercise "
+              f"allows {limit:,})")
+        if reads > limit:
+            print(f"Right answer, but {reads:,} shared reads is more than the {limit:,} this exercise allows: "
+                  "read a value once from shared memory into a register, then use it for every result that needs it.")
+            return False
     return True
 
 

@@ -14,7 +14,8 @@ import inspect
 import numpy as np
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
-from ..core.source import build, constants_for, is_call, syntax_tree
+from ..core.geometry import geometry_of
+from ..core.source import build, constants_for, for_constants, is_call, shared_declarations, syntax_tree
 from .buffers import OPERANDS, CountingBuffers
 
 _STAMP = 2048  # hazard stamp = epoch * _STAMP + thread id + 1; blocks hold at most 1024 threads
@@ -199,40 +200,44 @@ class _Rewrite(ast.NodeTransformer):
 def shared_arrays(func, namespace):
     """{name: shape} of the cuda.shared.array declarations in a kernel's FunctionDef."""
     found = {}
-    for node in ast.walk(func):
-        if isinstance(node, ast.Assign) and is_call(node.value, "cuda.shared.array"):
-            if not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
-                raise _refuse(node, "declare one shared array per statement: s = cuda.shared.array(shape, dtype)")
-            shape = eval(compile(ast.Expression(node.value.args[0]), "<shape>", "eval"), namespace)
-            shape = tuple(int(n) for n in np.atleast_1d(shape))
-            if len(shape) != 2:
-                raise _refuse(node, "tiledlab counts 2-D shared arrays; declare the shape as (rows, cols)")
-            found[node.targets[0].id] = shape
+    for node, shape, _ in shared_declarations(func, namespace):
+        if not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            raise _refuse(node, "declare one shared array per statement: s = cuda.shared.array(shape, dtype)")
+        if len(shape) != 2:
+            raise _refuse(node, "tiledlab counts 2-D shared arrays; declare the shape as (rows, cols)")
+        found[node.targets[0].id] = shape
     return found
 
 
-def _rewrite(kernel, T):
+def _rewrite(kernel, T, constants):
+    """(rewritten FunctionDef, shared arrays, constants, the kernel whose source was rewritten)."""
+    constants = constants_for(kernel, T, **constants)
+    kernel = for_constants(kernel, constants)  # generated source: the source written for these constants
     func = syntax_tree(kernel)
     params = [a.arg for a in func.args.args]
     if len(params) != len(OPERANDS):
         raise ValueError(f"kernel {func.name}({', '.join(params)}) must take exactly (A, B, C)")
-    shared = shared_arrays(func, {**getattr(kernel, "py_func", kernel).__globals__, **constants_for(kernel, T)})
-    return _Rewrite(params, shared).visit(func), shared
+    shared = shared_arrays(func, {**getattr(kernel, "py_func", kernel).__globals__, **constants})
+    return _Rewrite(params, shared).visit(func), shared, constants, kernel
 
 
-def instrumented(kernel, T):
-    """The counting build of `kernel` at tile width T. Its `tiledlab_buffers` (CountingBuffers)
-    describe the extra arguments it takes after (A, B, C)."""
-    func, shared = _rewrite(kernel, T)
+def instrumented(kernel, T=None, launch_bounds=None, **constants):
+    """The counting build of `kernel` at tile width T (or at the named constants of a register-tiled
+    kernel). Its `tiledlab_buffers` (CountingBuffers) describe the extra arguments it takes after
+    (A, B, C). Launch bounds are ignored: a counting build's registers are not what it is for."""
+    func, shared, constants, kernel = _rewrite(kernel, T, constants)
     buffers = CountingBuffers(shared)
     func.body[:0] = ast.parse(_PROLOGUE).body
     func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
     helpers = "\n\n".join(inspect.getsource(h) for h in HELPERS)
-    compiled = build(kernel, func, constants_for(kernel, T), "instrumented", {"_STAMP": _STAMP}, helpers)
+    compiled = build(kernel, func, constants, "instrumented", {"_STAMP": _STAMP}, helpers)
     compiled.tiledlab_buffers = buffers
     return compiled
 
 
-def instrumented_source(kernel, T=4):
-    """The rewritten kernel as source, for readers who want to see exactly what is counted."""
-    return ast.unparse(_rewrite(kernel, T)[0])
+def instrumented_source(kernel, T=None, **constants):
+    """The rewritten kernel as source, for readers who want to see exactly what is counted
+    (the lesson's kernels at T = 4 unless given)."""
+    if T is None and "T" in geometry_of(kernel).defaults:
+        T = 4
+    return ast.unparse(_rewrite(kernel, T, constants)[0])

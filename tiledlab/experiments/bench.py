@@ -1,4 +1,5 @@
-"""Time naive, tiled (and cuBLAS through CuPy) over sizes and tile widths: one row per (kernel, N, tile)."""
+"""Time naive, tiled (and cuBLAS through CuPy) over sizes and tile widths: one row per (kernel, N, tile).
+Kernels of tiledlab.core.registry can be added by name; they run at their own constants (tile "")."""
 import sys
 import time
 
@@ -34,26 +35,28 @@ def rel_err(C, ref):
 
 
 NAIVE_TILE = 16  # the naive kernel runs in 16×16 blocks: its speed barely depends on the block shape
+MIN_SAMPLE_MS = 2.0  # kernels by name are fast: time enough launches per sample that launch overhead hides
 
 
-def simulator_seconds(ns, tiles, warmup, repeats):
+def simulator_seconds(ns, tiles, warmup, repeats, kernels=()):
     """A rough forecast of a sweep's length on the simulator, scaled from one timed 16×16 launch:
-    its Python threads do work that grows like N³."""
+    its Python threads do work that grows like N³ (a kernel by name counts as one more tile width)."""
     A = np.ones((16, 16), np.float32)
     launch = prepare("naive", A, A, 16)()  # once untimed: the first launch also sets the simulator up
     start = time.perf_counter()
     launch()
     per_n3 = (time.perf_counter() - start) / 16**3
-    return per_n3 * (warmup + repeats) * sum(n**3 for n in ns) * (1 + len(tiles))
+    return per_n3 * (warmup + repeats) * sum(n**3 for n in ns) * (1 + len(tiles) + len(kernels))
 
 
-def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True):
-    """One row per (kernel, N, tile): naive once per N, tiled at each tile width, cuBLAS when CuPy is there."""
+def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=()):
+    """One row per (kernel, N, tile): naive once per N, tiled at each tile width, each of `kernels` (names
+    of the registry, at their own constants), cuBLAS when CuPy is there."""
     provenance = stamp()
     cupy = _cupy() if cublas and not SIMULATOR else None
     provenance["cupy"] = cupy.__version__ if cupy else ""
     jobs = [(k, n, t) for n in ns for k, t in [("naive", NAIVE_TILE)] + [("tiled", t) for t in tiles]] + \
-           ([("cublas", n, 0) for n in ns] if cupy else [])
+           [(k, n, "") for n in ns for k in kernels] + ([("cublas", n, 0) for n in ns] if cupy else [])
     rows, rng, inputs = [], np.random.default_rng(0), {}
     for done, (kernel, n, tile) in enumerate(jobs):
         if progress:
@@ -68,8 +71,8 @@ def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True):
             timing = time_launch(lambda: cupy.matmul(cA, cB, out=cC), warmup, repeats)
             C = cC.get()
         else:
-            launch = prepare(kernel, A, B, tile)
-            timing = time_launch(launch, warmup, repeats)
+            launch = prepare(kernel, A, B, tile or None)
+            timing = time_launch(launch, warmup, repeats, MIN_SAMPLE_MS if kernel in kernels else 0)
             C = launch.result()
         rows.append({"kernel": kernel, "N": n, "tile": tile, "median_ms": timing.median_ms,
                      "min_ms": timing.min_ms, "max_ms": timing.max_ms, "repeats": repeats,

@@ -21,6 +21,7 @@ from numba import cuda, float32, int32, uint32
 from ..backend import SIMULATOR
 from . import require_gpu
 from .device import properties
+from .timing import per_launch_ms
 
 SHARED_BYTES_PER_CLOCK = 128  # per SM: 32 banks × 4 bytes, one wavefront per clock
 THREADS = 256
@@ -155,21 +156,7 @@ def spin(launch, seconds=0.3):
 
 def time_batch(launch, batch=10, repeats=5):
     """Median and best ms per launch over `repeats` batches of `batch` back-to-back launches."""
-    samples = []
-    for _ in range(repeats):
-        if SIMULATOR:
-            t0 = time.perf_counter()
-            for _ in range(batch):
-                launch()
-            samples.append((time.perf_counter() - t0) * 1e3 / batch)
-            continue
-        start, stop = cuda.event(), cuda.event()
-        start.record()
-        for _ in range(batch):
-            launch()
-        stop.record()
-        stop.synchronize()
-        samples.append(cuda.event_elapsed_time(start, stop) / batch)
+    samples = [per_launch_ms(launch, batch) for _ in range(repeats)]
     return float(np.median(samples)), float(np.min(samples))
 
 

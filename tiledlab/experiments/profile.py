@@ -1,7 +1,8 @@
 """Hardware counters under Nsight Compute (`ncu`): where the time goes, at every level.
 
 `run()` launches, in a child process under `ncu --csv`, the lesson's kernels (naive and tiled at each
-N and T), the variants of `effects` at one N, cuBLAS (through CuPy), and the roof kernels of `peaks`
+N and T), the variants of `effects` at one N, the ladder of register tiling at one N (tiled T = 32,
+every register-tiled rung, the search's best), cuBLAS (through CuPy), and the roof kernels of `peaks`
 and two chases of `latency`, each once. It returns one tidy row per launch, labelled, with the
 counters of METRICS and the figures `derived()` computes from them (per-FMA ratios, blocks per SM
 and the occupancy limiter, stall shares, the time each resource alone would need).
@@ -55,6 +56,9 @@ METRICS = {
     "shared_ld_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "shared_st_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "shared_ld_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    # local memory: spilled registers (0 for a kernel whose registers suffice)
+    "local_ld_inst": "smsp__inst_executed_op_local_ld.sum",
+    "local_st_inst": "smsp__inst_executed_op_local_st.sum",
     "shared_st_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     # occupancy: achieved, theoretical, and what limits blocks per SM
     "achieved_occupancy_pct": "sm__warps_active.avg.pct_of_peak_sustained_active",
@@ -220,13 +224,16 @@ def derived(r, sms):
     return out
 
 
-def launches(ns, tiles, effects_n=None):
+def launches(ns, tiles, effects_n=None, ladder_n=None):
     """(label, N, tile) of the matmul launches, in launch order: naive and tiled at each N, then the
-    variants of `effects` at `effects_n`."""
+    variants of `effects` at `effects_n`, then the ladder at `ladder_n` (tile 0: a kernel by name of
+    tiledlab.core.registry at its own constants)."""
+    from ..core.registry import LADDER
     from .effects import variants
     main = [(k, n, t) for n in ns for k, t in [("naive", NAIVE_TILE)] + [("tiled", t) for t in tiles]]
     more = [(label, effects_n, t) for t in tiles for label in variants() if label not in ("naive", "tiled")]
-    return main + (more if effects_n else [])
+    ladder = [("tiled", ladder_n, 32)] + [(name, ladder_n, 0) for name in LADDER if name not in ("naive", "tiled")]
+    return main + (more if effects_n else []) + (ladder if ladder_n else [])
 
 
 def roof_labels(steps):
@@ -247,7 +254,7 @@ def _child(kind, spec):
         for label, n, tile in spec:
             rng = np.random.default_rng(n)
             A, B = (rng.standard_normal((n, n), dtype=np.float32) for _ in range(2))
-            launch = prepare(kernels[label], A, B, tile)
+            launch = prepare(kernels.get(label, label), A, B, tile or None)
             cuda.synchronize()
             launch()
             cuda.synchronize()
@@ -292,14 +299,15 @@ def _job(kind, spec, labels, timeout, log):
     return rows
 
 
-def run(ns=(1024,), tiles=(8, 16, 32), effects_n=None, cublas_n=None, roofs=False, chase_steps=20000, log=print):
+def run(ns=(1024,), tiles=(8, 16, 32), effects_n=None, cublas_n=None, roofs=False, chase_steps=20000, log=print,
+        ladder_n=None):
     """Counters for every launch (see the module's docstring), with `derived()` figures, one row each."""
     if shutil.which("ncu") is None:
         raise Unavailable("ncu (Nsight Compute) is not on PATH; profile needs it")
     require_gpu("profile")
     from .device import properties
     sms = properties()["sms"]
-    spec = launches(ns, tiles, effects_n)
+    spec = launches(ns, tiles, effects_n, ladder_n)
     rows = _job("matmul", spec, [{"kernel": k, "N": n, "tile": t} for k, n, t in spec], 900, log)
     if cublas_n:
         rows += [{**r, "kernel": "cublas", "N": cublas_n, "tile": 0} for r in _job("cublas", cublas_n, None, 300, log)]

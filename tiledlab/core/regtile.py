@@ -1,0 +1,203 @@
+"""Register tiling, written by hand: the first rungs of the ladder below shared memory.
+
+In the tiled kernel every multiply-add reads two values from shared memory: sA[ty, k] and sB[k, tx].
+Shared memory is fast, but not free: on the H200 those reads, not global memory, limit it. The cure is
+the lesson's own argument one level down. Let a thread compute more than one element of C and keep
+its results in registers, and a value it reads from shared memory can feed several multiply-adds:
+
+1. `regtile_1d`: a thread computes TM elements of one column of C. Per step k it reads sB[k, tx]
+   once into a register and uses it TM times: TM + 1 shared reads for TM multiply-adds, so
+   (TM + 1)/TM reads per FMA instead of 2.
+2. `regtile_2d`: a thread computes a TM×TN block of C. Per k it reads TM values of A and TN of B
+   and forms all TM·TN products (an outer product): (TM + TN)/(TM·TN) reads per FMA, 1/4 for 8×8.
+3. `regtile_vec`: the same arithmetic, with the tiles laid out so that four neighbouring values a
+   thread needs sit next to each other, 16-byte aligned: the compiler then reads each group with one
+   128-bit instruction (LDS.128) instead of four. Values read per FMA stay the same; the instructions
+   that read them, and the shared-memory wavefronts they take, fall fourfold.
+
+A block computes a BM×BN tile of C in steps of BK along k, with (BN/TN)×(BM/TM) threads, and its
+threads load the tiles together before each step, as in the tiled kernel (A_PASSES elements of A's
+tile and B_PASSES of B's per thread; the `requires` rules say when that covers the tiles exactly).
+Edges are guarded as in the lesson: elements outside A and B load as zero, results outside C are
+not stored, so any M×K · K×N works. The constants below are module globals, bound per build like T.
+The next rungs unroll these loops completely and are written by a program: see `unrolled`.
+"""
+from numba import cuda, float32
+
+from .geometry import launch_geometry
+
+BM = 128  # rows of C per block
+BN = 128  # columns of C per block
+BK = 8    # depth of one tile step along k
+TM = 8    # rows of C per thread
+TN = 8    # columns of C per thread (1 in the 1-D kernel)
+PAD = 4   # floats added to each row of regtile_vec's tiles (a multiple of 4 keeps rows 16-byte aligned)
+VEC = 4   # floats in one 128-bit shared load (fixed: that is the widest shared load)
+# Derived from those, and bound with them (DERIVED says how):
+NTHREADS = (BM // TM) * (BN // TN)  # threads per block
+TX = BN // TN                       # threads along x: blockDim.x
+A_ROWS = NTHREADS // BK             # rows of A's BM×BK tile one pass of the block fills
+A_PASSES = BM * BK // NTHREADS      # passes (elements per thread) for A's tile
+B_ROWS = NTHREADS // BN             # rows of B's BK×BN tile one pass fills
+B_PASSES = BK * BN // NTHREADS      # passes for B's tile
+BM_PAD = BM + PAD                   # row length of regtile_vec's transposed A tile
+BN_PAD = BN + PAD                   # row length of its B tile
+
+DERIVED = {"NTHREADS": "(BM // TM) * (BN // TN)", "TX": "BN // TN", "A_ROWS": "NTHREADS // BK",
+           "A_PASSES": "BM * BK // NTHREADS", "B_ROWS": "NTHREADS // BN", "B_PASSES": "BK * BN // NTHREADS"}
+REQUIRES = {
+    "BM % TM == 0": "a thread computes TM of the block's BM rows",
+    "BN % TN == 0": "a thread computes TN of the block's BN columns",
+    "NTHREADS % BK == 0 and BM * BK % NTHREADS == 0":
+        "the block's threads load A's BM×BK tile in whole passes of NTHREADS // BK rows",
+    "NTHREADS % BN == 0 and BK * BN % NTHREADS == 0":
+        "the block's threads load B's BK×BN tile in whole passes of NTHREADS // BN rows",
+}
+
+
+def register_tiled(requires=None, derived=None, **defaults):
+    """The geometry all three kernels share: a BM×BN tile of C per block, (BN/TN)×(BM/TM) threads."""
+    return launch_geometry(block=("BM", "BN"), threads=("BN // TN", "BM // TM"), derived={**DERIVED, **(derived or {})},
+                           requires={**REQUIRES, **(requires or {})}, **defaults)
+
+
+@register_tiled(BM=64, BN=64, BK=8, TM=8, TN=1, requires={"TN == 1": "a thread computes one column of C"})
+@cuda.jit
+def regtile_1d(A, B, C):
+    # blockDim = (BN, BM // TM): thread (ty, tx) computes column tx, rows ty*TM … ty*TM + TM - 1 of the tile.
+    sA = cuda.shared.array((BM, BK), float32)
+    sB = cuda.shared.array((BK, BN), float32)
+    acc = cuda.local.array(TM, float32)  # TM results; a small local array indexed by unrolled loops lives in registers
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    tid = ty * TX + tx
+    row0 = cuda.blockIdx.y * BM
+    col0 = cuda.blockIdx.x * BN
+    M, K = A.shape
+    N = B.shape[1]
+    for i in range(TM):
+        acc[i] = float32(0.0)
+    for k0 in range(0, K, BK):
+        # Cooperative load, as in the tiled kernel; outside A and B, zeros.
+        for p in range(A_PASSES):  # each pass fills A_ROWS rows; neighbouring threads read neighbouring k
+            m = p * A_ROWS + tid // BK
+            k = tid % BK
+            sA[m, k] = A[row0 + m, k0 + k] if row0 + m < M and k0 + k < K else float32(0.0)
+        for p in range(B_PASSES):  # each pass fills B_ROWS rows; neighbouring threads read neighbouring columns
+            k = p * B_ROWS + tid // BN
+            n = tid % BN
+            sB[k, n] = B[k0 + k, col0 + n] if k0 + k < K and col0 + n < N else float32(0.0)
+        cuda.syncthreads()  # the whole tile must be in shared memory before anyone reads it
+        for k in range(BK):
+            b = sB[k, tx]  # one shared read of B, used TM times from a register
+            for i in range(TM):
+                acc[i] += sA[ty * TM + i, k] * b
+        cuda.syncthreads()  # nobody may overwrite the tiles while a neighbour still reads them
+    col = col0 + tx
+    for i in range(TM):
+        row = row0 + ty * TM + i
+        if row < M and col < N:
+            C[row, col] = acc[i]
+
+
+@register_tiled(BM=128, BN=128, BK=8, TM=8, TN=8)
+@cuda.jit
+def regtile_2d(A, B, C):
+    # blockDim = (BN // TN, BM // TM): thread (ty, tx) computes the TM×TN block of the tile at
+    # rows ty*TM …, columns tx*TN ….
+    sA = cuda.shared.array((BM, BK), float32)
+    sB = cuda.shared.array((BK, BN), float32)
+    acc = cuda.local.array((TM, TN), float32)  # the thread's TM×TN results, in registers
+    a = cuda.local.array(TM, float32)  # step k's values of A for the thread's TM rows
+    b = cuda.local.array(TN, float32)  # step k's values of B for its TN columns
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    tid = ty * TX + tx
+    row0 = cuda.blockIdx.y * BM
+    col0 = cuda.blockIdx.x * BN
+    M, K = A.shape
+    N = B.shape[1]
+    for i in range(TM):
+        for j in range(TN):
+            acc[i, j] = float32(0.0)
+    for k0 in range(0, K, BK):
+        for p in range(A_PASSES):  # each pass fills A_ROWS rows; neighbouring threads read neighbouring k
+            m = p * A_ROWS + tid // BK
+            k = tid % BK
+            sA[m, k] = A[row0 + m, k0 + k] if row0 + m < M and k0 + k < K else float32(0.0)
+        for p in range(B_PASSES):  # each pass fills B_ROWS rows; neighbouring threads read neighbouring columns
+            k = p * B_ROWS + tid // BN
+            n = tid % BN
+            sB[k, n] = B[k0 + k, col0 + n] if k0 + k < K and col0 + n < N else float32(0.0)
+        cuda.syncthreads()  # the whole tile must be in shared memory before anyone reads it
+        for k in range(BK):
+            for i in range(TM):
+                a[i] = sA[ty * TM + i, k]
+            for j in range(TN):
+                b[j] = sB[k, tx * TN + j]
+            for i in range(TM):  # TM + TN shared reads feed TM·TN multiply-adds: an outer product
+                for j in range(TN):
+                    acc[i, j] += a[i] * b[j]
+        cuda.syncthreads()  # nobody may overwrite the tiles while a neighbour still reads them
+    for i in range(TM):
+        row = row0 + ty * TM + i
+        for j in range(TN):
+            col = col0 + tx * TN + j
+            if row < M and col < N:
+                C[row, col] = acc[i, j]
+
+
+# A thread's TM rows are TM/4 groups of 4 neighbouring rows, the groups BM/(TM/4) apart; its TN
+# columns likewise. With A's tile stored transposed, sA[k, m], a group's 4 values of A sit side by
+# side in one row of sA, as its 4 values of B do in sB. Three more things let numba's compiler fuse
+# the 4 reads into one 128-bit read: the arrays are declared 16-byte aligned, no index can be
+# negative (threadIdx is never negative; numba adds wrap-around code for indices that might be), and
+# the rows are padded by PAD floats (with rows of exactly 128 floats it fuses fewer of them).
+# Neighbouring threads' groups are neighbours too, so a quarter warp reads 128 consecutive bytes:
+# no bank conflicts.
+@register_tiled(BM=128, BN=128, BK=8, TM=8, TN=8, PAD=PAD, derived={"BM_PAD": "BM + PAD", "BN_PAD": "BN + PAD"},
+                requires={"TM % 4 == 0 and TN % 4 == 0": "a thread's rows and columns come in groups of 4 (VEC), "
+                                                         "one 128-bit read each",
+                          "PAD % 4 == 0": "padded rows must stay 16-byte aligned"})
+@cuda.jit
+def regtile_vec(A, B, C):
+    sA = cuda.shared.array((BK, BM_PAD), float32, alignment=16)  # A's tile transposed: sA[k, m]
+    sB = cuda.shared.array((BK, BN_PAD), float32, alignment=16)
+    acc = cuda.local.array((TM, TN), float32)
+    a = cuda.local.array(TM, float32)
+    b = cuda.local.array(TN, float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    tid = ty * TX + tx
+    row0 = cuda.blockIdx.y * BM
+    col0 = cuda.blockIdx.x * BN
+    M, K = A.shape
+    N = B.shape[1]
+    for i in range(TM):
+        for j in range(TN):
+            acc[i, j] = float32(0.0)
+    for k0 in range(0, K, BK):
+        for p in range(A_PASSES):  # each pass fills A_ROWS rows; neighbouring threads read neighbouring k
+            m = p * A_ROWS + tid // BK
+            k = tid % BK
+            sA[k, m] = A[row0 + m, k0 + k] if row0 + m < M and k0 + k < K else float32(0.0)
+        for p in range(B_PASSES):  # each pass fills B_ROWS rows; neighbouring threads read neighbouring columns
+            k = p * B_ROWS + tid // BN
+            n = tid % BN
+            sB[k, n] = B[k0 + k, col0 + n] if k0 + k < K and col0 + n < N else float32(0.0)
+        cuda.syncthreads()  # the whole tile must be in shared memory before anyone reads it
+        for k in range(BK):
+            for i in range(TM):  # rows in groups of 4: one 128-bit read per group
+                a[i] = sA[k, (i // VEC) * (BM // (TM // VEC)) + ty * VEC + i % VEC]
+            for j in range(TN):
+                b[j] = sB[k, (j // VEC) * (BN // (TN // VEC)) + tx * VEC + j % VEC]
+            for i in range(TM):
+                for j in range(TN):
+                    acc[i, j] += a[i] * b[j]
+        cuda.syncthreads()  # nobody may overwrite the tiles while a neighbour still reads them
+    for i in range(TM):
+        row = row0 + (i // VEC) * (BM // (TM // VEC)) + ty * VEC + i % VEC
+        for j in range(TN):
+            col = col0 + (j // VEC) * (BN // (TN // VEC)) + tx * VEC + j % VEC
+            if row < M and col < N:
+                C[row, col] = acc[i, j]

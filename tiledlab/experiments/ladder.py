@@ -1,0 +1,172 @@
+"""The ladder of register tiling on a GPU, in one run, against cuBLAS measured in the same run.
+
+`run(ns)` compiles the naive kernel, the tiled kernel at T = 32, every rung of
+tiledlab.core.registry.LADDER and the search (SEARCH), checks each on an odd shape, and reads what the
+compiler made of it: registers and local memory per thread, shared memory per block and, from the
+SASS, the instructions of its main loop (`sass`). Then at every N it times each of them and cuBLAS
+(through CuPy) with CUDA events. A sample brackets enough back-to-back launches to last 2 ms, so the
+host's launch overhead does not count for the fast kernels. One row per (kernel, N): TFLOP/s, % of
+cuBLAS, the error of C against float64 (N ≤ 4096) or cuBLAS, the formulas' global loads and shared
+reads per FMA, and the compiler's figures. `sass_rows(rows)` gives one row per kernel.
+"""
+import sys
+import time
+
+import numpy as np
+
+from ..core.launch import prepare, resolve
+from ..core.registry import KERNELS, LADDER, SEARCH, predicted
+from . import require_gpu
+from .bench import MIN_SAMPLE_MS, _cupy, _progress, rel_err
+from .sass import COLUMNS, sass_text, summary
+from .timing import time_launch
+
+CONSTANTS = ("T", "BM", "BN", "BK", "TM", "TN")
+SASS_FIELDS = ["kernel", "regs", "local_bytes", "shared_bytes", "sass_source", *COLUMNS, "loop_ffma_share",
+               "kernel_local_insts"]
+FIELDS = ["kernel", "group", "N", "config", *CONSTANTS, "threads", "launch_bounds", "median_ms", "min_ms", "max_ms",
+          "repeats", "launches_per_sample", "tflops", "pct_cublas", "rel_err", "reference", "global_loads_per_fma",
+          "shared_reads_per_fma", "compile_s", "odd_shape_rel_err", *SASS_FIELDS[1:], "idea", "clock"]
+ODD_SHAPE = (200, 173, 301)  # every kernel is checked on a shape that no tile divides, before it is timed
+FLOAT64_UP_TO = 4096  # above this, C is compared with cuBLAS's (a float64 product would take too long)
+
+
+def jobs(kernels=None, search=True):
+    """[(label, kernel name, constants, group)] in the order they run: the lesson's kernels, the
+    register-tiled rungs, the search; or only `kernels` (names of the registry)."""
+    rungs = [name for name in LADDER if name not in ("naive", "tiled", "best")]
+    found = [("naive", "naive", {"T": 16}, "lesson"), ("tiled", "tiled", {"T": 32}, "lesson")] + \
+            [(name, name, {}, "ladder") for name in rungs] + [(name, name, {}, "search") for name in SEARCH if search]
+    if kernels:
+        for name in kernels:
+            resolve(name)  # a clear ValueError for a name the registry does not know
+        found = [j for j in found if j[0] in kernels] + [(k, k, {}, "chosen") for k in kernels
+                                                          if k not in {j[0] for j in found}]
+    return found
+
+
+def kernel_facts(kernel, sass=True):
+    """Registers and local memory per thread, shared memory per block, and main-loop SASS counts of a
+    compiled (launched) numba kernel; empty on the simulator, which compiles nothing."""
+    overloads = getattr(kernel, "overloads", None)
+    if not overloads:
+        return {}
+    overload = next(iter(overloads.values()))
+    facts = {"regs": overload.regs_per_thread, "local_bytes": overload.local_mem_per_thread,
+             "shared_bytes": overload.shared_mem_per_block}
+    if sass:
+        text, facts["sass_source"] = sass_text(overload)
+        if text:
+            facts.update(summary(text))
+    return facts
+
+
+def cublas_sgemm(A, B, timer):
+    """(timing, C) of cuBLAS's SGEMM through CuPy, timed by `timer`; None without CuPy."""
+    cupy = _cupy()
+    if cupy is None:
+        return None
+    cA, cB = cupy.asarray(A), cupy.asarray(B)
+    cC = cupy.full((A.shape[0], B.shape[1]), cupy.nan, dtype=cupy.float32)
+    timing = timer(lambda: cupy.matmul(cA, cB, out=cC))
+    return timing, cC.get()
+
+
+def _config(launch):
+    c = launch.constants
+    if "T" in c:
+        return f"T={c['T']}"
+    return f"{c['BM']}×{c['BN']}×{c['BK']}, {c['TM']}×{c['TN']}"
+
+
+def _operands(rng, M, K, N):
+    return rng.standard_normal((M, K), dtype=np.float32), rng.standard_normal((K, N), dtype=np.float32)
+
+
+def compile_all(jobs, facts=kernel_facts, log=None, odd_shape=ODD_SHAPE):
+    """{label: facts} for every job: built, launched once on `odd_shape` (which compiles it), checked."""
+    A, B = _operands(np.random.default_rng(1), *odd_shape)
+    ref = A.astype(np.float64) @ B.astype(np.float64)
+    found = {}
+    for k, (label, name, constants, _) in enumerate(jobs):
+        if log:
+            log(k, len(jobs), f"compile {label}")
+        t0 = time.perf_counter()
+        launch = prepare(name, A, B, **constants)()
+        C = launch.result()  # waits for the launch, and the compilation before it
+        found[label] = {"compile_s": round(time.perf_counter() - t0, 2), "odd_shape_rel_err": rel_err(C, ref),
+                        **facts(launch.kernel)}
+    return found
+
+
+def measure(jobs, ns, timer=None, blas=cublas_sgemm, facts=kernel_facts, progress=True, seed=0, odd_shape=ODD_SHAPE):
+    """The rows of `run` for these jobs (see `jobs`); `timer(launch) -> Timing` and `blas(A, B, timer)`
+    are parameters so that the bookkeeping can be tested without a GPU."""
+    timer = timer or (lambda launch: time_launch(launch, 2, 10, MIN_SAMPLE_MS))
+    log = _progress if progress else None
+    compiled = compile_all(jobs, facts, log, odd_shape)
+    rows, rng = [], np.random.default_rng(seed)
+    for n in ns:
+        A, B = _operands(rng, n, n, n)
+        ref, reference = (A.astype(np.float64) @ B.astype(np.float64), "float64") if n <= FLOAT64_UP_TO else (None, "")
+        blas_result = blas(A, B, timer) if blas else None
+        blas_tflops = blas_result[0].tflops(n, n, n) if blas_result else None
+        if blas_result:
+            timing, C = blas_result
+            if ref is None:
+                ref, reference = C.astype(np.float64), "cuBLAS"
+            rows.append({"kernel": "cublas", "group": "cublas", "N": n, "config": "cupy.matmul", **_timed(timing, n),
+                         "pct_cublas": 100.0, "rel_err": rel_err(C, ref) if reference == "float64" else "",
+                         "reference": reference if reference == "float64" else "", "idea": "cuBLAS SGEMM (FP32)"})
+        for k, (label, name, constants, group) in enumerate(jobs):
+            if log:
+                log(k, len(jobs), f"N={n} {label}")
+            launch = prepare(name, A, B, **constants)
+            timing = timer(launch)
+            C = launch.poison()().result()
+            rows.append(_row(label, name, group, n, launch, timing, blas_tflops, C, ref, reference, compiled[label]))
+            del launch
+        if log:
+            log(len(jobs), len(jobs), f"N={n} done")
+    return rows
+
+
+def _timed(timing, n):
+    return {"median_ms": timing.median_ms, "min_ms": timing.min_ms, "max_ms": timing.max_ms,
+            "repeats": timing.repeats, "launches_per_sample": timing.launches_per_sample,
+            "tflops": timing.tflops(n, n, n), "clock": timing.clock}
+
+
+def _row(label, name, group, n, launch, timing, blas_tflops, C, ref, reference, facts):
+    formula = predicted(name, n, n, n, **launch.constants)
+    threads = launch.threadsperblock
+    return {"kernel": label, "group": group, "N": n, "config": _config(launch),
+            **{c: launch.constants.get(c, "") for c in CONSTANTS}, "threads": threads[0] * threads[1],
+            "launch_bounds": "" if not launch.launch_bounds else "%d,%d" % tuple(launch.launch_bounds),
+            **_timed(timing, n),
+            "pct_cublas": 100 * timing.tflops(n, n, n) / blas_tflops if blas_tflops else "",
+            "rel_err": rel_err(C, ref) if ref is not None else "", "reference": reference if ref is not None else "",
+            "global_loads_per_fma": (formula["A"] + formula["B"]) / formula["fmas"],
+            "shared_reads_per_fma": formula["reads"] / formula["fmas"], "idea": KERNELS[name].idea, **facts}
+
+
+def sass_rows(rows):
+    """One row per kernel: what the compiler made of it (registers, local memory, main-loop SASS)."""
+    seen = {}
+    for r in rows:
+        if r["kernel"] != "cublas" and r["kernel"] not in seen:
+            seen[r["kernel"]] = {f: r.get(f, "") for f in SASS_FIELDS}
+    return list(seen.values())
+
+
+def run(ns=(1024, 2048, 4096, 8192), kernels=None, search=True, cublas=True, sass=True, progress=True):
+    """The ladder at every N of `ns` (see the module's docstring); needs a GPU, CuPy for cuBLAS."""
+    require_gpu("the ladder")
+    chosen = jobs(kernels, search)
+    started = time.perf_counter()
+    rows = measure(chosen, ns, blas=cublas_sgemm if cublas else None,
+                   facts=lambda k: kernel_facts(k, sass), progress=progress)
+    if progress:
+        sys.stderr.write(f"ladder: {len(chosen)} kernels × {len(ns)} sizes in {time.perf_counter() - started:.0f} s\n")
+    return rows
+
