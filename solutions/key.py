@@ -36,8 +36,9 @@ ANSWERS = {
                   "reads and instruction issue (notebook 4, 'Where the time goes')."),
     "5.1": Answer(None, "Put cuda.syncthreads() after the k loop, inside the t loop: nobody may overwrite "
                         "sA/sB for the next phase while a neighbour still reads the current one."),
-    "5.2": Answer((4, 4), "At T = 16 a warp is two rows of 16 threads (ty = 0 and 1). Each row loads 16 "
-                          "consecutive floats (64 bytes, 2 sectors) of A, and likewise of B: 4 sectors each."),
+    "5.2": Answer((4, 4), "At T = 8 a warp is four rows of 8 threads (ty = 0…3). Each row loads 8 consecutive "
+                          "floats (32 bytes, one sector) of A, and likewise of B: 4 sectors each, as many as "
+                          "one row of 32 (T = 32) touches: the cooperative load is coalesced at every T."),
     "6.1": Answer(None, "Reordering the loop changes no load: each thread still reads its row of A and "
                         "column of B from global memory, 2N³ in all, so the tiled check fails it."),
     "6.2": Answer(5, "At each k an 8×8 block reads 8 elements of A, one from each of its 8 rows (64-byte "
@@ -45,12 +46,12 @@ ANSWERS = {
                      "for the next k, so 5 lines, 640 bytes, hold the naive kernel's working set; A and B "
                      "are 2 KiB."),
 }
-# Notebook 7's exercises: move them into ANSWERS once notebooks/07 has the exercise cells.
-ANSWERS_7 = {
+# notebook 7
+ANSWERS.update({
     "7.1": Answer(None, "TM = 2 rows of one column per thread: each thread loads TM elements of each T×T tile, "
                         "then for every k reads sB[k, tx] once into a register and uses it for its TM results. "
                         "Global loads are the tiled kernel's; shared reads per FMA fall from 2 to (TM + 1)/TM."),
     "7.2": Answer(0.375, "Per k a thread reads TM = 8 values of A and TN = 4 of B and makes 8·4 = 32 "
                          "multiply-adds: (8 + 4)/(8·4) = 12/32 = 0.375 shared reads per FMA, against 2 in the "
                          "tiled kernel and 0.25 for 8×8."),
-}
+})

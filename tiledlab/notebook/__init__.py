@@ -62,7 +62,8 @@ def show(kernel):
 
 def table(header, rows):
     """Print rows as an aligned text table (plain text, so notebook checks can compare it)."""
-    cells = [[str(h) for h in header]] + [[f"{v:,}" if isinstance(v, int) else str(v) for v in r] for r in rows]
+    cells = [[str(h) for h in header]] + [[f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
+                                           for v in r] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     for k, row in enumerate(cells):
         print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
@@ -70,12 +71,12 @@ def table(header, rows):
             print("  ".join("-" * w for w in widths))
 
 
-def timings(gpu_ns=(1024, 2048, 4096), tiles=(8, 16, 32), sim_ns=(16, 32), sim_tiles=(4, 8)):
+def timings(gpu_ns=(1024, 2048, 4096), tiles=(8, 16, 32), sim_ns=(8, 16), sim_tiles=(4, 8)):
     """Time naive and tiled live on this backend (small sizes on the simulator) and plot them beside
     the committed H200 sweep: TFLOP/s on one scale on a GPU; on the simulator the live panel shows
     Python's milliseconds, which say nothing of GPU speed. Returns (live rows, committed rows)."""
     ns, ts = (sim_ns, sim_tiles) if SIMULATOR else (gpu_ns, tiles)
-    live = bench.run(ns, ts, warmup=1, repeats=3 if SIMULATOR else 10, progress=False)
+    live = bench.run(ns, ts, warmup=0 if SIMULATOR else 1, repeats=2 if SIMULATOR else 10, progress=False)
     ref = data.load("h200/bench.csv")
     fig, axes = plt.subplots(1, 2, figsize=(14, 4.8), sharey=not SIMULATOR, layout="constrained")
     if SIMULATOR:

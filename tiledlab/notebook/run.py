@@ -4,13 +4,12 @@ GPU, `--inplace`), and where the start page's "minutes per notebook" come from.
 Widget state is not stored, so static renders (the website, nbval, a plain viewer) show a widget's text
 form instead of trying to load its JavaScript.
 """
-import datetime
 import os
 import pathlib
 import platform
 import time
 
-from ..backend import SIMULATOR, describe
+from ..data import stamp
 
 SERIES = pathlib.Path(__file__).resolve().parents[2] / "notebooks"
 
@@ -39,15 +38,11 @@ def execute(path, inplace=False, timeout=1800):
 
 def run(paths, inplace=False, report=print):
     """Execute `paths` in order; one row each: notebook, seconds, minutes, backend, device, machine, date."""
-    info = describe()
     machine = f"{os.cpu_count()} CPU cores, {platform.machine()}"
     rows = []
     for path in paths:
         seconds = execute(path, inplace)
         rows.append({"notebook": pathlib.Path(path).stem, "seconds": round(seconds, 1),
-                     "minutes": round(seconds / 60, 2), "backend": "simulator" if SIMULATOR else "gpu",
-                     "device": info["device"], "machine": machine, "numba": info["numba"],
-                     "numba_cuda": info["numba_cuda"], "numpy": info["numpy"],
-                     "date": datetime.date.today().isoformat()})
+                     "minutes": round(seconds / 60, 2), "machine": machine, **stamp()})
         report(f"{rows[-1]['notebook']}: {seconds:.0f} s")
     return rows

@@ -104,8 +104,26 @@ def caches():
     return fig
 
 
+def register_tiling():
+    """07: the ladder on the H200, from the tiled kernel to near cuBLAS."""
+    ladder = data.load("h200/ladder.csv")
+    n = max(r["N"] for r in ladder)
+    at = {r["kernel"]: r for r in ladder if r["N"] == n}
+    fastest = max((r for r in at.values() if r["kernel"] != "cublas"), key=lambda r: r["tflops"])
+    names = ["naive", "tiled", "regtile_2d", "regtile_vec", "gen_unrolled", "gen_prefetch", fastest["kernel"]]
+    fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
+    ax.barh(names, [at[k]["tflops"] for k in names], color=["C3", "C2"] + ["C0"] * (len(names) - 2))
+    ax.axvline(at["cublas"]["tflops"], color="C4", lw=4, label=f"cuBLAS {at['cublas']['tflops']:.0f} TFLOP/s")
+    for y, k in enumerate(names):
+        ax.text(at[k]["tflops"], y, f" {at[k]['pct_cublas']:.0f}%", va="center")
+    ax.invert_yaxis(); ax.set_xlabel(f"TFLOP/s on the H200, N = {n} (labels: % of cuBLAS)"); ax.legend(loc="upper right")
+    ax.set_title("7 · Register tiles and 128-bit shared loads: numba near cuBLAS")
+    return fig
+
+
 FIGURES = {"01_naive_reads": naive_reads, "02_redundant_reads": redundant_reads, "03_one_tile_step": one_tile_step,
-           "04_whole_matrix": whole_matrix, "05_line_by_line": line_by_line, "06_caches": caches}
+           "04_whole_matrix": whole_matrix, "05_line_by_line": line_by_line, "06_caches": caches,
+           "07_register_tiling": register_tiling}
 
 
 def figures():
