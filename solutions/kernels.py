@@ -47,10 +47,11 @@ def tile_a_only(A, B, C):  # 2.1: stage only A's tile in shared memory; B still 
         C[row, col] = acc
 
 
+@launch_geometry(block=("T", "T"), threads=("T", "T"), derived={"T2": "2 * T"}, T=4)
 @cuda.jit
 def two_tiles_per_phase(A, B, C):  # 3.1: 2T values of k per pair of barriers, same global loads
-    sA = cuda.shared.array((T, 2 * T), float32)
-    sB = cuda.shared.array((2 * T, T), float32)
+    sA = cuda.shared.array((T, T2), float32)
+    sB = cuda.shared.array((T2, T), float32)
     tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
     row = cuda.blockIdx.y * T + ty
     col = cuda.blockIdx.x * T + tx

@@ -136,3 +136,16 @@ def test_trace_has_named_fields(rng):
     t = count_loads("tiled", A, B, 4, trace=True).trace
     assert t.dtype.names == TRACE_FIELDS
     assert set(t.operand) == {0, 1} and (t.seq >= 0).all() and len(t) == 2 * 4**3 // 4
+
+
+@cuda.jit
+def computed_shape(A, B, C):
+    sA = cuda.shared.array((T, 2 * T), float32)
+    sA[0, 0] = A[0, 0]
+    C[0, 0] = sA[0, 0]
+
+
+def test_a_shape_numba_cannot_compile_for_a_gpu_is_refused_here_too(rng):
+    A, B = operands(rng, 4, 4, 4)
+    with pytest.raises(ValueError, match=r"line \d+: array shape \(T, 2 \* T\).*constant of its own"):
+        tiledlab.matmul(A, B, computed_shape, T)

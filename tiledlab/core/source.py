@@ -137,6 +137,14 @@ def check_contract(func, name):
                          "computing C = A @ B")
     lines = {}
     for node in ast.walk(func):
+        if is_call(node, "cuda.shared.array") or is_call(node, "cuda.local.array"):
+            shape = node.args[0] if node.args else None
+            dims = shape.elts if isinstance(shape, ast.Tuple) else [shape]
+            if not all(isinstance(d, ast.Name) or isinstance(d, ast.Constant) and isinstance(d.value, int)
+                       for d in dims):
+                raise ValueError(f"kernel {name}, line {node.lineno}: array shape {ast.unparse(shape)}: numba "
+                                 "compiling for a GPU needs every dimension as a number or a constant's name, "
+                                 "not an expression; bind the expression as a constant of its own")
         if is_call(node, "cuda.shared.array"):
             lines[node.lineno] = lines.get(node.lineno, 0) + 1
     for line, n in lines.items():
