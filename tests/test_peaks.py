@@ -68,28 +68,3 @@ def test_shared_read_reads_whole_rows_as_claimed():
     assert out.copy_to_host().sum() == blocks * expected
     assert peaks.shared_bytes(passes, blocks) == blocks * (peaks.THREADS // 32) * passes * peaks.SHARED_UNROLL * 128
 
-
-@simulator_only
-def test_stream_read_loads_every_element_once_per_pass(recording):
-    n, passes = 32 * peaks.STREAM_UNROLL * 5, 3
-    x = np.ones(n, np.float32).view(recording)
-    out = cuda.device_array(peaks.THREADS, np.float32)
-    peaks.stream_read[1, peaks.THREADS](cuda.to_device(x), np.int32(passes), out)
-    assert (np.bincount(recording.log, minlength=n) == passes).all()
-    assert peaks.stream_bytes(n, passes) == 4 * n * passes
-    assert out.copy_to_host().sum() == n * passes
-
-
-def test_shared_read_reads_whole_rows_as_claimed():
-    blocks, passes = 2, 3
-    out = cuda.device_array(blocks * peaks.THREADS, np.float32)
-    peaks.shared_read[blocks, peaks.THREADS](out, np.int32(passes))
-    rows = peaks.SHARED_FLOATS // 32
-    expected = 0
-    for w in range(peaks.THREADS // 32):  # warp w reads rows (8w + 8p + u) mod 64, all 32 words each
-        for p in range(passes):
-            for u in range(peaks.SHARED_UNROLL):
-                r = (w * peaks.SHARED_UNROLL + p * peaks.SHARED_UNROLL + u) % rows
-                expected += sum(range(32 * r, 32 * r + 32))
-    assert out.copy_to_host().sum() == blocks * expected
-    assert peaks.shared_bytes(passes, blocks) == blocks * (peaks.THREADS // 32) * passes * peaks.SHARED_UNROLL * 128

@@ -32,22 +32,27 @@ _tl_me = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y + 1
 # The helpers below are compiled into the kernel's own namespace: as device functions on a GPU, as
 # plain Python on the simulator (where they then see the simulator's per-launch `cuda` module).
 
-def _tl_gload(arr, operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j):
-    seq = thread_loads[y, x]
-    thread_loads[y, x] = seq + 1  # each thread owns its slot: no atomic needed
-    cuda.atomic.add(counts, (i, j), 1)
+def _tl_record(trace, trace_pos, what, i, j, f7, f8):
+    # One row of a trace: what (operand or shared array), i, j, the thread's block and index, two more.
     if trace.shape[0] > 0:
         p = cuda.atomic.add(trace_pos, 0, 1)
         if p < trace.shape[0]:
-            trace[p, 0] = operand
+            trace[p, 0] = what
             trace[p, 1] = i
             trace[p, 2] = j
             trace[p, 3] = cuda.blockIdx.y
             trace[p, 4] = cuda.blockIdx.x
             trace[p, 5] = cuda.threadIdx.y
             trace[p, 6] = cuda.threadIdx.x
-            trace[p, 7] = seq
-            trace[p, 8] = epoch
+            trace[p, 7] = f7
+            trace[p, 8] = f8
+
+
+def _tl_gload(arr, operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j):
+    seq = thread_loads[y, x]
+    thread_loads[y, x] = seq + 1  # each thread owns its slot: no atomic needed
+    cuda.atomic.add(counts, (i, j), 1)
+    _tl_record(trace, trace_pos, operand, i, j, seq, epoch)
     return arr[i, j]
 
 
@@ -56,24 +61,9 @@ def _tl_foreign(stamp, mine):
     return stamp // _STAMP == mine // _STAMP and stamp != mine
 
 
-def _tl_strace(strace, strace_pos, array, epoch, store, i, j):
-    if strace.shape[0] > 0:
-        p = cuda.atomic.add(strace_pos, 0, 1)
-        if p < strace.shape[0]:
-            strace[p, 0] = array
-            strace[p, 1] = i
-            strace[p, 2] = j
-            strace[p, 3] = cuda.blockIdx.y
-            strace[p, 4] = cuda.blockIdx.x
-            strace[p, 5] = cuda.threadIdx.y
-            strace[p, 6] = cuda.threadIdx.x
-            strace[p, 7] = epoch
-            strace[p, 8] = store
-
-
 def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j):
     shared_reads[y, x] += 1
-    _tl_strace(strace, strace_pos, array, mine // _STAMP, 0, i, j)
+    _tl_record(strace, strace_pos, array, i, j, mine // _STAMP, 0)
     if _tl_foreign(wrote[b, i, j], mine):
         cuda.atomic.add(hazards, 0, 1)  # read-after-write with no barrier between
     read[b, i, j] = mine
@@ -82,7 +72,7 @@ def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, 
 
 def _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j, value):
     shared_stores[y, x] += 1
-    _tl_strace(strace, strace_pos, array, mine // _STAMP, 1, i, j)
+    _tl_record(strace, strace_pos, array, i, j, mine // _STAMP, 1)
     if _tl_foreign(read[b, i, j], mine):
         cuda.atomic.add(hazards, 1, 1)  # write-after-read: a neighbour may still need the old value
     if _tl_foreign(wrote[b, i, j], mine):
@@ -91,7 +81,7 @@ def _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array
     s[i, j] = value
 
 
-HELPERS = (_tl_gload, _tl_foreign, _tl_strace, _tl_sload, _tl_sstore)
+HELPERS = (_tl_record, _tl_gload, _tl_foreign, _tl_sload, _tl_sstore)
 
 
 def _refuse(node, why):
