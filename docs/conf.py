@@ -26,7 +26,7 @@ extensions = ["myst_nb"]
 
 # The series' start page lives in docs/; the lessons are the committed notebooks themselves.
 root_doc = "docs/index"
-include_patterns = ["docs/**", "notebooks/*.ipynb"]
+include_patterns = ["docs/**", "notebooks/*.ipynb", "README.md"]
 exclude_patterns = ["**/.ipynb_checkpoints", "docs/_extra/**", "docs/_static/**"]
 
 # --- MyST-NB: show the stored outputs, never run a kernel ---------------------------------------

@@ -10,13 +10,18 @@ SHAPES = [(5, 23, 7), (8, 8, 8), (13, 9, 17), (1, 4, 1)]  # check() adds two sha
 COUNT_SHAPES = [(16, 16, 16), (12, 20, 9)]  # loads are counted at both: no limit fits one shape only
 
 
-def check(kernel, tile=4, tiling=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None):
+TOO_MANY_LOADS = "stage tiles in cuda.shared.array and reuse them from there."
+
+
+def check(kernel, tile=4, tiling=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
+          hint=TOO_MANY_LOADS):
     """Run a student's @cuda.jit(A, B, C) kernel: look for barrier hazards, compare with numpy on odd
     shapes, then count its global loads.
 
     With tiling=True the kernel must also load no more than the tiled formula, so a naive kernel fails.
     `max_loads(M, K, N, T)` sets another limit on loads, for exercises with their own count, and
     `max_shared_reads(M, K, N, T)` a limit on shared-memory reads (the register-tiling exercises).
+    `hint` is what to try when a kernel loads more than the exercise allows.
     Returns True when everything holds; prints what went wrong otherwise.
     """
     rng = np.random.default_rng(seed)
@@ -48,8 +53,7 @@ def check(kernel, tile=4, tiling=True, max_loads=None, shapes=SHAPES, seed=None,
         allows = f"this exercise allows {limit:,}" if tiling else "no limit in this exercise"
         print(f"  {M}×{K}·{K}×{N}, tile={tile}: {c.total:,} (naive needs {naive:,}; {allows})")
         if tiling and c.total > limit:
-            print(f"Right answer, but {c.total:,} loads is more than the {limit:,} this exercise allows: "
-                  "stage tiles in cuda.shared.array and reuse them from there.")
+            print(f"Right answer, but {c.total:,} loads is more than the {limit:,} this exercise allows: {hint}")
             return False
     if max_shared_reads and not _few_shared_reads(counted, tile, max_shared_reads):
         return False
@@ -96,10 +100,13 @@ def predict(prediction, measured, rtol=0.0):
     if prediction is None:
         print("Write your prediction in `prediction`, then run this cell again: it measures and compares.")
         return None
-    pairs = list(zip(prediction, measured)) if isinstance(measured, (tuple, list)) else [(prediction, measured)]
-    if isinstance(measured, (tuple, list)) and len(prediction) != len(measured):
-        print(f"Give {len(measured)} numbers, in the order the question asks for.")
+    want = len(measured) if isinstance(measured, (tuple, list)) else 1
+    given = prediction if isinstance(prediction, (tuple, list)) else (prediction,)
+    if len(given) != want or not all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in given):
+        print(f"Give {'a number' if want == 1 else f'{want} numbers, as a tuple in the order the question asks for'}"
+              f", not {prediction!r}.")
         return False
+    pairs = list(zip(given, measured if want > 1 else (measured,)))
     verdicts = [abs(p - m) <= rtol * abs(m) for p, m in pairs]
     if all(verdicts):
         print("Right: measured", ", ".join(f"{m:,}" for _, m in pairs) + ".")
