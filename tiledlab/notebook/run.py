@@ -10,11 +10,9 @@ import platform
 import time
 
 from ..data import stamp
+from .lab import SOURCE  # the committed notebooks/ of the checkout
 
-SERIES = pathlib.Path(__file__).resolve().parents[2] / "notebooks"
-
-
-def lessons(folder=SERIES):
+def lessons(folder=SOURCE):
     """The series' notebooks in order (00, 01, ...)."""
     return sorted(pathlib.Path(folder).glob("[0-9][0-9]_*.ipynb"))
 
