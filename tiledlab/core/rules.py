@@ -1,0 +1,55 @@
+"""Rules over a kernel's compile-time constants, written once as Python functions with their reasons.
+
+A rule's parameters name the constants it reads, so nothing is written twice and nothing is `eval`ed:
+
+    Rule(lambda BM, TM: BM % TM == 0, "a thread computes TM of the block's BM rows")
+
+`Rule.check` raises a ValueError that gives the reason and the values that break it
+("regtile_2d: a thread computes TM of the block's BM rows; BM=64, TM=3 breaks it"). Derived
+constants and launch sizes are functions of the same kind, evaluated by `apply`.
+"""
+import inspect
+from dataclasses import dataclass
+from typing import Callable
+
+
+def names(fn):
+    """The constants a rule or derived function reads: its parameter names."""
+    return tuple(inspect.signature(fn).parameters)
+
+
+def apply(fn, constants, kernel="kernel"):
+    """fn(**the constants it names); a ValueError when it divides by zero or names an unknown constant."""
+    missing = [n for n in names(fn) if n not in constants]
+    if missing:
+        raise ValueError(f"{kernel}: a rule reads {', '.join(missing)}, which the kernel does not have")
+    try:
+        return fn(**{n: constants[n] for n in names(fn)})
+    except ZeroDivisionError:
+        raise ValueError(f"{kernel}: {show(constants, names(fn))} divides by zero") from None
+
+
+def show(constants, only=None):
+    """'BM=64, TM=3': the constants named in `only` (all of them when None)."""
+    return ", ".join(f"{k}={v}" for k, v in constants.items() if only is None or k in only)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A condition the kernel's code relies on, and why."""
+    holds: Callable
+    why: str
+
+    def check(self, constants, kernel="kernel"):
+        try:
+            ok = apply(self.holds, constants, kernel)
+        except ValueError:  # a zero divisor: the rule cannot hold
+            ok = False
+        if not ok:
+            raise ValueError(f"{kernel}: {self.why}; {show(constants, names(self.holds))} breaks it")
+
+
+def check_all(rules, constants, kernel="kernel"):
+    """Check every rule in order; the first broken one raises."""
+    for rule in rules:
+        rule.check(constants, kernel)
