@@ -3,7 +3,7 @@ tile width of the check, as in the notebooks."""
 from numba import cuda, float32
 
 from tiledlab.core.formulas import shared_traffic
-from tiledlab.core.geometry import launch_geometry
+from tiledlab.core import Rule, launch_geometry
 from tiledlab.core.kernels import tiled as tile_both  # 5.1: the answer is the lesson's own kernel
 
 T = 4
@@ -47,7 +47,7 @@ def tile_a_only(A, B, C):  # 2.1: stage only A's tile in shared memory; B still 
         C[row, col] = acc
 
 
-@launch_geometry(block=("T", "T"), threads=("T", "T"), derived={"T2": "2 * T"}, T=4)
+@launch_geometry(T=4, T2=lambda T: 2 * T)
 @cuda.jit
 def two_tiles_per_phase(A, B, C):  # 3.1: 2T values of k per pair of barriers, same global loads
     sA = cuda.shared.array((T, T2), float32)
@@ -84,7 +84,7 @@ def blocked_loop(A, B, C):  # 6.1: the k loop in chunks of T, no shared memory: 
         C[row, col] = acc
 
 
-@launch_geometry(block=("T", "T"), threads=("T", "T // TM"), requires={"T % TM == 0": "TM rows per thread"},
+@launch_geometry(threads=lambda T, TM: (T, T // TM), requires=[Rule(lambda T, TM: T % TM == 0, "TM rows per thread")],
                  T=4, TM=TM)
 @cuda.jit
 def column_tile(A, B, C):  # 7.1: a thread computes TM results of one column; one read of sB feeds TM of them

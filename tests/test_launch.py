@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import tiledlab
-from tiledlab.core.launch import launch_config
+from tiledlab.core.launch import resolve
 
 A = np.ones((4, 3), np.float32)
 B = np.ones((3, 5), np.float32)
@@ -36,13 +36,13 @@ def test_unknown_kernel_name():
 
 
 def test_grid_covers_output_with_edges():
-    (gx, gy), (tx, ty) = launch_config(33, 65, 8)
+    (gx, gy), (tx, ty) = resolve("tiled").grid(33, 65, {"T": 8})
     assert (tx, ty) == (8, 8) and gx * 8 >= 65 and gy * 8 >= 33 and (gx - 1) * 8 < 65 and (gy - 1) * 8 < 33
 
 
 def test_too_many_block_rows():
     with pytest.raises(ValueError, match="gridDim.y"):
-        launch_config(70000, 4, 1)
+        resolve("tiled").grid(70000, 4, {"T": 1})
 
 
 def test_every_entry_point_refuses_an_unknown_kernel_name():
@@ -55,5 +55,5 @@ def test_a_plain_function_is_refused_not_run():
     def not_a_kernel(A, B, C):
         C[0, 0] = 1.0
 
-    with pytest.raises(ValueError, match=r"decorate it with @cuda.jit"):
+    with pytest.raises(ValueError, match=r"decorate a function of \(A, B, C\) with @cuda.jit"):
         tiledlab.matmul(A, B, not_a_kernel)

@@ -29,7 +29,7 @@ def test_kernel_cells_are_the_package_kernels_word_for_word():
                 defined.add(name)
             for constant in re.findall(r"^[A-Z]\w* = .*$", src, re.M):
                 assert constant in package, f"{path.name}: {constant!r} is not in tiledlab/core/kernels.py"
-    assert defined == set(kernels.KERNELS)  # each lesson kernel appears in an editable cell
+    assert defined == set(kernels.LESSON_KERNELS)  # each lesson kernel appears in an editable cell
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

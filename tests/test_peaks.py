@@ -16,8 +16,7 @@ def test_flop_count_is_read_from_the_generated_body(chains, unroll):
     assert peaks.fmas_per_trip(source) == chains * unroll == source.count("cuda.fma(")
     loop = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.While))
     assert ast.unparse(loop.test) == "t < trips"  # the loop counter is the int32 t
-    kernel = peaks.fma_kernel(chains, unroll)
-    assert peaks.fma_flops(kernel, trips=7, threads=100) == 2 * chains * unroll * 7 * 100
+    assert peaks.fma_flops(chains, unroll, trips=7, threads=100) == 2 * chains * unroll * 7 * 100
 
 
 @pytest.mark.parametrize("chains,unroll", [(2, 3), (4, 1)])
@@ -27,7 +26,7 @@ def test_fma_kernel_performs_exactly_the_fmas_it_counts(chains, unroll):
     out = cuda.device_array(threads, np.float32)
     peaks.fma_kernel(chains, unroll)[1, threads](out, np.float32(1.0), np.int32(trips))
     i = np.arange(threads)
-    fmas = peaks.fma_flops(peaks.fma_kernel(chains, unroll), trips, 1) // 2  # per thread
+    fmas = peaks.fma_flops(chains, unroll, trips, 1) // 2  # per thread
     expected = chains * i + chains * (chains - 1) // 2 + fmas
     np.testing.assert_array_equal(out.copy_to_host(), expected)
 

@@ -10,8 +10,9 @@ from conftest import operands
 import tiledlab
 from tiledlab.core import formulas, registry
 from tiledlab.core.launch import prepare
-from tiledlab.core.source import py_func, specialize
-from tiledlab.core.unrolled import generate_source, unrolled
+from tiledlab.core.generated import generated
+from tiledlab.core.launch import specialize
+from tiledlab.core.unrolled import generate_source
 from tiledlab.counting import count_loads
 from tiledlab.counting.rewrite import instrumented_source
 from tiledlab.counting.variants import without_barrier
@@ -99,13 +100,13 @@ def test_clamped_edges_read_the_last_row_again(rng):
 @pytest.mark.parametrize("name,constants,message", [
     ("regtile_2d", dict(BQ=4), "regtile_2d has no constant 'BQ': its constants are BM, BN, BK, TM, TN"),
     ("regtile_2d", dict(BM=256, BN=256, TM=2, TN=2), r"16384 threads per block .*at most 1024"),
-    ("regtile_2d", dict(BM=30, TM=4), r"needs BM % TM == 0 .*BM=30, TM=4"),
+    ("regtile_2d", dict(BM=30, TM=4), r"a thread computes TM of the block's BM rows; BM=30, TM=4 breaks it"),
     ("regtile_2d", dict(BM=16, BN=128, TM=4, TN=8), r"load B's BK×BN tile in whole passes"),
     ("regtile_2d", dict(BK=64), r"65,536 bytes of shared memory .*at most 49,152 \(48 KiB\)"),
     ("regtile_2d", dict(BM=2.5), "BM must be a whole number"),
     ("regtile_2d", dict(TM=0), "divides by zero"),
-    ("regtile_1d", dict(TN=2), "needs TN == 1"),
-    ("regtile_vec", dict(TM=2, BM=32), r"TM % 4 == 0"),
+    ("regtile_1d", dict(TN=2), "a thread computes one column of C; TN=2 breaks it"),
+    ("regtile_vec", dict(TM=2, BM=32), r"groups of 4 .*TM=2, TN=8 breaks it"),
     ("gen_prefetch", dict(BM=64, BN=80, TM=4, TN=4), "BN % 32 == 0"),
     ("gen_prefetch", dict(BM=64, BN=32, BK=2, TM=4, TN=4), r"BK=2: .* so BK must be a multiple of 4"),
 ])
@@ -142,32 +143,33 @@ def test_one_launch_path_sizes_the_grid_from_the_geometry():
 
 
 def test_generated_source_is_inspectable_and_counted():
-    kernel = specialize(registry.KERNELS["gen_prefetch"].kernel, **GENERATED)
+    family = registry.KERNELS["gen_prefetch"]
+    kernel = specialize(family, **GENERATED)
     text = generate_source(**GENERATED, name="gen_prefetch")
-    assert inspect.getsource(py_func(kernel)) == text == kernel.tiledlab_source
-    assert kernel is specialize(registry.KERNELS["gen_prefetch"].kernel, **GENERATED)  # built once
-    counted = instrumented_source(registry.KERNELS["gen_prefetch"].kernel, **GENERATED)
+    assert inspect.getsource(kernel.py_func) == text and family.source(GENERATED).endswith(text)
+    assert kernel is specialize(family, **GENERATED)  # built once
+    counted = instrumented_source(family, **GENERATED)
     assert "_tl_sload(sA" in counted and "_tl_sstore(sB" in counted and "_tl_gload(A, 0" in counted
     assert counted.count("cuda.syncthreads()") == text.count("cuda.syncthreads()") == 2
 
 
 def test_generated_kernels_build_again_for_other_constants():
-    family = unrolled("family", BM=64, BN=64, TM=4, TN=4, buffers=2)
+    family = generated("family", BM=64, BN=64, TM=4, TN=4, buffers=2)
     other = specialize(family, BM=32, BN=32)
-    assert other is not family and "Block tile 32x32" in other.tiledlab_source
-    assert other.tiledlab_geometry.defaults == dict(BM=32, BN=32, BK=8, TM=4, TN=4)
+    assert other is not specialize(family) and "Block tile 32x32" in inspect.getsource(other.py_func)
+    assert family.bind(BM=32, BN=32) == dict(BM=32, BN=32, BK=8, TM=4, TN=4)
 
 
 def test_a_changed_copy_of_generated_source_keeps_its_constants(rng):
-    broken = without_barrier(specialize(registry.KERNELS["gen_prefetch"].kernel, **GENERATED), 0)
+    broken = without_barrier(registry.KERNELS["gen_prefetch"], 0, **GENERATED)
     A, B = operands(rng, 4, 4, 4)
-    assert broken.tiledlab_geometry.defaults == GENERATED
-    with pytest.raises(ValueError, match="source generated for BM=32"):
+    assert broken.constants == GENERATED
+    with pytest.raises(ValueError, match="code written for BM=32"):
         tiledlab.matmul(A, B, broken, BM=64)
 
 
 def test_the_ladder_names_real_kernels_in_order():
     assert registry.LADDER[:2] == ["naive", "tiled"] and registry.LADDER[-1] == "best"
-    assert registry.KERNELS["best"].kernel is registry.KERNELS[registry.BEST].kernel
+    assert registry.KERNELS["best"] is registry.KERNELS[registry.BEST]
     assert registry.BEST in registry.SEARCH and len(registry.SEARCH) <= 8
     assert all(registry.KERNELS[n].idea for n in registry.LADDER + registry.SEARCH)

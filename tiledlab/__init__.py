@@ -12,6 +12,7 @@ Wings, bottom to top (a module imports only from its own wing or from wings belo
 """
 from . import backend  # noqa: F401  first: it chooses GPU or simulator before numba.cuda is imported
 from .backend import BACKEND, SIMULATOR, describe
-from .core import KERNELS, launch_geometry, matmul, naive, specialize, tiled
+from .core import KERNELS, Kernel, Rule, launch_geometry, matmul, naive, specialize, tiled
 
-__all__ = ["BACKEND", "SIMULATOR", "describe", "naive", "tiled", "matmul", "specialize", "KERNELS", "launch_geometry"]
+__all__ = ["BACKEND", "SIMULATOR", "describe", "naive", "tiled", "matmul", "specialize", "KERNELS", "Kernel", "Rule",
+           "launch_geometry"]

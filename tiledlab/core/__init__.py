@@ -1,11 +1,12 @@
 """The lesson core: the kernels (the lesson's two in `kernels`, register-tiled ones in `regtile` and
-`unrolled`, all by name in `registry`), how each covers C (`geometry`), the formulas they are checked
-against, and `matmul`, which validates its inputs and launches a kernel through the one launch path
-(`launch.prepare`)."""
-from .geometry import launch_geometry
+generated ones from `unrolled`, all by name in `registry`), what tiledlab knows about a kernel in one
+object (`kernel.Kernel`: constants, rules, geometry, code), the one builder (`build`), the kernel
+contract (`contract`), the formulas they are checked against, and `matmul`, which validates its inputs
+and launches a kernel through the one launch path (`launch.prepare`)."""
+from .kernel import Kernel, launch_geometry
 from .kernels import naive, tiled
-from .launch import matmul, prepare
+from .launch import matmul, prepare, specialize
 from .registry import KERNELS
-from .source import specialize
+from .rules import Rule
 
-__all__ = ["KERNELS", "naive", "tiled", "matmul", "prepare", "specialize", "launch_geometry"]
+__all__ = ["KERNELS", "Kernel", "Rule", "naive", "tiled", "matmul", "prepare", "specialize", "launch_geometry"]

@@ -7,13 +7,14 @@ cannot count rather than skip it).
 1. Arguments `(A, B, C)` in that order, computing C = A @ B: A is M×K, B is K×N, C is M×N, all
    float32 and row-major. Counts are keyed by position: the first argument is "A", whatever its name.
 2. Compile-time constants (the tile width `T`) are module globals. Numba freezes globals when it
-   compiles, so `specialize(kernel, T=8)` builds the same source again with `T` bound to 8.
+   compiles, so `specialize(kernel, T=8)` builds the same source again with `T` bound to 8. A kernel
+   must not close over names of an enclosing function (a build could not change them).
 3. Every element access is 2-D, `X[i, j]`, for A, B, C and shared arrays alike.
 4. One `cuda.shared.array` declaration per source line (the simulator keys shared arrays by line,
    and two on one line silently become one array).
 5. Launch: T×T threads per block, one thread per element of C, `threadIdx.x` → column. A kernel
    that covers C otherwise (a register-tiled one: (BN/TN)×(BM/TM) threads for a BM×BN tile) says so
-   with `@launch_geometry(...)` (tiledlab.core.geometry), which also names its constants and defaults.
+   with `@launch_geometry(...)` (tiledlab.core.kernel), which also names its constants and defaults.
 6. No tuple or augmented store into a shared array (`sA[i, j], sB[i, j] = ...`): the counting lab
    counts one store per statement (`s[i, j] += v` is counted as the read and the store it is).
 
@@ -62,5 +63,4 @@ def tiled(A, B, C):
         C[row, col] = acc
 
 
-
-KERNELS = {"naive": naive, "tiled": tiled}  # the lesson's two; every kernel by name: registry.KERNELS
+LESSON_KERNELS = {"naive": naive, "tiled": tiled}  # the lesson's two; every kernel by name: registry.KERNELS

@@ -2,17 +2,16 @@
 
 `matmul`, the counting lab, the exercise checks and every GPU experiment go through `prepare`, so a
 bad input gets the same clear ValueError everywhere, before anything is launched. A kernel is given
-by name (tiledlab.core.registry) or as a @cuda.jit function; its constants by the lesson's `tile`
-(T) or by name (BM=64, ...); its geometry (core.geometry) sizes the grid.
+by name (tiledlab.core.registry), as a Kernel or as a @cuda.jit function; its constants by the
+lesson's `tile` (T) or by name (BM=64, ...), bound once; its geometry sizes the grid.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numba import cuda
 
-from .geometry import MAX_THREADS_PER_BLOCK, geometry_of, grid
+from .kernel import MAX_THREADS_PER_BLOCK, Kernel
 from .registry import KERNELS
-from .source import check_shared_memory, is_kernel, specialize
 
 
 def validate_tile(tile):
@@ -44,54 +43,58 @@ def validate_operands(A, B):
 
 
 def resolve(kernel):
-    """(kernel, name, registry entry or None) for a name of tiledlab.core.registry.KERNELS or a
-    @cuda.jit function; a ValueError for anything else."""
+    """The Kernel for a name of tiledlab.core.registry.KERNELS, a Kernel, or a @cuda.jit function;
+    a ValueError for anything else."""
     if isinstance(kernel, str):
         if kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {sorted(KERNELS)} or a @cuda.jit function, got {kernel!r}")
-        return KERNELS[kernel].kernel, kernel, KERNELS[kernel]
-    if not is_kernel(kernel):
-        raise ValueError(f"kernel must be one of {sorted(KERNELS)} or a @cuda.jit function, got "
-                         f"{getattr(kernel, '__name__', type(kernel).__name__)!r}: decorate it with @cuda.jit")
-    return kernel, kernel_name(kernel), None
+        return KERNELS[kernel]
+    return Kernel.of(kernel)
 
 
-def kernel_name(kernel):
-    return kernel if isinstance(kernel, str) else getattr(kernel, "__name__", str(kernel))
-
-
-def launch_config(M, N, tile):
-    """(blockspergrid, threadsperblock): one thread per element of the M×N output, T×T per block."""
-    return grid(M, N, (tile, tile), (tile, tile))
-
-
-def constants_of(kernel, name, tile=None, **constants):
-    """The constants `kernel` is built with: its defaults, T = `tile` for the lesson's kernels, and
-    any given by name, then those derived from them; checked (unknown names, the kernel's own rules)."""
-    geometry = geometry_of(kernel)
+def bind(kernel, tile=None, **constants):
+    """The constants `kernel` (a Kernel) is built with: its defaults, T = `tile` for the lesson's
+    kernels, and any given by name, then those derived from them; checked once, here."""
     if tile is not None:
-        if "T" not in geometry.defaults:
-            raise ValueError(f"{name} has no tile width T: give its constants by name "
-                             f"({', '.join(f'{k}={v}' for k, v in geometry.defaults.items())} by default)")
+        if "T" not in kernel.constants:
+            raise ValueError(f"{kernel.name} has no tile width T: give its constants by name "
+                             f"({', '.join(f'{k}={v}' for k, v in kernel.constants.items())} by default)")
         constants["T"] = validate_tile(tile)
-    return geometry.bind(constants, name)
+    return kernel.bind(constants)
 
 
 @dataclass
 class Launch:
     """A built kernel with its operands on the device and its launch configuration, ready to run."""
-    name: str
-    kernel: object  # the compiled kernel
+    source: Kernel  # what was built
+    kernel: object  # the compiled kernel (anything launched as kernel[grid, block](A, B, C, *extra))
     shape: tuple  # (M, K, N)
-    tile: int  # T of the lesson's kernels; None for kernels with other constants (see `constants`)
     blockspergrid: tuple
     threadsperblock: tuple
     A: object  # device arrays
     B: object
     C: object
-    constants: dict = field(default_factory=dict)  # the constants the kernel declares, as built ({"T": 16}, …)
-    block: tuple = None  # (rows, cols) of C one block computes
+    bound: dict  # every constant of the build, derived ones included
     launch_bounds: tuple = None
+
+    @property
+    def name(self):
+        return self.source.name
+
+    @property
+    def constants(self):
+        """The constants the kernel declares, as built ({"T": 16}, {"BM": 64, ...})."""
+        return {k: self.bound[k] for k in self.source.constants}
+
+    @property
+    def tile(self):
+        """T of the lesson's kernels; None for kernels with other constants (see `constants`)."""
+        return self.bound.get("T")
+
+    @property
+    def block(self):
+        """(rows, cols) of C one block computes."""
+        return self.source.sizes(self.bound)[0]
 
     def __call__(self, *extra):
         """Launch once; `extra` arguments follow (A, B, C), as the counting lab's buffers do."""
@@ -107,30 +110,23 @@ class Launch:
         return self
 
 
-def prepare(kernel, A, B, tile=None, build=specialize, launch_bounds=None, **constants):
-    """Validate, build `kernel` with `build` at tile width `tile` (the lesson's kernels; 16 by default)
-    or at the named constants of a register-tiled kernel, and put A, B and a NaN-filled C on the device
-    (elements a kernel never writes stay NaN). `launch_bounds` = (max threads, min blocks per SM);
-    a registry kernel with `min_blocks` gets them by default."""
-    source, name, entry = resolve(kernel)
-    geometry = geometry_of(source)
-    bound = constants_of(source, name, tile, **constants)  # with the constants derived from them
-    block, threads = geometry.sizes(bound, name)
-    constants = {k: bound[k] for k in geometry.defaults}
+def prepare(kernel, A, B, tile=None, build=None, launch_bounds=None, **constants):
+    """Validate, build `kernel` at tile width `tile` (the lesson's kernels; 16 by default) or at the
+    named constants of a register-tiled kernel, and put A, B and a NaN-filled C on the device
+    (elements a kernel never writes stay NaN). `build(kernel, bound, launch_bounds)` compiles it
+    (Kernel.compiled by default; the counting lab passes its own). `launch_bounds` = (max threads,
+    min blocks per SM); a registry kernel with `min_blocks` gets them by default."""
+    source = resolve(kernel)
+    bound = bind(source, tile, **constants)
+    launch_bounds = source.launch_bounds(bound, launch_bounds)
     A, B = validate_operands(A, B)
     M, K = A.shape
     N = B.shape[1]
-    blockspergrid, threadsperblock = grid(M, N, block, threads)
-    if launch_bounds is None and entry is not None and entry.min_blocks:
-        launch_bounds = (threads[0] * threads[1], entry.min_blocks)
-    if launch_bounds and threads[0] * threads[1] > launch_bounds[0]:
-        raise ValueError(f"{name}: {threads[0] * threads[1]} threads per block, more than the launch bounds "
-                         f"{launch_bounds} allow")
-    compiled = build(source, launch_bounds=launch_bounds, **constants)
-    check_shared_memory(compiled, constants, name)
+    blockspergrid, threadsperblock = source.grid(M, N, bound)
+    compiled = (build or Kernel.compiled)(source, bound, launch_bounds)
     C = np.full((M, N), np.nan, dtype=np.float32)
-    return Launch(name, compiled, (M, K, N), constants.get("T"), blockspergrid, threadsperblock,
-                  cuda.to_device(A), cuda.to_device(B), cuda.to_device(C), constants, block, launch_bounds)
+    return Launch(source, compiled, (M, K, N), blockspergrid, threadsperblock,
+                  cuda.to_device(A), cuda.to_device(B), cuda.to_device(C), bound, launch_bounds)
 
 
 def matmul(A, B, kernel="tiled", tile=None, **constants):
@@ -138,3 +134,11 @@ def matmul(A, B, kernel="tiled", tile=None, **constants):
     (`tile`, 16 by default), or a registry kernel at its constants (`matmul(A, B, "best")`,
     `matmul(A, B, "regtile_2d", BM=64, BN=64, TM=4, TN=4)`)."""
     return prepare(kernel, A, B, tile, **constants)().result()
+
+
+def specialize(kernel, T=None, launch_bounds=None, **constants):
+    """`kernel` compiled with its constants bound (`specialize(tiled, T=8)`): the same code, new sizes.
+    `launch_bounds` (max threads per block, min blocks per SM) caps the registers a thread may use."""
+    source = resolve(kernel)
+    bound = bind(source, T, **constants)
+    return source.compiled(bound, source.launch_bounds(bound, launch_bounds))

@@ -24,44 +24,47 @@ The next rungs unroll these loops completely and are written by a program: see `
 """
 from numba import cuda, float32
 
-from .geometry import launch_geometry
+from .kernel import launch_geometry
+from .rules import Rule
 
-BM = 128  # rows of C per block
-BN = 128  # columns of C per block
-BK = 8    # depth of one tile step along k
-TM = 8    # rows of C per thread
-TN = 8    # columns of C per thread (1 in the 1-D kernel)
-PAD = 4   # floats added to each row of regtile_vec's tiles (a multiple of 4 keeps rows 16-byte aligned)
-VEC = 4   # floats in one 128-bit shared load (fixed: that is the widest shared load)
-# Derived from those, and bound with them (DERIVED says how):
-NTHREADS = (BM // TM) * (BN // TN)  # threads per block
-TX = BN // TN                       # threads along x: blockDim.x
-A_ROWS = NTHREADS // BK             # rows of A's BM×BK tile one pass of the block fills
-A_PASSES = BM * BK // NTHREADS      # passes (elements per thread) for A's tile
-B_ROWS = NTHREADS // BN             # rows of B's BK×BN tile one pass fills
-B_PASSES = BK * BN // NTHREADS      # passes for B's tile
-BM_PAD = BM + PAD                   # row length of regtile_vec's transposed A tile
-BN_PAD = BN + PAD                   # row length of its B tile
+VEC = 4  # floats in one 128-bit shared load (fixed: that is the widest shared load)
 
-DERIVED = {"NTHREADS": "(BM // TM) * (BN // TN)", "TX": "BN // TN", "A_ROWS": "NTHREADS // BK",
-           "A_PASSES": "BM * BK // NTHREADS", "B_ROWS": "NTHREADS // BN", "B_PASSES": "BK * BN // NTHREADS"}
-REQUIRES = {
-    "BM % TM == 0": "a thread computes TM of the block's BM rows",
-    "BN % TN == 0": "a thread computes TN of the block's BN columns",
-    "NTHREADS % BK == 0 and BM * BK % NTHREADS == 0":
-        "the block's threads load A's BM×BK tile in whole passes of NTHREADS // BK rows",
-    "NTHREADS % BN == 0 and BK * BN % NTHREADS == 0":
-        "the block's threads load B's BK×BN tile in whole passes of NTHREADS // BN rows",
+# The constants (BM, BN, BK, TM, TN; PAD for regtile_vec) are given per kernel below and bound per
+# build, like T. These are derived from them and bound with them:
+DERIVED = {
+    "NTHREADS": lambda BM, BN, TM, TN: (BM // TM) * (BN // TN),  # threads per block
+    "TX": lambda BN, TN: BN // TN,                   # threads along x: blockDim.x
+    "A_ROWS": lambda NTHREADS, BK: NTHREADS // BK,    # rows of A's BM×BK tile one pass of the block fills
+    "A_PASSES": lambda BM, BK, NTHREADS: BM * BK // NTHREADS,  # passes (elements per thread) for A's tile
+    "B_ROWS": lambda NTHREADS, BN: NTHREADS // BN,    # rows of B's BK×BN tile one pass fills
+    "B_PASSES": lambda BK, BN, NTHREADS: BK * BN // NTHREADS,  # passes for B's tile
 }
+REQUIRES = (
+    Rule(lambda BM, TM: BM % TM == 0, "a thread computes TM of the block's BM rows"),
+    Rule(lambda BN, TN: BN % TN == 0, "a thread computes TN of the block's BN columns"),
+    Rule(lambda NTHREADS, BM, BK: NTHREADS % BK == 0 and BM * BK % NTHREADS == 0,
+         "the block's threads load A's BM×BK tile in whole passes of NTHREADS // BK rows"),
+    Rule(lambda NTHREADS, BN, BK: NTHREADS % BN == 0 and BK * BN % NTHREADS == 0,
+         "the block's threads load B's BK×BN tile in whole passes of NTHREADS // BN rows"),
+)
 
 
-def register_tiled(requires=None, derived=None, **defaults):
+def block_tile(BM, BN):
+    return (BM, BN)  # a block computes a BM×BN tile of C
+
+
+def thread_tiles(BM, BN, TM, TN):
+    return (BN // TN, BM // TM)  # (x, y) threads: one per TM×TN thread tile
+
+
+def register_tiled(requires=(), idea="", **constants):
     """The geometry all three kernels share: a BM×BN tile of C per block, (BN/TN)×(BM/TM) threads."""
-    return launch_geometry(block=("BM", "BN"), threads=("BN // TN", "BM // TM"), derived={**DERIVED, **(derived or {})},
-                           requires={**REQUIRES, **(requires or {})}, **defaults)
+    return launch_geometry(block=block_tile, threads=thread_tiles, requires=REQUIRES + tuple(requires), idea=idea,
+                           **constants, **DERIVED)
 
 
-@register_tiled(BM=64, BN=64, BK=8, TM=8, TN=1, requires={"TN == 1": "a thread computes one column of C"})
+@register_tiled(BM=64, BN=64, BK=8, TM=8, TN=1, requires=[Rule(lambda TN: TN == 1, "a thread computes one column of C")],
+                idea="a thread computes TM = 8 elements of one column: (TM + 1)/TM shared reads per FMA")
 @cuda.jit
 def regtile_1d(A, B, C):
     # blockDim = (BN, BM // TM): thread (ty, tx) computes column tx, rows ty*TM … ty*TM + TM - 1 of the tile.
@@ -100,7 +103,8 @@ def regtile_1d(A, B, C):
             C[row, col] = acc[i]
 
 
-@register_tiled(BM=128, BN=128, BK=8, TM=8, TN=8)
+@register_tiled(BM=128, BN=128, BK=8, TM=8, TN=8,
+                idea="a thread computes an 8×8 block: (TM + TN)/(TM·TN) = 1/4 shared read per FMA")
 @cuda.jit
 def regtile_2d(A, B, C):
     # blockDim = (BN // TN, BM // TM): thread (ty, tx) computes the TM×TN block of the tile at
@@ -155,10 +159,12 @@ def regtile_2d(A, B, C):
 # the rows are padded by PAD floats (with rows of exactly 128 floats it fuses fewer of them).
 # Neighbouring threads' groups are neighbours too, so a quarter warp reads 128 consecutive bytes:
 # no bank conflicts.
-@register_tiled(BM=128, BN=128, BK=8, TM=8, TN=8, PAD=PAD, derived={"BM_PAD": "BM + PAD", "BN_PAD": "BN + PAD"},
-                requires={"TM % 4 == 0 and TN % 4 == 0": "a thread's rows and columns come in groups of 4 (VEC), "
-                                                         "one 128-bit read each",
-                          "PAD % 4 == 0": "padded rows must stay 16-byte aligned"})
+@register_tiled(BM=128, BN=128, BK=8, TM=8, TN=8, PAD=4, BM_PAD=lambda BM, PAD: BM + PAD,
+                BN_PAD=lambda BN, PAD: BN + PAD,
+                requires=[Rule(lambda TM, TN: TM % 4 == 0 and TN % 4 == 0,
+                               "a thread's rows and columns come in groups of 4 (VEC), one 128-bit read each"),
+                          Rule(lambda PAD: PAD % 4 == 0, "padded rows must stay 16-byte aligned")],
+                idea="A's tile transposed, aligned, padded: every shared read is one 128-bit load of 4 values")
 @cuda.jit
 def regtile_vec(A, B, C):
     sA = cuda.shared.array((BK, BM_PAD), float32, alignment=16)  # A's tile transposed: sA[k, m]

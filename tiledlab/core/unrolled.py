@@ -29,23 +29,10 @@ from a set of options; building it at other constants (`specialize`, `matmul(...
 its source again. Generated source is kept in linecache under a name of its own, so `inspect`, the
 counting lab and `show()` read it like any kernel's.
 """
-import hashlib
-from dataclasses import replace
-
-from numba import cuda, float32, uint64
-
-from .geometry import Geometry
-from .source import jit, remember, with_helpers
 
 VEC = 4  # floats in one 128-bit shared load
 OPTIONS = dict(transposed=True, edge="clamp", loads="rows", uidx=True, prefetch=True, buffers=1, warp=None, pad=4)
-GEOMETRY = Geometry(block=("BM", "BN"), threads=("BN // TN", "BM // TM"),
-                    defaults=dict(BM=128, BN=128, BK=8, TM=8, TN=8),
-                    requires={"BM % TM == 0 and BN % TN == 0": "a thread computes TM×TN of the block's BM×BN",
-                              "TM % 4 == 0 and TN % 4 == 0": "a thread's rows and columns come in groups of 4, "
-                                                             "one 128-bit shared read each",
-                              "(BM // TM) * (BN // TN) % 32 == 0": "threads come in whole warps",
-                              "BN % 32 == 0": "a warp loads 32 neighbouring floats of a row of B"})
+RULES = ()  # conditions on BM, BN, BK, TM, TN (core.rules.Rule); generate_source checks its own for now
 
 
 def _plus(e, c):
@@ -277,53 +264,3 @@ def generate_helpers(TN=8):
             f"    # acc: {TN} results of one row of the thread tile; a: this row's value of A at step k;\n"
             f"    # b: the thread's {TN} values of B at step k. Returns the row with a * b added.\n"
             f"    return (\n{terms}    )\n")
-
-
-class Generator:
-    """Writes and compiles the kernel `name` with fixed options, once per set of constants."""
-
-    def __init__(self, name, geometry, **options):
-        unknown = set(options) - set(OPTIONS)
-        if unknown:
-            raise ValueError(f"unknown options {sorted(unknown)}; generate_source takes {', '.join(OPTIONS)}")
-        self.name, self.geometry, self.options = name, geometry, {**OPTIONS, **options}
-        self._builds = {}
-
-    @property
-    def clamped(self):
-        """True when rows of A and columns of B past the edges are read again (see `edge`)."""
-        return self.options["edge"] == "clamp"
-
-    def source(self, constants):
-        return generate_source(**{k: constants[k] for k in self.geometry.defaults}, **self.options, name=self.name)
-
-    def __call__(self, constants, launch_bounds=None):
-        tile = {k: constants[k] for k in self.geometry.defaults}
-        key = (tuple(tile.items()), launch_bounds)
-        if key not in self._builds:
-            source = self.source(tile)
-            digest = hashlib.sha1(source.encode()).hexdigest()[:10]
-            namespace = with_helpers({"cuda": cuda, "float32": float32, "uint64": uint64},
-                                     generate_helpers(tile["TN"]), f"<tiledlab row_fma TN={tile['TN']}>")
-            filename = f"<tiledlab generated {self.name} {digest}>"
-            exec(compile(remember(source, filename), filename, "exec"), namespace)
-            kernel = jit(namespace[self.name], launch_bounds)
-            kernel.tiledlab_geometry = replace(self.geometry, defaults=tile)
-            kernel.tiledlab_generator = self
-            kernel.tiledlab_source = source
-            self._builds[key] = kernel
-        return self._builds[key]
-
-
-def unrolled(name, BM=128, BN=128, BK=8, TM=8, TN=8, **options):
-    """The generated kernel `name` at these default constants; `options` as in `generate_source`."""
-    defaults = dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN)
-    generator = Generator(name, replace(GEOMETRY, defaults=defaults), **options)
-    return generator(generator.geometry.bind({}, name))
-
-
-def source_of(kernel):
-    """The whole generated text a kernel runs: its `row_fma` helper, then the kernel."""
-    tile = kernel.tiledlab_geometry.defaults
-    return generate_helpers(tile["TN"]) + "\n\n" + kernel.tiledlab_source
-

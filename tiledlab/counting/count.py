@@ -63,7 +63,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
     """
     launch = prepare(kernel, A, B, tile, build=instrumented, **constants)
     capacity = trace_room(launch) if trace else 0
-    buffers = launch.kernel.tiledlab_buffers
+    buffers = launch.kernel.buffers
     arrays = buffers.allocate(launch, capacity)
     launch(*arrays)
     got = buffers.read(arrays)

@@ -10,12 +10,14 @@ shared array used other than as `s[i, j]`) is refused with the line it is on, ne
 """
 import ast
 import inspect
+from dataclasses import dataclass
 
 import numpy as np
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
-from ..core.geometry import geometry_of
-from ..core.source import build, constants_for, for_constants, is_call, shared_declarations, syntax_tree
+from ..core import build
+from ..core.contract import is_call, shared_declarations
+from ..core.launch import bind, resolve
 from .buffers import OPERANDS, CountingBuffers
 
 _STAMP = 2048  # hazard stamp = epoch * _STAMP + thread id + 1; blocks hold at most 1024 threads
@@ -199,35 +201,44 @@ def shared_arrays(func, namespace):
     return found
 
 
-def _rewrite(kernel, T, constants):
-    """(rewritten FunctionDef, shared arrays, constants, the kernel whose source was rewritten)."""
-    constants = constants_for(kernel, T, **constants)
-    kernel = for_constants(kernel, constants)  # generated source: the source written for these constants
-    func = syntax_tree(kernel)
+def _rewrite(kernel, bound):
+    """(rewritten FunctionDef, shared arrays, the code that was rewritten) of a Kernel at constants
+    that `Kernel.bind` returned, after the kernel contract is checked."""
+    code = kernel.checked_code(bound)
+    func = code.tree
     params = [a.arg for a in func.args.args]
-    if len(params) != len(OPERANDS):
-        raise ValueError(f"kernel {func.name}({', '.join(params)}) must take exactly (A, B, C)")
-    shared = shared_arrays(func, {**getattr(kernel, "py_func", kernel).__globals__, **constants})
-    return _Rewrite(params, shared).visit(func), shared, constants, kernel
+    shared = shared_arrays(func, {**kernel.namespace, **bound})
+    return _Rewrite(params, shared).visit(func), shared, code
 
 
-def instrumented(kernel, T=None, launch_bounds=None, **constants):
-    """The counting build of `kernel` at tile width T (or at the named constants of a register-tiled
-    kernel). Its `tiledlab_buffers` (CountingBuffers) describe the extra arguments it takes after
-    (A, B, C). Launch bounds are ignored: a counting build's registers are not what it is for."""
-    func, shared, constants, kernel = _rewrite(kernel, T, constants)
+@dataclass(frozen=True)
+class CountingBuild:
+    """A counting build: the compiled kernel and the extra arguments it takes after (A, B, C)."""
+    kernel: object
+    buffers: CountingBuffers
+
+    def __getitem__(self, config):
+        return self.kernel[config]
+
+
+def instrumented(kernel, bound, launch_bounds=None):
+    """The counting build of a Kernel at constants that `Kernel.bind` returned. Launch bounds are
+    ignored: a counting build's registers are not what it is for."""
+    func, shared, code = _rewrite(kernel, bound)
     buffers = CountingBuffers(shared)
     func.body[:0] = ast.parse(_PROLOGUE).body
     func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
-    helpers = "\n\n".join(inspect.getsource(h) for h in HELPERS)
-    compiled = build(kernel, func, constants, "instrumented", {"_STAMP": _STAMP}, helpers)
-    compiled.tiledlab_buffers = buffers
-    return compiled
+    helpers = "\n\n".join([code.helpers] * bool(code.helpers) + [inspect.getsource(h) for h in HELPERS])
+    namespace = {**kernel.namespace, **bound, "_STAMP": _STAMP}
+    compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), code.helpers,
+                               tuple(sorted(bound.items())), kernel.function or code.filename), None, helpers)
+    return CountingBuild(compiled, buffers)
 
 
 def instrumented_source(kernel, T=None, **constants):
     """The rewritten kernel as source, for readers who want to see exactly what is counted
     (the lesson's kernels at T = 4 unless given)."""
-    if T is None and "T" in geometry_of(kernel).defaults:
+    kernel = resolve(kernel)
+    if T is None and "T" in kernel.constants:
         T = 4
-    return ast.unparse(_rewrite(kernel, T, constants)[0])
+    return ast.unparse(_rewrite(kernel, bind(kernel, T, **constants))[0])

@@ -8,13 +8,15 @@
 - `without_write_back(tiled)`: C written only where the sum is NaN, never for finite inputs, so the
   computation stays and the M·N stores go.
 
-A variant is a kernel like any other: matmul, count_loads and the experiments accept it, and a tile
-width given here binds T at once (as `specialize` would).
+A variant is a Kernel like any other: matmul, count_loads and the experiments accept it. Constants
+given here (a tile width T, or BM=... of a generated kernel, whose code depends on them) become the
+variant's own defaults.
 """
 import ast
 import copy
 
-from ..core.source import derive, is_call, specialize, syntax_tree
+from ..core.contract import is_call
+from ..core.launch import resolve
 
 
 class _DropBarrier(ast.NodeTransformer):
@@ -82,49 +84,56 @@ class _StoreNever(ast.NodeTransformer):
         return node
 
 
-def _changed(kernel, transformer, suffix, T, derived=None):
-    func = transformer.visit(syntax_tree(kernel))
+def _tree(kernel, T, constants):
+    """(Kernel, its syntax tree at the given constants, those constants)."""
+    source = resolve(kernel)
+    if T is not None:
+        constants["T"] = T
+    return source, source.code(source.bind(constants)).tree, constants
+
+
+def _changed(kernel, transformer, suffix, T, constants, derived=None):
+    source, tree, constants = _tree(kernel, T, constants)
+    tree = transformer.visit(tree)
     if not transformer.changed:
-        raise ValueError(f"{kernel.__name__}: nothing to change for {suffix}")
-    func.name = f"{func.name}_{suffix}"
-    return _bound(derive(kernel, func, derived), T)
+        raise ValueError(f"{source.name}: nothing to change for {suffix}")
+    tree.name = f"{tree.name}_{suffix}"
+    return source.changed(tree, derived, constants)
 
 
-def transposed(kernel, name="sB", T=None):
+def transposed(kernel, name="sB", T=None, **constants):
     """`kernel` with every access name[i, j] of its shared tile `name` made name[j, i]."""
-    return _changed(kernel, _Transpose(name), f"{name}_transposed", T)
+    return _changed(kernel, _Transpose(name), f"{name}_transposed", T, constants)
 
 
-def padded(kernel, name="sB", T=None):
+def padded(kernel, name="sB", T=None, **constants):
     """`kernel` with its shared tile `name` declared one column wider: (T, T) becomes (T, T + 1)."""
-    return _changed(kernel, _Pad(name), f"{name}_padded", T, {"T_PAD": lambda c: c["T"] + 1})
+    return _changed(kernel, _Pad(name), f"{name}_padded", T, constants, {"T_PAD": lambda T: T + 1})
 
 
-def without_write_back(kernel, T=None):
+def without_write_back(kernel, T=None, **constants):
     """`kernel` storing into C (its third argument) only where the value is NaN: never, for finite data."""
-    output = syntax_tree(kernel).args.args[2].arg
-    return _changed(kernel, _StoreNever(output), "without_write_back", T)
+    output = _tree(kernel, T, dict(constants))[1].args.args[2].arg
+    return _changed(kernel, _StoreNever(output), "without_write_back", T, constants)
 
 
-def _bound(kernel, T):
-    return kernel if T is None else specialize(kernel, T)
-
-
-def without_barrier(kernel, which, T=None):
+def without_barrier(kernel, which, T=None, **constants):
     """`kernel` with its `which`-th cuda.syncthreads() (0 = first) removed."""
     dropper = _DropBarrier(which)
-    func = dropper.visit(syntax_tree(kernel))
+    source, tree, constants = _tree(kernel, T, constants)
+    tree = dropper.visit(tree)
     if dropper.seen < which:
-        raise ValueError(f"{kernel.__name__} has {dropper.seen + 1} cuda.syncthreads() calls, not {which + 1}")
-    func.name = f"{func.name}_without_barrier_{which}"
-    return _bound(derive(kernel, func), T)
+        raise ValueError(f"{source.name} has {dropper.seen + 1} cuda.syncthreads() calls, not {which + 1}")
+    tree.name = f"{tree.name}_without_barrier_{which}"
+    return source.changed(tree, None, constants)
 
 
-def swapped_xy(kernel, T=None):
+def swapped_xy(kernel, T=None, **constants):
     """`kernel` with x and y exchanged in thread and block indices (for square launches)."""
     swapper = _SwapXY()
-    func = swapper.visit(syntax_tree(kernel))
+    source, tree, constants = _tree(kernel, T, constants)
+    tree = swapper.visit(tree)
     if not swapper.swapped:
-        raise ValueError(f"{kernel.__name__} names no threadIdx/blockIdx/blockDim/gridDim .x or .y to swap")
-    func.name = f"{func.name}_swapped_xy"
-    return _bound(derive(kernel, func), T)
+        raise ValueError(f"{source.name} names no threadIdx/blockIdx/blockDim/gridDim .x or .y to swap")
+    tree.name = f"{tree.name}_swapped_xy"
+    return source.changed(tree, None, constants)

@@ -12,11 +12,10 @@ latency of one load. Three rules keep every row honest:
 The ring holds unsigned indices: with a signed index numba adds a negative-index fix-up (compare,
 two selects, add, sign extension) to every step, which the int32 rows show costs ≈ 10 cycles.
 """
-import types
-
 import numpy as np
 from numba import cuda, int32, uint32
 
+from ..core import build
 from . import require_gpu
 from .device import properties
 from .timing import time_launch
@@ -47,17 +46,10 @@ def chase_shared(nxt, start, steps, out):
     out[0] = j
 
 
-_shared_kernels = {}
-
-
 def shared_kernel(dtype):
-    """chase_shared with its shared table of `dtype` (uint32 or int32)."""
-    key = np.dtype(dtype)
-    if key not in _shared_kernels:
-        fn = chase_shared.py_func
-        scope = {**fn.__globals__, "INDEX": uint32 if key == np.uint32 else int32}
-        _shared_kernels[key] = cuda.jit(types.FunctionType(fn.__code__, scope, fn.__name__))
-    return _shared_kernels[key]
+    """chase_shared with its shared table of `dtype` (uint32 or int32), through the one builder."""
+    index = uint32 if np.dtype(dtype) == np.uint32 else int32
+    return build.bind(chase_shared.py_func, {"INDEX": index})
 
 
 def ring(words, stride, dtype=np.uint32, seed=0):

@@ -19,6 +19,7 @@ import numpy as np
 from numba import cuda, float32, int32, uint32
 
 from ..backend import SIMULATOR
+from ..core import build
 from . import require_gpu
 from .device import properties
 from .timing import per_launch_ms
@@ -51,22 +52,14 @@ def fmas_per_trip(source):
     return sum(isinstance(n, ast.Call) and ast.unparse(n.func) == "cuda.fma" for n in ast.walk(loop))
 
 
-_fma = {}
-
-
 def fma_kernel(chains, unroll):
-    if (chains, unroll) not in _fma:
-        scope = {"cuda": cuda, "float32": float32, "int32": int32}
-        exec(compile(fma_source(chains, unroll), f"<fma_peak {chains}x{unroll}>", "exec"), scope)
-        kernel = cuda.jit(scope["fma_peak"])
-        kernel.tiledlab_source = fma_source(chains, unroll)
-        _fma[chains, unroll] = kernel
-    return _fma[chains, unroll]
+    """The FMA kernel for `fma_source(chains, unroll)`, compiled once through the one builder."""
+    return build.from_source(fma_source(chains, unroll), "fma_peak", {"cuda": cuda, "float32": float32, "int32": int32})
 
 
-def fma_flops(kernel, trips, threads):
+def fma_flops(chains, unroll, trips, threads):
     """FLOP of one launch: 2 per FMA, FMAs counted in the kernel's own generated body."""
-    return 2 * fmas_per_trip(kernel.tiledlab_source) * trips * threads
+    return 2 * fmas_per_trip(fma_source(chains, unroll)) * trips * threads
 
 
 # ---------------------------------------------------------------- bandwidth kernels
@@ -181,7 +174,7 @@ def fma_setup(chains, unroll, trips=4096):
     binary = compiled(kernel, FMA_SIG)
     blocks = resident_blocks(binary)
     out, a = cuda.device_array(blocks * THREADS, np.float32), np.float32(0.999)
-    return (lambda: kernel[blocks, THREADS](out, a, int32(trips))), fma_flops(kernel, trips, blocks * THREADS), \
+    return (lambda: kernel[blocks, THREADS](out, a, int32(trips))), fma_flops(chains, unroll, trips, blocks * THREADS), \
         kernel, blocks, binary
 
 
@@ -211,7 +204,7 @@ def fma_row(chains, unroll, trips=4096, seconds=0.3):
     ms, best = _timed(launch, seconds)
     return {"roof": f"FP32 FMA ({chains} chains x {unroll} unrolled)", "value": flops / (ms * 1e-3) / 1e12,
             "best": flops / (best * 1e-3) / 1e12, "unit": "TFLOP/s", "chains": chains, "unroll": unroll,
-            "fmas_per_trip": fmas_per_trip(kernel.tiledlab_source), "trips": trips, "blocks": blocks,
+            "fmas_per_trip": fmas_per_trip(fma_source(chains, unroll)), "trips": trips, "blocks": blocks,
             "threads": THREADS, "registers": None if binary is None else binary.regs_per_thread,
             "flop_per_launch": flops, "median_ms": ms}
 

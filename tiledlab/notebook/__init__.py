@@ -4,15 +4,13 @@ The names a lesson needs from other wings are re-exported here, so one import li
 
     from tiledlab.notebook import setup, show, table, timings, plots, formulas, data, count_loads
 """
-import inspect
-
 import matplotlib.pyplot as plt
 import numpy as np
 
 from .. import data
 from ..backend import SIMULATOR, describe
 from ..core import formulas
-from ..core.source import py_func
+from ..core.launch import resolve
 from ..counting import count_loads
 from ..experiments import bench
 from ..experiments import device as device_properties
@@ -54,10 +52,11 @@ def device():
     return {**device_properties.properties(), **describe(), "source": "read live from the driver"}
 
 
-def show(kernel):
-    """The kernel's own source, highlighted: exactly the code that is counted, timed and tested."""
+def show(kernel, **constants):
+    """The kernel's own source, highlighted: exactly the code that is counted, timed and tested
+    (generated kernels: the code written for `constants`, their defaults unless given)."""
     from IPython.display import Code
-    return Code(inspect.getsource(py_func(kernel)), language="python")
+    return Code(resolve(kernel).source(constants), language="python")
 
 
 def table(header, rows):

@@ -1,0 +1,95 @@
+"""The one builder: every compiled kernel of the package comes from here, through one cache.
+
+Three ways in, one for each form a kernel's code takes:
+
+* `bind(fn, constants)`: a plain function compiled with some of its globals replaced (the lesson's
+  `T`, the register tiles' `BM` ...). Numba freezes globals when it compiles, so each set of
+  constants is a build of its own.
+* `from_tree(func, namespace, filename)`: a changed syntax tree (the counting rewrite, the variants).
+* `from_source(text, name, namespace)`: source written by a program (the unrolled kernels, the FMA
+  roof kernel). The text is kept in linecache, so `inspect`, tracebacks and the simulator's
+  line-keyed shared arrays read it like a file.
+
+`helpers` is source for functions the kernel calls. They are compiled into the kernel's own
+namespace: device functions on a GPU, plain Python on the simulator (where sharing the namespace
+lets them see the simulator's per-launch `cuda` module).
+"""
+import ast
+import copy
+import hashlib
+import linecache
+import types
+
+from numba import cuda
+
+from ..backend import SIMULATOR
+
+_cache = {}
+
+
+def jit(fn, launch_bounds=None):
+    """cuda.jit(fn), with launch bounds on a GPU (the simulator has no registers to cap)."""
+    return cuda.jit(fn, launch_bounds=launch_bounds) if launch_bounds and not SIMULATOR else cuda.jit(fn)
+
+
+def _cached(key, make):
+    if key not in _cache:
+        _cache[key] = make()
+    return _cache[key]
+
+
+def _key(constants):
+    return tuple(sorted((constants or {}).items()))
+
+
+def bind(fn, constants, launch_bounds=None):
+    """`fn` compiled as a kernel with the globals in `constants` bound: the same code, new sizes."""
+    def make():
+        bound = types.FunctionType(fn.__code__, {**fn.__globals__, **constants}, fn.__name__,
+                                   fn.__defaults__, fn.__closure__)
+        return jit(bound, launch_bounds)
+    return _cached(("bind", fn, _key(constants), launch_bounds), make)
+
+
+def from_tree(func, namespace, filename, tag, launch_bounds=None, helpers=""):
+    """The FunctionDef `func` compiled as a kernel in a copy of `namespace`; cached under `tag`, which
+    must name everything the tree and namespace were made from."""
+    def make():
+        scope = with_helpers(dict(namespace), helpers)
+        module = ast.fix_missing_locations(ast.Module(body=[copy.deepcopy(func)], type_ignores=[]))
+        exec(compile(module, filename, "exec"), scope)
+        return jit(scope[func.name], launch_bounds)
+    return _cached(("tree", tag, launch_bounds), make)
+
+
+def from_source(text, name, namespace, launch_bounds=None, helpers=""):
+    """Kernel `name` defined by the source `text`, compiled in a copy of `namespace`."""
+    def make():
+        scope = with_helpers(dict(namespace), helpers)
+        filename = remember(text, f"<tiledlab generated {name} {digest(text)}>")
+        exec(compile(text, filename, "exec"), scope)
+        return jit(scope[name], launch_bounds)
+    return _cached(("source", text, name, helpers, tuple(sorted(namespace)), launch_bounds), make)
+
+
+def with_helpers(namespace, helpers):
+    """`namespace` with the functions of the source text `helpers` compiled into it."""
+    if not helpers:
+        return namespace
+    filename = remember(helpers, f"<tiledlab helpers {digest(helpers)}>")
+    exec(compile(helpers, filename, "exec"), namespace)
+    if not SIMULATOR:
+        for node in ast.parse(helpers).body:
+            if isinstance(node, ast.FunctionDef):
+                namespace[node.name] = cuda.jit(device=True)(namespace[node.name])
+    return namespace
+
+
+def remember(source, filename):
+    """Keep source text that has no file in linecache under `filename`; returns the filename."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return filename
+
+
+def digest(text):
+    return hashlib.sha1(text.encode()).hexdigest()[:10]

@@ -1,0 +1,109 @@
+"""The kernel contract, checked on every path that builds a kernel (see tiledlab.core.kernels).
+
+A kernel's code is read as a syntax tree: to check the contract, to count its shared memory, and
+for the counting lab to rewrite. Whatever cannot be read or breaks a rule is refused here with a
+ValueError that names the line, before anything is compiled or launched.
+"""
+import ast
+import copy
+import inspect
+import textwrap
+
+import numpy as np
+
+OPERANDS = ("A", "B", "C")
+
+
+def is_kernel(obj):
+    """True for a @cuda.jit kernel (GPU dispatcher or simulator kernel), False for anything else."""
+    return hasattr(obj, "py_func") and callable(getattr(obj, "__getitem__", None))
+
+
+def is_device_function(obj):
+    """True for a @cuda.jit(device=True) function, on a GPU or on the simulator."""
+    return bool(getattr(obj, "_device", False) or getattr(obj, "targetoptions", {}).get("device", False))
+
+
+def plain_function(kernel):
+    """The plain Python function behind a @cuda.jit kernel, refused when its code cannot be built
+    again with other constants: defined at the Python prompt (no source), or closing over names of
+    an enclosing function (a build binds constants as globals and could not change those)."""
+    fn = getattr(kernel, "py_func", kernel)
+    if fn.__code__.co_freevars:
+        raise ValueError(f"kernel {fn.__name__} uses {', '.join(fn.__code__.co_freevars)} from the function it "
+                         "was defined in; tiledlab binds a kernel's constants as module globals, so define the "
+                         "kernel at the top level of a module or notebook cell, with its constants as globals")
+    syntax_tree(fn, fn.__name__)
+    return fn
+
+
+def syntax_tree(fn, name):
+    """The function's `def` as an ast.FunctionDef, with its original line numbers and no decorators."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        raise ValueError(f"kernel {name}: its source code cannot be read (typed at the Python prompt?); tiledlab "
+                         "reads a kernel's source to check and count it: define it in a file or a notebook "
+                         "cell") from None
+    tree = ast.parse(textwrap.dedent("".join(lines)))
+    ast.increment_lineno(tree, first - 1)  # keep real line numbers: the simulator keys shared arrays by line
+    func = tree.body[0]
+    func.decorator_list = []
+    return func
+
+
+def parse_kernel(text, filename, name):
+    """The FunctionDef named `name` in generated source `text`."""
+    for node in ast.parse(text, filename).body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return node
+    raise ValueError(f"generated source defines no function {name}")
+
+
+def copy_tree(func):
+    return copy.deepcopy(func)
+
+
+def check(func, name):
+    """Refuse kernels that break the rules every build relies on (see tiledlab.core.kernels)."""
+    params = [a.arg for a in func.args.args]
+    if len(params) != len(OPERANDS) or func.args.vararg or func.args.kwarg or func.args.kwonlyargs:
+        raise ValueError(f"kernel {name}({', '.join(params)}) must take exactly three arguments (A, B, C), "
+                         "computing C = A @ B")
+    lines = {}
+    for node in ast.walk(func):
+        if is_call(node, "cuda.shared.array") or is_call(node, "cuda.local.array"):
+            _check_shape(node, name)
+        if is_call(node, "cuda.shared.array"):
+            lines[node.lineno] = lines.get(node.lineno, 0) + 1
+    for line, n in lines.items():
+        if n > 1:
+            raise ValueError(f"kernel {name}, line {line}: {n} cuda.shared.array declarations on one line; "
+                             "write one per line (numba's simulator merges them into one array)")
+
+
+def _check_shape(node, name):
+    shape = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "shape"), None)
+    dims = shape.elts if isinstance(shape, ast.Tuple) else [shape]
+    if not all(isinstance(d, ast.Name) or isinstance(d, ast.Constant) and isinstance(d.value, int) for d in dims):
+        raise ValueError(f"kernel {name}, line {node.lineno}: array shape {ast.unparse(shape)}: numba "
+                         "compiling for a GPU needs every dimension as a number or a constant's name, "
+                         "not an expression; bind the expression as a constant of its own")
+
+
+def shared_declarations(func, namespace):
+    """(statement, shape, dtype) of each `s = cuda.shared.array(shape, dtype)` in a kernel's FunctionDef,
+    its shape and dtype evaluated in `namespace` (the kernel's globals and constants)."""
+    found = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and is_call(node.value, "cuda.shared.array"):
+            call = node.value
+            args = call.args[:2] + [k.value for k in call.keywords if k.arg in ("shape", "dtype")]
+            shape, dtype = (eval(compile(ast.Expression(a), "<shared>", "eval"), namespace) for a in args[:2])
+            found.append((node, tuple(int(n) for n in np.atleast_1d(shape)), dtype))
+    return found
+
+
+def is_call(node, dotted):
+    """True when `node` is a call of the dotted name, e.g. 'cuda.syncthreads'."""
+    return isinstance(node, ast.Call) and ast.unparse(node.func) == dotted

@@ -1,0 +1,23 @@
+"""Generated kernels as Kernel objects: code written by `unrolled.generate_source` for each set of
+constants (the unrolled code itself changes with them), with the register tiles' geometry."""
+from . import unrolled
+from .kernel import Kernel
+from .regtile import block_tile, thread_tiles
+
+TILE = ("BM", "BN", "BK", "TM", "TN")
+
+
+def generated(name, BM=128, BN=128, BK=8, TM=8, TN=8, idea="", min_blocks=None, **options):
+    """The generated kernel `name` with these default constants; `options` as in `generate_source`."""
+    unknown = set(options) - set(unrolled.OPTIONS)
+    if unknown:
+        raise ValueError(f"unknown options {sorted(unknown)}; generate_source takes {', '.join(unrolled.OPTIONS)}")
+    options = {**unrolled.OPTIONS, **options}
+
+    def write(constants):
+        """(kernel source, helper source) at these constants."""
+        return (unrolled.generate_source(**constants, **options, name=name),
+                unrolled.generate_helpers(constants["TN"]))
+    return Kernel(name, constants=dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN), rules=tuple(unrolled.RULES),
+                  block=block_tile, threads=thread_tiles, idea=idea, min_blocks=min_blocks, generator=write,
+                  clamped=options["edge"] == "clamp")
