@@ -230,14 +230,16 @@ def test_an_access_the_count_could_miss_is_refused_with_its_line(rng, kernel, co
     message, fn = str(refused.value), kernel.py_func
     lines = linecache.getlines(fn.__code__.co_filename)
     as_written = (code, code.replace("= (", "= ").rstrip(")"))  # the message quotes unparsed code: x, y = (A, B)
-    line = next(n for n in range(fn.__code__.co_firstlineno, len(lines) + 1) if any(c in lines[n - 1] for c in as_written))
+    line = next(n for n in range(fn.__code__.co_firstlineno, len(lines) + 1)
+                if any(c in lines[n - 1] for c in as_written))
     assert message.startswith(f"line {line}: "), message
     assert code in message and re.search(why, message), message
 
 
 def test_a_kernel_whose_cuda_is_not_numbas_is_refused(rng):
     A, B = operands(rng, 4, 4, 4)
-    with pytest.raises(ValueError, match=r"line 2: 'sA = cuda.shared.array\(\(4, 4\), float32\)': .*not numba's cuda module"):
+    declaration = re.escape("line 2: 'sA = cuda.shared.array((4, 4), float32)'")
+    with pytest.raises(ValueError, match=declaration + ".*not numba's cuda module"):
         count_loads(_not_numbas_cuda(), A, B, T)
 
 

@@ -98,7 +98,8 @@ class _Scan:
             return None
         name, index = node.value.id, node.slice
         if not (isinstance(index, ast.Tuple) and len(index.elts) == 2):
-            return f"tiledlab counts 2-D accesses written as {name}[i, j]; {ast.unparse(node)} is a view of a row"
+            return (f"tiledlab counts 2-D accesses written as {name}[i, j], both indices in the brackets; "
+                    f"{ast.unparse(node)} is a row (a view) or an index it cannot see")
         if any(isinstance(e, (ast.Slice, ast.Starred)) for e in index.elts):
             return f"a slice of {name} is a view whose loads could not be counted: index {name}[i, j]"
         if isinstance(node.ctx, ast.Load):

@@ -14,7 +14,6 @@ the line it is on, never skipped.
 import ast
 import inspect
 
-import numpy as np
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
 from ..core.geometry import geometry_of
