@@ -137,6 +137,6 @@ EXERCISES = {
     "2.1": (tile_a_only, {"max_loads": tile_a_only_loads}),
     "3.1": (two_tiles_per_phase, {}),
     "5.1": (tile_both, {}),
-    "6.1": (blocked_loop, {"tiling": False}),
+    "6.1": (blocked_loop, {"limit_loads": False}),
 }
 EXERCISES["7.1"] = (column_tile, {"max_shared_reads": column_tile_reads})

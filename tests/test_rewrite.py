@@ -120,7 +120,7 @@ def test_counts_are_keyed_by_position_not_name(rng):
     A, B = operands(rng, 5, 7, 3)
     c = count_loads(renamed, A, B, T)
     assert (c.A, c.B) == (5 * 3 * 7, 5 * 3 * 7) and int(c.maps["C"].sum()) == 0
-    assert check(renamed, tile=4, tiling=False)
+    assert check(renamed, tile=4, limit_loads=False)
 
 
 def test_one_description_builds_and_reads_the_buffers():

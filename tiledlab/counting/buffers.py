@@ -13,6 +13,7 @@ TRACE_FIELDS = ("operand", "i", "j", "by", "bx", "ty", "tx", "seq", "epoch")
 # One record per shared-memory access: array = position among the kernel's shared arrays; store 0/1.
 SHARED_TRACE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "epoch", "store")
 HAZARDS = ("read_after_write", "write_after_read", "write_after_write")
+STAMP = 2048  # a thread's stamp: block or epoch * STAMP + its index in the block + 1 (at most 1024 threads)
 
 
 class CountingBuffers:
@@ -31,7 +32,10 @@ class CountingBuffers:
             ("shared_reads", np.int64, grid, 0),
             ("shared_stores", np.int64, grid, 0),
             ("hazards", np.int64, lambda L, cap: (len(HAZARDS),), 0),
-            *[(f"{rw}_{name}", np.int64, _stamp_table(shape), -1)  # last writer / reader of each element
+            ("C_stores", np.int64, _operand_shape(2), 0),         # stores into each element of C
+            ("C_writer", np.int64, _operand_shape(2), -1),        # stamp (block * STAMP + thread) of its first
+            ("C_other_writer", np.int64, _operand_shape(2), -1),  # ... and of another thread storing it too
+            *[(f"{rw}_{name}", np.int64, _stamp_table(shape), -1)  # writers / readers of each element this epoch
               for name, shape in self.shared.items() for rw in ("wrote", "read")],
         ]
 
@@ -74,7 +78,8 @@ def _one(L, cap):
 
 
 def _stamp_table(shape):
-    return lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1], *shape)
+    # per block and element: the highest stamp of this epoch, and the lowest counted downwards (rewrite._tl_touch)
+    return lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1], *shape, 2)
 
 
 def as_records(rows, fields=TRACE_FIELDS):

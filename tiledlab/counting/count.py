@@ -3,8 +3,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..backend import SIMULATOR
 from ..core.launch import prepare
-from .buffers import HAZARDS, OPERANDS, SHARED_TRACE_FIELDS, as_records
+from .buffers import HAZARDS, OPERANDS, SHARED_TRACE_FIELDS, STAMP, as_records
+from .recorded import second_count
 from .rewrite import instrumented
 
 
@@ -24,6 +26,8 @@ class LoadCount:
     shared_trace: np.recarray = None  # one record per shared access (buffers.SHARED_TRACE_FIELDS), likewise
     shared: dict = None   # the kernel's shared arrays {name: shape}, in the order shared_trace.array numbers them
     constants: dict = None  # every compile-time constant of the counted build ({"T": 4}, {"BM": 64, ...})
+    C_stores: np.ndarray = None  # stores into each element of C
+    C_races: list = None  # elements of C stored by two threads: (i, j, first, other), each (by, bx, ty, tx)
 
     @property
     def A(self):
@@ -60,13 +64,24 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
 
     With trace=True, also record every global load (`trace`) and every shared-memory access
     (`shared_trace`), each with the thread that made it; meant for small examples.
+
+    On the simulator every launch is counted twice, by the rewrite and by operands that record each
+    element read and stored (`recorded`); when the two differ this raises a RuntimeError instead of
+    returning a count. On a GPU only the rewrite counts.
     """
     launch = prepare(kernel, A, B, tile, build=instrumented, **constants)
     capacity = trace_room(launch) if trace else 0
     buffers = launch.kernel.buffers
     arrays = buffers.allocate(launch, capacity)
-    launch(*arrays)
+    second = second_count(launch, SIMULATOR)
+    if second:
+        with second.armed():
+            launch(*arrays)
+    else:
+        launch(*arrays)
     got = buffers.read(arrays)
+    if second:
+        second.compare(got, launch.name)
     made, shared_made = int(got["trace_pos"][0]), int(got["shared_trace_pos"][0])
     if trace and (made > capacity or shared_made > 2 * capacity):
         raise ValueError(f"the kernel made {made:,} global loads and {shared_made:,} shared accesses, more "
@@ -75,7 +90,18 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         kernel=launch.name, shape=launch.shape, tile=launch.tile,
         maps={op: got[f"count_{op}"] for op in OPERANDS},
         thread_loads=got["thread_loads"], shared_reads=got["shared_reads"], shared_stores=got["shared_stores"],
-        hazards=dict(zip(HAZARDS, map(int, got["hazards"]))), C=launch.result(),
+        hazards=dict(zip(HAZARDS, map(int, got["hazards"]))), C=np.asarray(launch.result()),
         trace=as_records(got["trace"][:made]) if trace else None,
         shared_trace=as_records(got["shared_trace"][:shared_made], SHARED_TRACE_FIELDS) if trace else None,
-        shared=dict(buffers.shared), constants=dict(launch.constants))
+        shared=dict(buffers.shared), constants=dict(launch.constants),
+        C_stores=got["C_stores"], C_races=races(got["C_writer"], got["C_other_writer"], launch))
+
+
+def races(writer, other, launch):
+    """(i, j, first, other) for each element of C stored by two threads; threads as (by, bx, ty, tx)."""
+    def thread(stamp):
+        block, me = divmod(int(stamp), STAMP)
+        by, bx = divmod(block, launch.blockspergrid[0])
+        ty, tx = divmod(me - 1, launch.threadsperblock[0])
+        return by, bx, ty, tx
+    return [(int(i), int(j), thread(writer[i, j]), thread(other[i, j])) for i, j in np.argwhere(other >= 0)]

@@ -1,5 +1,7 @@
 """Exercise checks: a kernel's answer on awkward shapes and the loads the exercise allows (`check`), and
 predictions compared with a measurement without giving the number away (`predict`)."""
+import numbers
+
 import numpy as np
 
 from ..core.formulas import predicted, shared_traffic
@@ -13,15 +15,17 @@ COUNT_SHAPES = [(16, 16, 16), (12, 20, 9)]  # loads are counted at both: no limi
 TOO_MANY_LOADS = "stage tiles in cuda.shared.array and reuse them from there."
 
 
-def check(kernel, tile=4, tiling=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
+def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
           hint=TOO_MANY_LOADS):
-    """Run a student's @cuda.jit(A, B, C) kernel: look for barrier hazards, compare with numpy on odd
-    shapes, then count its global loads.
+    """Run a student's @cuda.jit(A, B, C) kernel: look for barrier hazards and for elements of C stored
+    by two threads, compare with numpy on odd shapes, then count its global loads.
 
-    With tiling=True the kernel must also load no more than the tiled formula, so a naive kernel fails.
+    With limit_loads=True the kernel must also load no more than the tiled formula, so a naive kernel fails.
     `max_loads(M, K, N, T)` sets another limit on loads, for exercises with their own count, and
     `max_shared_reads(M, K, N, T)` a limit on shared-memory reads (the register-tiling exercises).
     `hint` is what to try when a kernel loads more than the exercise allows.
+    A kernel the counting lab cannot follow fails, with the line it could not follow. A thread may
+    store its own element of C more than once (accumulating in C): that passes, with a note.
     Returns True when everything holds; prints what went wrong otherwise.
     """
     rng = np.random.default_rng(seed)
@@ -32,12 +36,19 @@ def check(kernel, tile=4, tiling=True, max_loads=None, shapes=SHAPES, seed=None,
 
     counted = []
     for M, K, N in COUNT_SHAPES:  # hazards first: a missing barrier is the cause of any wrong result
-        with np.errstate(all="ignore"):
-            counted.append(count_loads(kernel, *operands(M, K, N), tile))
+        try:
+            with np.errstate(all="ignore"):
+                counted.append(count_loads(kernel, *operands(M, K, N), tile))
+        except ValueError as refused:
+            print(f"tiledlab cannot count this kernel: {refused}")
+            return False
         if any(counted[-1].hazards.values()):
             print(f"Shared memory has barrier hazards {counted[-1].hazards} (A {M}×{K} · B {K}×{N}, tile={tile}): "
                   "two threads touch one element between the same two barriers, one of them writing. A "
                   "cuda.syncthreads() is missing, and on a GPU the result would change from run to run.")
+            return False
+        if counted[-1].C_races:
+            _print_race(counted[-1].C_races[0], f"A {M}×{K} · B {K}×{N}, tile={tile}")
             return False
     for M, K, N in shapes:
         A, B = operands(M, K, N)
@@ -50,15 +61,28 @@ def check(kernel, tile=4, tiling=True, max_loads=None, shapes=SHAPES, seed=None,
     print(f"Correct on {len(shapes)} shapes. Global loads of A and B:")
     for (M, K, N), c, limit in zip(COUNT_SHAPES, counted, limits):
         naive = sum(predicted("naive", M, K, N, tile).values())
-        allows = f"this exercise allows {limit:,}" if tiling else "no limit in this exercise"
+        allows = f"this exercise allows {limit:,}" if limit_loads else "no limit in this exercise"
         print(f"  {M}×{K}·{K}×{N}, tile={tile}: {c.total:,} (naive needs {naive:,}; {allows})")
-        if tiling and c.total > limit:
+        if limit_loads and c.total > limit:
             print(f"Right answer, but {c.total:,} loads is more than the {limit:,} this exercise allows: {hint}")
             return False
     if max_shared_reads and not _few_shared_reads(counted, tile, max_shared_reads):
         return False
+    most = max(int(c.C_stores.max()) for c in counted)
+    if most > 1:
+        print(f"Note: elements of C are stored more than once by the thread that owns it (up to {most} times): "
+              "each store is global-memory traffic; accumulate in a register and store once.")
     print("Passed.")
     return True
+
+
+def _print_race(race, what):
+    i, j, first, other = race
+    threads = [f"thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx})" for by, bx, ty, tx in (first, other)]
+    between = "a race between blocks" if first[:2] != other[:2] else "a race between threads of one block"
+    print(f"C[{i}, {j}] is stored by two threads ({what}): by {threads[0]} and by {threads[1]}. Which value "
+          f"stays is {between}: on a GPU it changes from run to run. Let each element of C be stored by one "
+          "thread only.")
 
 
 def _few_shared_reads(counted, tile, max_shared_reads):
@@ -93,6 +117,11 @@ def _same(C, spec, what):
     return False
 
 
+def _number(p):
+    """A real number, numpy's included (np.int64(2048)); not a bool."""
+    return isinstance(p, numbers.Real) and not isinstance(p, (bool, np.bool_))
+
+
 def predict(prediction, measured, rtol=0.0):
     """Compare a prediction with a measurement. The measured number is shown only once the prediction
     is right, so the stored output of an unanswered exercise gives nothing away. Returns True/False,
@@ -102,7 +131,7 @@ def predict(prediction, measured, rtol=0.0):
         return None
     want = len(measured) if isinstance(measured, (tuple, list)) else 1
     given = prediction if isinstance(prediction, (tuple, list)) else (prediction,)
-    if len(given) != want or not all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in given):
+    if len(given) != want or not all(_number(p) for p in given):
         print(f"Give {'a number' if want == 1 else f'{want} numbers, as a tuple in the order the question asks for'}"
               f", not {prediction!r}.")
         return False

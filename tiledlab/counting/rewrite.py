@@ -4,23 +4,26 @@ Every read `X[i, j]` of a kernel argument becomes `_tl_gload(...)`, which counts
 (per element, per thread, and optionally into a trace) and then returns `X[i, j]`. Reads and writes
 of `cuda.shared.array`s are counted too, and checked for barrier hazards: two threads touching one
 shared element between the same pair of `cuda.syncthreads()` calls, at least one of them writing.
-`X[i, j] += v` counts as the read and the write it is. Index expressions and arithmetic are left
-exactly as written. What the rewrite cannot count (a tuple or chained store into a shared array, a
-shared array used other than as `s[i, j]`) is refused with the line it is on, never skipped.
+Every store `C[i, j] = v` is counted per element, with the first thread that stored it and any other
+(two threads storing one element is a race). `X[i, j] += v` counts as the load and the store it is.
+Every barrier form (`cuda.syncthreads()`, `_count`, `_and`, `_or`) starts a new epoch. Index expressions
+and arithmetic are left exactly as written. What the rewrite could not follow (`countable`: aliases,
+views, arrays passed to functions, nested functions, `cuda` under another name, ...) is refused with
+the line it is on, never skipped.
 """
 import ast
 import inspect
 from dataclasses import dataclass
 
-import numpy as np
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
 from ..core import build
 from ..core.contract import is_call, shared_declarations
 from ..core.launch import bind, resolve
-from .buffers import OPERANDS, CountingBuffers
+from .buffers import OPERANDS, STAMP, CountingBuffers
+from .countable import check_countable, is_barrier, refusal
 
-_STAMP = 2048  # hazard stamp = epoch * _STAMP + thread id + 1; blocks hold at most 1024 threads
+_STAMP = STAMP  # the helpers' name for it: they are compiled apart from this module
 
 # Run at the top of the rewritten kernel: where this thread is, and how many barriers it has passed.
 _PROLOGUE = """
@@ -58,43 +61,53 @@ def _tl_gload(arr, operand, counts, thread_loads, trace, trace_pos, x, y, epoch,
     return arr[i, j]
 
 
-def _tl_foreign(stamp, mine):
-    # Same epoch (no barrier in between), another thread.
-    return stamp // _STAMP == mine // _STAMP and stamp != mine
+def _tl_gstore(arr, stores, writer, other_writer, mine, i, j, value):
+    cuda.atomic.add(stores, (i, j), 1)
+    first = cuda.atomic.cas(writer, (i, j), -1, mine)  # the first thread to store this element
+    if first != -1 and first != mine:
+        other_writer[i, j] = mine  # a second thread stores it too: which value stays is a race
+    arr[i, j] = value
+
+
+def _tl_touch(table, b, i, j, mine):
+    # Who touched an element in this epoch, kept as two atomic maxima: the highest thread, and the lowest
+    # (counted downwards). Both rank a later epoch above an earlier one, so neither needs clearing.
+    cuda.atomic.max(table, (b, i, j, 0), mine)
+    cuda.atomic.max(table, (b, i, j, 1), mine - mine % _STAMP + _STAMP - mine % _STAMP)
+
+
+def _tl_others(table, b, i, j, mine):
+    # True when a thread other than this one touched the element in this epoch (no barrier between).
+    high = table[b, i, j, 0]
+    low = table[b, i, j, 1]
+    if high // _STAMP != mine // _STAMP:
+        return False
+    return high != mine or (low // _STAMP == mine // _STAMP and _STAMP - low % _STAMP != mine % _STAMP)
 
 
 def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j):
     shared_reads[y, x] += 1
     _tl_record(strace, strace_pos, array, i, j, mine // _STAMP, 0)
-    if _tl_foreign(wrote[b, i, j], mine):
+    if _tl_others(wrote, b, i, j, mine):
         cuda.atomic.add(hazards, 0, 1)  # read-after-write with no barrier between
-    read[b, i, j] = mine
+    _tl_touch(read, b, i, j, mine)
     return s[i, j]
 
 
 def _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j, value):
     shared_stores[y, x] += 1
     _tl_record(strace, strace_pos, array, i, j, mine // _STAMP, 1)
-    if _tl_foreign(read[b, i, j], mine):
+    if _tl_others(read, b, i, j, mine):
         cuda.atomic.add(hazards, 1, 1)  # write-after-read: a neighbour may still need the old value
-    if _tl_foreign(wrote[b, i, j], mine):
+    if _tl_others(wrote, b, i, j, mine):
         cuda.atomic.add(hazards, 2, 1)  # write-after-write
-    wrote[b, i, j] = mine
+    _tl_touch(wrote, b, i, j, mine)
     s[i, j] = value
 
 
-HELPERS = (_tl_record, _tl_gload, _tl_foreign, _tl_sload, _tl_sstore)
-
-
-def _refuse(node, why):
-    return ValueError(f"line {node.lineno}: {ast.unparse(node).strip()!r}: {why}")
-
-
-def _index(node, what):
-    idx = node.slice
-    if not (isinstance(idx, ast.Tuple) and len(idx.elts) == 2):
-        raise _refuse(node, f"tiledlab counts 2-D accesses written as {what}[i, j]")
-    return idx.elts
+HELPERS = (_tl_record, _tl_gload, _tl_gstore, _tl_touch, _tl_others, _tl_sload, _tl_sstore)
+HELPER_SOURCE = "\n\n".join(inspect.getsource(h) for h in HELPERS)  # read once, at import
+_EPOCH = "_tl_epoch += 1"  # after every barrier
 
 
 def _name(node):
@@ -108,9 +121,17 @@ def _call(source, *tail):
     return call
 
 
+def _after(node, statement):
+    return [node, ast.copy_location(ast.parse(statement).body[0], node)]
+
+
 class _Rewrite(ast.NodeTransformer):
+    """Every X[i, j] of A, B, C and the shared arrays made a counting helper call; check_countable has
+    refused every other use of them beforehand, so none is left uncounted."""
+
     def __init__(self, params, shared):
         self.params, self.shared = params, shared
+        self.inputs, self.output = params[:2], params[2]
 
     def _load(self, name, i, j):
         if name in self.params:
@@ -121,72 +142,51 @@ class _Rewrite(ast.NodeTransformer):
                      "_tl_x, _tl_y, _tl_b, _tl_epoch * _STAMP + _tl_me, i, j)", i, j)
 
     def _store(self, name, i, j, value):
+        if name == self.output:
+            return self._global_store(name, i, j, value)
         return ast.Expr(_call(f"_tl_sstore({name}, _tl_shared_stores, _tl_wrote_{name}, _tl_read_{name}, "
                               f"_tl_hazards, _tl_shared_trace, _tl_shared_trace_pos, {list(self.shared).index(name)}, "
                               "_tl_x, _tl_y, _tl_b, _tl_epoch * _STAMP + _tl_me, i, j, v)", i, j, value))
 
-    def _counted(self, name):
-        return name in self.params or name in self.shared
+    def _global_store(self, name, i, j, value):
+        return ast.Expr(_call(f"_tl_gstore({name}, _tl_C_stores, _tl_C_writer, _tl_C_other_writer, "
+                              "_tl_b * _STAMP + _tl_me, i, j, v)", i, j, value))
 
-    def visit_Name(self, node):
-        # A shared array may only appear as s[i, j]: passed on or aliased, its accesses would go uncounted.
-        if node.id in self.shared and not getattr(node, "_tl_subscripted", False):
-            raise _refuse(node, f"use the shared array {node.id} only as {node.id}[i, j]; passed on or "
-                                "aliased, its accesses could not be counted")
-        return node
-
-    def visit_Attribute(self, node):
-        if isinstance(node.value, ast.Name):
-            node.value._tl_subscripted = True  # s.shape and the like read no element
-        return self.generic_visit(node)
+    def _stored(self, name):
+        return name == self.output or name in self.shared
 
     def visit_Subscript(self, node):
-        if isinstance(node.value, ast.Name):
-            node.value._tl_subscripted = True
         self.generic_visit(node)
         name = _name(node)
-        if not isinstance(node.ctx, ast.Load) or not self._counted(name):
+        if not isinstance(node.ctx, ast.Load) or not (name in self.params or name in self.shared):
             return node
-        i, j = _index(node, name)
+        i, j = node.slice.elts
         return ast.copy_location(self._load(name, i, j), node)
 
     def visit_Assign(self, node):
         if is_call(node.value, "cuda.shared.array"):
             return node  # the declaration itself
-        for target in node.targets:
-            if (len(node.targets) > 1 or not isinstance(target, ast.Subscript)) and \
-                    any(_name(sub) in self.shared for sub in ast.walk(target)):
-                raise _refuse(node, "write one shared-memory store per statement, as s[i, j] = value, "
-                                    "so that each can be counted")
         self.generic_visit(node)
+        if is_barrier(node.value):  # n = cuda.syncthreads_count(p)
+            return _after(node, _EPOCH)
         name = _name(node.targets[0])
-        if name not in self.shared:
+        if not self._stored(name):
             return node
-        i, j = _index(node.targets[0], name)
+        i, j = node.targets[0].slice.elts
         return ast.copy_location(self._store(name, i, j, node.value), node)
 
     def visit_AugAssign(self, node):
         name = _name(node.target)
-        if not self._counted(name):
+        if not self._stored(name):
             return self.generic_visit(node)
         node.value = self.visit(node.value)
-        node.target.value._tl_subscripted = True
-        i, j = (self.visit(e) for e in _index(node.target, name))
+        i, j = (self.visit(e) for e in node.target.slice.elts)
         value = ast.BinOp(left=self._load(name, i, j), op=node.op, right=node.value)
-        if name in self.shared:  # s[i, j] += v: one shared read and one shared store
-            return ast.copy_location(self._store(name, i, j, value), node)
-        target = ast.Subscript(value=node.target.value, slice=ast.Tuple([i, j], ast.Load()), ctx=ast.Store())
-        return ast.copy_location(ast.Assign(targets=[target], value=value), node)  # X[i, j] += v: one load
-
-    def visit_AnnAssign(self, node):
-        if any(_name(sub) in self.shared for sub in ast.walk(node.target)):
-            raise _refuse(node, "write shared-memory stores as s[i, j] = value")
-        return self.generic_visit(node)
+        return ast.copy_location(self._store(name, i, j, value), node)  # X[i, j] += v: a load and a store
 
     def visit_Expr(self, node):
-        if is_call(node.value, "cuda.syncthreads"):
-            return [node, ast.copy_location(ast.parse("_tl_epoch += 1").body[0], node)]
-        return self.generic_visit(node)
+        self.generic_visit(node)
+        return _after(node, _EPOCH) if is_barrier(node.value) else node
 
 
 def shared_arrays(func, namespace):
@@ -194,9 +194,11 @@ def shared_arrays(func, namespace):
     found = {}
     for node, shape, _ in shared_declarations(func, namespace):
         if not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
-            raise _refuse(node, "declare one shared array per statement: s = cuda.shared.array(shape, dtype)")
+            raise refusal(node, "declare one shared array per statement: s = cuda.shared.array(shape, dtype)")
         if len(shape) != 2:
-            raise _refuse(node, "tiledlab counts 2-D shared arrays; declare the shape as (rows, cols)")
+            raise refusal(node, "tiledlab counts 2-D shared arrays; declare the shape as (rows, cols)")
+        if node.targets[0].id in found:
+            raise refusal(node, f"a second shared array named {node.targets[0].id}: give each its own name")
         found[node.targets[0].id] = shape
     return found
 
@@ -207,7 +209,9 @@ def _rewrite(kernel, bound):
     code = kernel.checked_code(bound)
     func = code.tree
     params = [a.arg for a in func.args.args]
-    shared = shared_arrays(func, {**kernel.namespace, **bound})
+    namespace = {**kernel.namespace, **bound}
+    shared = shared_arrays(func, namespace)
+    check_countable(func, params[:2], params[2], shared, namespace)
     return _Rewrite(params, shared).visit(func), shared, code
 
 
@@ -228,7 +232,7 @@ def instrumented(kernel, bound, launch_bounds=None):
     buffers = CountingBuffers(shared)
     func.body[:0] = ast.parse(_PROLOGUE).body
     func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
-    helpers = "\n\n".join([code.helpers] * bool(code.helpers) + [inspect.getsource(h) for h in HELPERS])
+    helpers = "\n\n".join([code.helpers] * bool(code.helpers) + [HELPER_SOURCE])
     namespace = {**kernel.namespace, **bound, "_STAMP": _STAMP}
     compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), code.helpers,
                                tuple(sorted(bound.items())), kernel.function or code.filename), None, helpers)

@@ -1,0 +1,209 @@
+"""What the counting rewrite can follow, checked on a kernel's syntax tree before it is rewritten.
+
+The rewrite counts the accesses it can see, `X[i, j]` of an argument or a shared array, and advances
+the barrier epoch at each `cuda.syncthreads()` (or `_count`, `_and`, `_or`) it can see. Anything through
+which an access or a barrier could happen unseen is refused here, with its line and what to write
+instead: another name for an array (an alias, a tuple, a list, a function's parameter, a lambda or a
+nested function), a view (a row, a slice, `.T`), iteration over an array, `global`/`nonlocal`, numba's
+`cuda` module under another name, a barrier inside an expression, and a helper function that uses
+`cuda` itself (a barrier, shared array or atomic in it would not be seen). A helper that takes and
+returns numbers only (such as the generated kernels' `row_fma`) is fine: it loads nothing.
+"""
+import ast
+import builtins
+import inspect
+import textwrap
+import types
+
+import numba
+from numba import cuda
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+BARRIERS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
+ARRAY_ATTRIBUTES = ("shape",)  # reading these reads no element
+
+
+def refusal(node, why, code=None):
+    """The ValueError for `node`: its line, its code, and why it cannot be counted."""
+    return ValueError(f"line {node.lineno}: {code or ast.unparse(node).strip()!r}: {why}")
+
+
+def is_barrier(node):
+    """True for a call cuda.syncthreads(), cuda.syncthreads_count(p), _and(p) or _or(p)."""
+    return isinstance(node, ast.Call) and ast.unparse(node.func) in {f"cuda.{b}" for b in BARRIERS}
+
+
+def check_countable(func, inputs, output, shared, namespace):
+    """Raise a ValueError naming the first line of the kernel `func` (an ast.FunctionDef) through which
+    a load, a store or a barrier could go unseen. `inputs` are the names of A and B, `output` of C,
+    `shared` of the shared arrays; `namespace` holds the kernel's globals and constants."""
+    scan = _Scan(func, inputs, output, shared, namespace)
+    problems = sorted((p for p in map(scan.problem, ast.walk(func)) if p), key=lambda p: (p[0].lineno, p[0].col_offset))
+    if problems:
+        node, why = problems[0]
+        raise refusal(node, why, scan.code(node))
+
+
+class _Scan:
+    def __init__(self, func, inputs, output, shared, namespace):
+        self.func, self.inputs, self.output, self.shared = func, tuple(inputs), output, tuple(shared)
+        self.arrays = (*self.inputs, output, *self.shared)
+        self.namespace = namespace
+        self.parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
+        self.local = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        self.local |= {a.arg for a in ast.walk(func) if isinstance(a, ast.arg)}
+        self.local |= {d.name for d in ast.walk(func) if isinstance(d, _DEFINITIONS) and d is not func}
+
+    def problem(self, node):
+        """(node, why) when `node` could hide an access or a barrier; None when it is fine."""
+        check = getattr(self, f"_{type(node).__name__}", None)
+        why = check(node) if check else None
+        return (node, why) if why else None
+
+    def code(self, node):
+        """The code to quote for `node`: its simple statement, or the first line of its compound one."""
+        while node in self.parents and not isinstance(node, ast.stmt):
+            node = self.parents[node]
+        return ast.unparse(node).strip().splitlines()[0]
+
+    # --- the arrays: A, B, C and the shared arrays -----------------------------------------------------
+    def _Name(self, node):
+        if node.id in self.arrays:
+            return self._array_use(node)
+        if node.id == "cuda":
+            return self._cuda_use(node)
+        if node.id not in self.local:
+            return self._global_use(node)
+        return None
+
+    def _array_use(self, node):
+        name, parent = node.id, self.parents.get(node)
+        if not isinstance(node.ctx, ast.Load):
+            if name in self.shared and isinstance(parent, ast.Assign) and parent.targets == [node]:
+                return None  # its declaration (shared_arrays refuses two of one name)
+            return f"{name} names an array of the kernel: give other values other names"
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            return None  # X[i, j]: _Subscript checks the index
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            return None if parent.attr in ARRAY_ATTRIBUTES else \
+                f"read only {name}.shape of an array; {name}.{parent.attr} could read its elements uncounted"
+        if isinstance(parent, ast.Call) and node in parent.args + [k.value for k in parent.keywords]:
+            return (f"passing {name} to {ast.unparse(parent.func)}: loads and stores inside a function are not "
+                    f"counted; index {name}[i, j] in the kernel itself")
+        return (f"use {name} only as {name}[i, j] (or {name}.shape); through another name, a container or a "
+                "loop its loads could not be counted")
+
+    def _Subscript(self, node):
+        if not (isinstance(node.value, ast.Name) and node.value.id in self.arrays):
+            return None
+        name, index = node.value.id, node.slice
+        if not (isinstance(index, ast.Tuple) and len(index.elts) == 2):
+            return (f"tiledlab counts 2-D accesses written as {name}[i, j], both indices in the brackets; "
+                    f"{ast.unparse(node)} is a row (a view) or an index it cannot see")
+        if any(isinstance(e, (ast.Slice, ast.Starred)) for e in index.elts):
+            return f"a slice of {name} is a view whose loads could not be counted: index {name}[i, j]"
+        if isinstance(node.ctx, ast.Load):
+            return None
+        if name in self.inputs:
+            return f"{name} is an input of C = A @ B: a kernel stores only into {self.output}"
+        parent = self.parents.get(node)
+        if isinstance(parent, ast.Assign) and parent.targets == [node] or \
+                isinstance(parent, ast.AugAssign) and parent.target is node:
+            return None
+        kind = "shared-memory" if name in self.shared else "global"
+        return f"write one {kind} store per statement, as {name}[i, j] = value, so that each can be counted"
+
+    # --- numba's cuda module and its barriers -----------------------------------------------------------
+    def _cuda_use(self, node):
+        if self.namespace.get("cuda") is not cuda:
+            return ("the kernel's global cuda is not numba's cuda module: import it as `from numba import cuda`, "
+                    "so that every barrier is seen")
+        parent = self.parents.get(node)
+        if isinstance(node.ctx, ast.Load) and isinstance(parent, ast.Attribute) and parent.value is node:
+            return None
+        return "name numba's cuda module only cuda, and use it as cuda.<name>, e.g. cuda.syncthreads()"
+
+    def _global_use(self, node):
+        value = self.namespace.get(node.id)
+        if value is cuda or value is numba and isinstance(self.parents.get(node), ast.Attribute):
+            return (f"{node.id} is numba's cuda module under another name: write cuda.syncthreads() and the like "
+                    "with the module named cuda, so that every barrier is seen")
+        return None
+
+    def _Attribute(self, node):
+        if not (isinstance(node.value, ast.Name) and node.value.id == "cuda"):
+            return None
+        if node.attr in BARRIERS:
+            parent = self.parents.get(node)
+            return None if isinstance(parent, ast.Call) and parent.func is node else \
+                f"call cuda.{node.attr}(...) where it stands; under another name it would be an unseen barrier"
+        if node.attr == "cg" or node.attr.startswith("sync"):
+            return (f"cuda.{node.attr}: the hazard check knows the barriers cuda.syncthreads() and "
+                    "cuda.syncthreads_count/_and/_or(p) only")
+        return None
+
+    def _Call(self, node):
+        if is_barrier(node):
+            parent = self.parents.get(node)
+            if isinstance(parent, ast.Expr) or isinstance(parent, ast.Assign) and \
+                    len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+                return None
+            return ("write the barrier as a statement of its own, cuda.syncthreads() or "
+                    "n = cuda.syncthreads_count(p), so that the count sees where it happens")
+        return self._callee(node.func)
+
+    def _callee(self, func):
+        if isinstance(func, ast.Name):
+            if func.id in self.local:
+                return f"call {func.id}: call only functions defined outside the kernel"
+            value = self.namespace.get(func.id, getattr(builtins, func.id, None))
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                func.value.id not in self.local and func.value.id != "cuda":
+            value = getattr(self.namespace.get(func.value.id), func.attr, None)
+        elif isinstance(func, ast.Attribute):
+            return None  # cuda.grid(2), and methods of local values
+        else:
+            return f"call functions by name: {ast.unparse(func)}(...) could not be followed"
+        return helper_problem(value, ast.unparse(func))
+
+    # --- scopes -----------------------------------------------------------------------------------------
+    def _nested(self, node):
+        return None if node is self.func else \
+            "a function defined inside the kernel: its loads would go uncounted; write its code in the kernel"
+
+    _FunctionDef = _AsyncFunctionDef = _Lambda = _ClassDef = _nested
+
+    def _Global(self, node):
+        return "global and nonlocal names in a kernel are not counted: pass values as constants"
+
+    _Nonlocal = _Global
+
+
+def _user_function(value):
+    return isinstance(value, types.FunctionType) or hasattr(value, "py_func")
+
+
+def helper_problem(value, name, seen=None):
+    """Why a call of the helper `value` could hide a barrier or an access (None when it cannot): a helper
+    may take and return numbers, but may not use cuda, nor call a helper that does."""
+    if not _user_function(value):
+        return None  # a builtin, a numba type, a math function
+    seen = set() if seen is None else seen
+    fn = getattr(value, "py_func", value)
+    if fn in seen:
+        return None
+    seen.add(fn)
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return f"the helper {name} has no source tiledlab can read: write its code in the kernel"
+    tree.decorator_list = []  # @cuda.jit(device=True) is not a use of cuda
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and (node.id == "cuda" or fn.__globals__.get(node.id) in (cuda, numba)):
+            return (f"the helper {name} uses cuda: a barrier, shared array or atomic inside a helper would not be "
+                    "seen; write it in the kernel")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            inner = helper_problem(fn.__globals__.get(node.func.id), f"{name} → {node.func.id}", seen)
+            if inner:
+                return inner
+    return None

@@ -1,0 +1,98 @@
+"""The second count: on the simulator, operands that record every element a kernel reads and stores.
+
+The rewrite counts the loads it sees in the kernel's source. On the simulator, A, B and C also go to
+the kernel as arrays of a class of their own, which count every element read and stored as it happens,
+whatever the source looks like (numba's simulator keeps an ndarray subclass on its "device" copy and
+forwards each `X[i, j]` of the kernel to it). `count_loads` compares the two counts on every launch: a
+disagreement is a RuntimeError naming the operand and the first element that differs, never a number.
+On a GPU there is no second count: the kernel reads device memory directly and only the rewrite counts.
+"""
+import threading
+from contextlib import contextmanager
+
+import numpy as np
+from numba import cuda
+
+from .buffers import OPERANDS
+
+
+class _Recording(np.ndarray):
+    """An operand that counts reads and stores per element while `armed`. Its state lives on its class
+    (one class per operand and launch): the simulator's device copy keeps the class, not attributes."""
+
+    def __getitem__(self, index):
+        value = super().__getitem__(index)
+        type(self)._note(type(self).reads, index)
+        return value
+
+    def __setitem__(self, index, value):
+        super().__setitem__(index, value)
+        type(self)._note(type(self).stores, index)
+
+    @classmethod
+    def _note(cls, counts, index):
+        if not cls.armed:
+            return
+        with cls.lock:  # simulated threads are Python threads: += on an element is not atomic
+            if isinstance(index, tuple) and len(index) == 2 and all(_whole(k) for k in index):
+                counts[index] += 1
+            else:
+                cls.odd.append(index)
+
+
+def _whole(k):
+    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
+
+
+def _recording_class(shape):
+    state = {"reads": np.zeros(shape, np.int64), "stores": np.zeros(shape, np.int64), "odd": [],
+             "lock": threading.Lock(), "armed": False}
+    return type("Recording", (_Recording,), state)
+
+
+class SecondCount:
+    """A, B and C of a launch (tiledlab.core.launch.Launch) replaced by recording copies."""
+
+    def __init__(self, launch):
+        self.recorders = {}
+        for op in OPERANDS:
+            host = getattr(launch, op).copy_to_host()
+            self.recorders[op] = _recording_class(host.shape)
+            setattr(launch, op, cuda.to_device(host.view(self.recorders[op])))
+
+    @contextmanager
+    def armed(self):
+        """Record only what the kernel does (copying to and from the 'device' reads arrays too)."""
+        for cls in self.recorders.values():
+            cls.armed = True
+        try:
+            yield
+        finally:
+            for cls in self.recorders.values():
+                cls.armed = False
+
+    def compare(self, got, name):
+        """Raise a RuntimeError where the rewrite's counts `got` (CountingBuffers.read) differ from these."""
+        for op, cls in self.recorders.items():
+            if cls.odd:
+                raise RuntimeError(f"counting {name}: {op} was accessed as {op}[{cls.odd[0]!r}], which the rewrite "
+                                   "does not count; please report this kernel")
+            stored = got["C_stores"] if op == "C" else np.zeros_like(cls.stores)
+            _same(cls.reads, got[f"count_{op}"], f"counting {name}: the two counts of loads of {op} disagree at "
+                                                 f"{op}[{{i}}, {{j}}]: the rewrite counted {{a}} loads, the "
+                                                 "recording array {b}")
+            _same(cls.stores, stored, f"counting {name}: the two counts of stores to {op}[{{i}}, {{j}}]: the "
+                                      "rewrite counted {a}, the recording array {b}")
+
+
+def _same(recorded, rewritten, message):
+    differ = np.argwhere(recorded != rewritten)
+    if len(differ):
+        i, j = (int(v) for v in differ[0])
+        raise RuntimeError(message.format(i=i, j=j, a=int(rewritten[i, j]), b=int(recorded[i, j])) +
+                           ". tiledlab could not follow this kernel, so it gives no count; please report it.")
+
+
+def second_count(launch, simulator):
+    """A SecondCount for `launch` on the simulator; None on a GPU, where there is no second count."""
+    return SecondCount(launch) if simulator else None
