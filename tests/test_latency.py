@@ -1,10 +1,14 @@
 """The pointer chase: every timed launch walks a fresh path, and each row says what it touched."""
+import csv
+import pathlib
+
 import numpy as np
 import pytest
 from conftest import simulator_only
 from numba import cuda
 
 from tiledlab.experiments import latency
+from tiledlab.experiments.timing import Timing
 
 
 def test_ring_is_one_cycle_through_every_slot():
@@ -82,3 +86,31 @@ def test_levels_size_their_rings_from_the_l2_size_read_from_the_device():
 def test_signed_and_unsigned_shared_kernels_differ_only_in_the_table_type():
     assert latency.shared_kernel(np.uint32) is latency.shared_kernel(np.uint32)
     assert latency.shared_kernel(np.uint32) is not latency.shared_kernel(np.int32)
+
+
+def test_time_per_step_is_in_ns_and_cycles_use_the_sm_clock(monkeypatch):
+    """A fake clock: a chase of 0 steps takes 10 µs, every step 50 ns more; at 2000 MHz that is 100 cycles."""
+    steps = 12
+
+    def fake_time_launch(launch, warmup, repeats):
+        launch()  # the chase still runs: the row checks where it ended
+        ms = 0.010 if warmup else 0.010 + steps * 50e-6  # only the zero-step timing has a warm-up
+        return Timing(ms, ms, ms, repeats, "fake clock")
+
+    monkeypatch.setattr(latency, "time_launch", fake_time_launch)
+    level = ("L1 (test ring)", 16 * latency.LINE_WORDS, latency.LINE_WORDS, True, False)
+    [row] = latency.run(steps, launches=2, signed_rows=False, facts=(2000.0, 1 << 20), levels=[level])
+    assert row["ns_per_load"] == pytest.approx(50.0, rel=1e-9)
+    assert row["ns_min"] == row["ns_max"] == pytest.approx(50.0, rel=1e-9)
+    assert row["cycles"] == pytest.approx(100.0, rel=1e-9)
+
+
+def test_committed_h200_rows_are_the_levels_run_measures_today():
+    """The row names `measure` writes come from `cases`; the committed table must hold the same ones."""
+    path = pathlib.Path(latency.__file__).parents[1] / "data" / "h200" / "latency.csv"
+    rows = list(csv.DictReader(open(path)))
+    names = [case[0] for case in latency.cases(int(rows[0]["l2_bytes"]))]
+    assert [r["level"] for r in rows if r["index"] == "uint32"] == names
+    assert [r["level"] for r in rows if r["index"] == "int32"] == names[:2]
+    for r in rows:
+        assert float(r["cycles"]) == pytest.approx(float(r["ns_per_load"]) * float(r["sm_clock_mhz"]) / 1000)

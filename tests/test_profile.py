@@ -125,3 +125,13 @@ def test_parse_and_tidy_ncu_csv():
     assert found[0][2]["dram__bytes_read.sum"] == 8388608
     assert "gpu__time_duration.sum" not in found[1][2]  # a value ncu could not collect is left out, not invented
     assert found[1][1] == "_Z5tiled" and found[1][2]["smsp__inst_executed_op_global_ld.sum"] == 2097152
+
+
+def test_flop_per_byte_counts_two_flop_per_ffma_at_every_level():
+    r = {"ffma": 1000, "dram_read_bytes": 300, "dram_write_bytes": 100, "l2_bytes": 500, "shared_bytes": 250,
+         "global_ld_inst": 2, "shared_ld_inst": 3}
+    d = profile.derived(r, sms=132)
+    assert d["flop_per_dram_byte"] == 2000 / 400
+    assert d["flop_per_l2_byte"] == 2000 / 500
+    assert d["flop_per_shared_byte"] == 2000 / 250
+    assert d["flop_per_load_instruction_byte"] == 2000 / (5 * 32 * 4)  # a warp's instruction: 32 lanes × 4 bytes

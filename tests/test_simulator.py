@@ -24,6 +24,14 @@ def fails_before_barrier(out):
     cuda.syncthreads()  # the other threads wait here; they must be released, not hang
 
 
+@cuda.jit
+def fails_then_neighbours_write(out):
+    if cuda.threadIdx.x == 3:
+        out[100] = 1.0  # out of range: this thread fails before the barrier
+    cuda.syncthreads()  # the block failed: its other threads must stop here, not run on
+    out[cuda.threadIdx.x % 4] = 1.0
+
+
 def test_threads_that_return_early_release_the_barrier():
     out = np.zeros(4, np.float32)
     early_exit_then_barrier[1, 8](out)
@@ -33,6 +41,13 @@ def test_threads_that_return_early_release_the_barrier():
 def test_a_failing_thread_raises_instead_of_hanging():
     with pytest.raises(IndexError):
         fails_before_barrier[1, 8](np.zeros(4, np.float32))
+
+
+def test_a_failing_thread_stops_its_neighbours_at_the_barrier_and_its_own_error_is_raised():
+    out = cuda.to_device(np.zeros(4, np.float32))  # a device array: what the other threads wrote stays visible
+    with pytest.raises(IndexError):  # the cause, not the BarrierAbandoned of the threads it released
+        fails_then_neighbours_write[1, 8](out)
+    np.testing.assert_array_equal(out.copy_to_host(), 0)  # no thread ran past the barrier
 
 
 def test_the_faster_barrier_is_installed():
