@@ -132,3 +132,10 @@ def test_an_unexpected_error_is_a_bug_with_a_traceback_not_exit_1(monkeypatch, c
     assert cli.main(["info"]) == 4
     err = capsys.readouterr().err
     assert "Traceback" in err and "KeyError" in err and "please report" in err
+
+
+def test_free_memory_is_known_on_either_backend(monkeypatch):
+    on_this_backend = cli._free_bytes()
+    monkeypatch.setattr(cli, "SIMULATOR", not cli.SIMULATOR)  # the other branch: device memory too, or not
+    for free in (on_this_backend, cli._free_bytes()):
+        assert 2**20 < free < float("inf")

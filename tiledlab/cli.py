@@ -66,7 +66,7 @@ def exit_code(error):
     traceback for anything else (a bug)."""
     for kind, applies, code, message in EXIT_CODES:
         if isinstance(error, kind) and (applies is None or applies(error)):
-            print(f"tiledlab: error: {message(error)}", file=sys.stderr)
+            print(f"tiledlab: error: {' '.join(message(error).split())}", file=sys.stderr)  # one line
             return code
     traceback.print_exception(error)
     print("tiledlab: internal error (a bug in tiledlab): please report it with the traceback above",
@@ -153,7 +153,10 @@ def _free_bytes():
             free.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     if not SIMULATOR:
         from numba import cuda
-        free.append(cuda.current_context().get_memory_info().free)
+        try:
+            free.append(cuda.current_context().get_memory_info().free)
+        except NotImplementedError:  # a pool allocator that cannot say
+            pass
     return min(free) if free else None
 
 
