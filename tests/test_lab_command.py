@@ -52,10 +52,55 @@ def test_default_source_is_the_series_notebooks():
     assert lab.SOURCE.name == "notebooks" and any(lab.SOURCE.glob("*.ipynb"))
 
 
-def test_cli_lab_dry_run_makes_the_copy_and_passes_options_on(src, tmp_path):
+def test_cli_lab_dry_run_writes_nothing_and_passes_options_on(src, tmp_path):
     out = subprocess.run([sys.executable, "-m", "tiledlab", "lab", "--src", str(src), "--dest",
                           str(tmp_path / "w"), "--dry-run", "--no-browser", "--port", "9999"],
                          capture_output=True, text=True, check=True).stdout
-    assert (tmp_path / "w" / "01_a.ipynb").exists()
+    assert not (tmp_path / "w").exists() and "would copy 2 notebooks" in out
     command = out.strip().splitlines()[-1]
     assert command.endswith("--no-browser --port 9999") and " -m jupyter lab " in command
+
+
+def snapshot(folder):
+    """{relative path: bytes} of everything under `folder`, and the folders beside it."""
+    return {str(p.relative_to(folder.parent)): p.read_bytes() if p.is_file() else None
+            for p in folder.parent.rglob("*")}
+
+
+def test_fresh_moves_the_students_work_to_a_backup_beside_the_copy(src, tmp_path):
+    dest = lab.working_copy(src, tmp_path / "work")
+    (dest / "01_a.ipynb").write_text("student's edits")
+    lab.working_copy(src, dest, fresh=True, say=lambda line: None)
+    assert json.loads((dest / "01_a.ipynb").read_text())["committed"] == "01_a.ipynb"
+    backups = [p for p in tmp_path.iterdir() if p.name.startswith("work-backup-")]
+    assert len(backups) == 1 and (backups[0] / "01_a.ipynb").read_text() == "student's edits"
+    assert not (backups[0] / "02_b.ipynb").exists()  # unchanged notebooks need no backup
+    assert (backups[0] / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_fresh_twice_in_a_second_keeps_both_backups(src, tmp_path):
+    dest = lab.working_copy(src, tmp_path / "work")
+    for edit in ("first", "second"):
+        (dest / "01_a.ipynb").write_text(edit)
+        lab.working_copy(src, dest, fresh=True, say=lambda line: None)
+    kept = sorted((p / "01_a.ipynb").read_text() for p in tmp_path.glob("work-backup-*"))
+    assert kept == ["first", "second"]
+
+
+def test_cli_lab_fresh_says_where_the_backup_is(src, tmp_path):
+    dest = lab.working_copy(src, tmp_path / "work")
+    (dest / "02_b.ipynb").write_text("student's edits")
+    out = subprocess.run([sys.executable, "-m", "tiledlab", "lab", "--src", str(src), "--dest", str(dest),
+                          "--fresh", "--dry-run"], capture_output=True, text=True, check=True).stdout
+    assert "would move 1 edited notebook" in out and "work-backup-" in out
+
+
+@pytest.mark.parametrize("fresh", [[], ["--fresh"]])
+def test_cli_lab_dry_run_leaves_the_working_copy_byte_identical(src, tmp_path, fresh):
+    dest = lab.working_copy(src, tmp_path / "work")
+    (dest / "01_a.ipynb").write_text("student's edits")
+    (dest / "02_b.ipynb").unlink()
+    before = snapshot(dest)
+    subprocess.run([sys.executable, "-m", "tiledlab", "lab", "--src", str(src), "--dest", str(dest),
+                    "--dry-run", *fresh], capture_output=True, text=True, check=True)
+    assert snapshot(dest) == before

@@ -1,50 +1,177 @@
 """python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, execute, lab}.
 
-Exit codes, the same for every command: 0 done; 1 ran, but a measured count differs from its formula;
-2 bad input (the message says what to fix); 3 cannot run here (needs a real GPU, or a missing tool).
+One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
+exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
 """
 import argparse
 import json
+import os
 import pathlib
 import sys
+import traceback
 
 import numpy as np
 
-OK, MISMATCH, BAD_INPUT, UNAVAILABLE = 0, 1, 2, 3
+from .backend import SIMULATOR
+from .experiments import Unavailable
+
+OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL = 0, 1, 2, 3, 4
+EPILOG = """exit codes, the same for every command:
+  0  done
+  1  ran, but a measured count differs from its formula
+  2  bad input: a one-line message says what to type instead
+  3  cannot run here: needs a real GPU, or a tool or Python package that is not installed
+  4  internal error (a bug in tiledlab): a traceback, please report it"""
 GPU_NS, GPU_TILES = [1024, 2048], [8, 16, 32]  # bench's defaults on a GPU
 SIM_NS, SIM_TILES = [16, 32], [4, 8]  # and on the simulator, where each CUDA thread is a Python thread
-SIM_LIMIT_S = 600  # a longer simulator sweep needs --force
+SIM_LIMIT_S = 600  # a longer simulator run needs --force
+COUNTED_COST = 2  # a counted launch takes about as long as two plain ones on the simulator (N = 64, 96)
 
 
-class _Help(argparse.ArgumentDefaultsHelpFormatter):
-    """Show defaults, except where there is none to show (flags, and values chosen by backend)."""
+# --- what went wrong → exit code -------------------------------------------------------------------
 
-    def _get_help_string(self, action):
-        return action.help if action.default in (None, False) else super()._get_help_string(action)
+class UsageError(ValueError):
+    """argparse's complaint about the command line."""
 
 
-def _positive(kind):
-    """An argparse type: a whole number of at least 1 (N, repeats)."""
-    def parse(text):
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors go through EXIT_CODES (one line, exit 2) instead of usage + exit."""
+
+    def error(self, message):
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def _path_problem(error):
+    return f"{error.filename}: {error.strerror}" if error.filename else str(error)
+
+
+def _missing_package(error):
+    return not (error.name or "tiledlab").startswith("tiledlab")  # tiledlab's own imports failing is a bug
+
+
+FILE_SYSTEM = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)
+EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): the first match wins
+    (Unavailable, None, UNAVAILABLE, lambda e: f"cannot run here: {e}"),
+    (ModuleNotFoundError, _missing_package, UNAVAILABLE,
+     lambda e: f"needs the Python package {e.name}, which is not installed: pip install {e.name}"),
+    (MemoryError, None, BAD_INPUT, lambda e: "not enough memory for this size: try a smaller --n"),
+    (FILE_SYSTEM, None, BAD_INPUT, _path_problem),
+    (OSError, lambda e: e.filename is not None, BAD_INPUT, _path_problem),  # on a path the user gave
+    (ValueError, None, BAD_INPUT, str),
+]
+
+
+def exit_code(error):
+    """Print what went wrong and return its exit code: one line for what the user can fix, a
+    traceback for anything else (a bug)."""
+    for kind, applies, code, message in EXIT_CODES:
+        if isinstance(error, kind) and (applies is None or applies(error)):
+            print(f"tiledlab: error: {' '.join(message(error).split())}", file=sys.stderr)  # one line
+            return code
+    traceback.print_exception(error)
+    print("tiledlab: internal error (a bug in tiledlab): please report it with the traceback above",
+          file=sys.stderr)
+    return INTERNAL
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        if argv[:1] == ["lab"]:  # before argparse: options it does not know go on to `jupyter lab`
+            return HANDLERS["lab"](argv[1:])
+        args = parser().parse_args(argv)
+        return HANDLERS[args.command](args)
+    except Exception as error:
+        return exit_code(error)
+
+
+# --- checks and forecasts shared by the handlers ---------------------------------------------------
+
+def _file_in_the_way(path):
+    """The first of `path` and its parents that exists, when it is a file rather than a folder."""
+    for p in (path, *path.parents):
+        if p.exists():
+            return None if p.is_dir() else p
+    return None
+
+
+def _out_folder(path, option="--out"):
+    """`path` as a folder to write into (made when written to), or a ValueError saying why it cannot be."""
+    path = pathlib.Path(path)
+    blocker = _file_in_the_way(path)
+    if blocker:
+        raise ValueError(f"{option} {path}: {blocker} is a file, not a folder; give a folder's name instead")
+    return path
+
+
+def _out_file(path, option):
+    """`path` as a file to write, or a ValueError saying why it cannot be."""
+    path = pathlib.Path(path)
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / 'times.csv'}")
+    blocker = _file_in_the_way(path.parent)
+    if blocker:
+        raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
+    return path
+
+
+def _duration(seconds):
+    return f"{seconds / 60:,.0f} minutes" if seconds < 7200 else f"{seconds / 3600:,.1f} hours"
+
+
+def _simulator_forecast(seconds, what, instead, force):
+    """Say how long `what` should take on the simulator; refuse it over SIM_LIMIT_S unless `force`."""
+    print(f"CUDA simulator: {what} should take about {seconds:,.0f} s (Python's time, not a GPU's)",
+          file=sys.stderr)
+    if seconds > SIM_LIMIT_S and not force:
+        raise ValueError(f"about {_duration(seconds)} on the simulator: {instead}, or add --force")
+
+
+def count_bytes(n, T):
+    """Memory `count` needs at N×N and tile T: A, B and C (host and device, and C read back) and the
+    counting buffers of the tiled kernel (the larger of the two), on the device and read back."""
+    from types import SimpleNamespace
+
+    from .core.geometry import grid
+    from .counting.buffers import CountingBuffers
+    blockspergrid, threadsperblock = grid(n, n, (T, T), (T, T))
+    launch = SimpleNamespace(shape=(n, n, n), blockspergrid=blockspergrid, threadsperblock=threadsperblock)
+    buffers = CountingBuffers({"sA": (T, T), "sB": (T, T)})  # the tiled kernel's two shared tiles
+    counting = sum(int(np.prod(shape(launch, 0))) * np.dtype(dtype).itemsize
+                   for _, dtype, shape, _ in buffers.layout)
+    return 2 * counting + 7 * 4 * n * n
+
+
+def _free_bytes():
+    """Memory free here for `count` (on a GPU, the smaller of host and device); None where unknown."""
+    free = []
+    try:
+        with open("/proc/meminfo") as meminfo:
+            free += [int(line.split()[1]) * 1024 for line in meminfo if line.startswith("MemAvailable:")]
+    except OSError:  # not Linux: the whole memory, at least
+        if hasattr(os, "sysconf"):
+            free.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    if not SIMULATOR:
+        from numba import cuda
         try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{kind} must be a whole number, got {text!r}")
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{kind} must be at least 1, got {value}")
-        return value
-    return parse
+            free.append(cuda.current_context().get_memory_info().free)
+        except NotImplementedError:  # a pool allocator that cannot say
+            pass
+    return min(free) if free else None
 
 
-def _nonnegative(text):
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"warm-up launches cannot be negative, got {value}")
-    return value
+def _check_memory(n, T):
+    need, free = count_bytes(n, T), _free_bytes()
+    if free is not None and need > free:
+        largest = int(n * (free / need) ** 0.5)
+        raise ValueError(f"count --n {n} needs about {need / 2**30:,.0f} GiB for its operands and counting "
+                         f"buffers, and {free / 2**30:,.0f} GiB is free here: use --n {largest} or less")
 
+
+# --- one handler per command -----------------------------------------------------------------------
 
 def _info(args):
-    from .backend import SIMULATOR, describe
+    from .backend import describe
     info = describe()
     if SIMULATOR:
         print("backend: CUDA simulator (no GPU in use: kernels run as Python threads; times say nothing of GPU speed)")
@@ -57,34 +184,44 @@ def _info(args):
 
 def _count(args):
     from .core.formulas import predicted
+    from .core.launch import validate_tile
+    from .core.operands import operands
     from .counting import count_loads
-    from .notebook import table
-    n, T = args.n, args.tile
-    A, B = (np.random.default_rng(seed).standard_normal((n, n), dtype=np.float32) for seed in (1, 2))
+    from .experiments import bench
+    n, T = args.n, validate_tile(args.tile)
+    _check_memory(n, T)
+    if SIMULATOR:
+        seconds = bench.simulator_seconds([n], [T], 0, COUNTED_COST)  # naive and tiled, counted once each
+        _simulator_forecast(seconds, "this count", "use --n 64 or less (the default is --n 32)", args.force)
+    A, B = operands(n, n, n, seed=1)
     result = {}
     for kernel in ("naive", "tiled"):
         measured = count_loads(kernel, A, B, T)
         result[kernel] = {"measured": measured.total, "formula": sum(predicted(kernel, n, n, n, T).values())}
-    match = all(r["measured"] == r["formula"] for r in result.values())
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"global loads of A and B, N={n}, T={T}")
-        table(["kernel", "measured", "formula", "match"],
-              [[k, r["measured"], r["formula"], "yes" if r["measured"] == r["formula"] else "NO"]
-               for k, r in result.items()])
-        print(f"naive / tiled = {result['naive']['measured'] / result['tiled']['measured']:g} (T = {T})")
-    return OK if match else MISMATCH
+        _count_table(result, n, T)
+    return OK if all(r["measured"] == r["formula"] for r in result.values()) else MISMATCH
+
+
+def _count_table(result, n, T):
+    from .notebook import table
+    print(f"global loads of A and B, N={n}, T={T}")
+    table(["kernel", "measured", "formula", "match"],
+          [[k, r["measured"], r["formula"], "yes" if r["measured"] == r["formula"] else "NO"]
+           for k, r in result.items()])
+    print(f"naive / tiled = {result['naive']['measured'] / result['tiled']['measured']:g} (T = {T})")
 
 
 def _bench(args):
     import matplotlib
     matplotlib.use("Agg")
-    from .backend import SIMULATOR
     from .core.launch import resolve, validate_tile
     from .data import write_rows
     from .experiments import bench
     from .notebook import plots, table
+    out = _out_folder(args.out)
     args.n = args.n or (SIM_NS if SIMULATOR else GPU_NS)
     args.tile = args.tile or (SIM_TILES if SIMULATOR else GPU_TILES)
     for t in args.tile:
@@ -93,16 +230,11 @@ def _bench(args):
         resolve(name)
     if SIMULATOR:
         seconds = bench.simulator_seconds(args.n, args.tile, args.warmup, args.repeats, args.kernels)
-        print(f"CUDA simulator: this sweep should take about {seconds:,.0f} s (Python's time, not a GPU's)",
-              file=sys.stderr)
-        if seconds > SIM_LIMIT_S and not args.force:
-            raise ValueError(f"about {seconds / 3600:,.1f} hours on the simulator: use sizes up to 64 "
-                             f"(the default is --n {' '.join(map(str, SIM_NS))} --tile "
-                             f"{' '.join(map(str, SIM_TILES))}), or add --force")
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+        _simulator_forecast(seconds, "this sweep", "use sizes up to 64 (the default is --n "
+                            f"{' '.join(map(str, SIM_NS))} --tile {' '.join(map(str, SIM_TILES))})", args.force)
     rows = bench.run(args.n, args.tile, args.warmup, args.repeats, cublas=not args.no_cublas,
                      progress=not args.quiet, kernels=args.kernels)
+    out.mkdir(parents=True, exist_ok=True)
     write_rows(rows, out / "bench.csv", bench.FIELDS)
     ax = plots.bench_plot(rows, f"{rows[0]['device']} ({rows[0]['clock']})")
     ax.figure.savefig(out / "bench.png", dpi=120, bbox_inches="tight")
@@ -117,11 +249,11 @@ def _ladder(args):
     from .data import stamp, write_rows
     from .experiments import bench, ladder
     from .notebook import table
+    out = _out_folder(args.out)
     rows = ladder.run(args.n, kernels=args.kernels, search=not args.no_search, cublas=not args.no_cublas,
                       sass=not args.no_sass, progress=not args.quiet)
     cupy = bench._cupy()
     provenance = {**stamp(), "cupy": cupy.__version__ if cupy else ""}
-    out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     write_rows([{**r, **provenance} for r in rows], out / "ladder.csv", ladder.FIELDS + list(provenance))
     write_rows([{**r, **provenance} for r in ladder.sass_rows(rows)], out / "sass.csv",
@@ -146,9 +278,9 @@ def _profile(args):
     from .data import stamp, write_rows
     from .experiments import profile
     from .notebook import table
+    out = _out_folder(args.out)
     rows = profile.run(args.n, args.tile, effects_n=args.effects_n, cublas_n=args.cublas_n, roofs=args.roofs,
                        ladder_n=args.ladder_n)
-    out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     write_rows([{**r, **stamp()} for r in rows], out / "profile.csv")
     table(["kernel", "N", "T", "ms", "inst/warp-FMA", "blocks/SM", "top stalls"],
@@ -160,7 +292,7 @@ def _profile(args):
 
 def _measure(args):
     from .experiments import measure
-    measure.run(args.out, only=args.only, quick=args.quick)
+    measure.run(_out_folder(args.out), only=args.only, quick=args.quick)
     return OK
 
 
@@ -168,7 +300,7 @@ def _takeaways(args):
     import matplotlib
     matplotlib.use("Agg")
     from .notebook import takeaways
-    for path in takeaways.write(args.out):
+    for path in takeaways.write(_out_folder(args.out)):
         print(f"wrote {path}")
     return OK
 
@@ -176,42 +308,83 @@ def _takeaways(args):
 def _execute(args):
     from .data import write_rows
     from .notebook import run
-    paths = args.notebooks or run.lessons()
-    rows = run.run(paths, inplace=args.inplace)
-    if args.times:
-        pathlib.Path(args.times).parent.mkdir(parents=True, exist_ok=True)
-        write_rows(rows, args.times)
-        print(f"wrote {args.times}")
+    times = _out_file(args.times, "--times") if args.times else None
+    rows = run.run(run.notebooks(args.notebooks), inplace=args.inplace)
+    if times:
+        times.parent.mkdir(parents=True, exist_ok=True)
+        write_rows(rows, times)
+        print(f"wrote {times}")
     return OK
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["lab"]:  # before argparse: options it does not know go on to `jupyter lab`
-        from .notebook.lab import main as lab_main
-        return lab_main(argv[1:])
-    from .experiments import Unavailable
-    from .experiments.measure import EXPERIMENTS
-    parser = argparse.ArgumentParser(prog="python -m tiledlab", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    helpful = _Help
-    sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
-                               "in JupyterLab; `lab --help` for its options")
-    sub.add_parser("info", help="backend, device and versions", description="Say which backend runs "
-                   "(a GPU or the CUDA simulator), the device, and the versions of numba and numpy.",
-                   formatter_class=helpful).set_defaults(run=_info)
+def _lab(argv):
+    from .notebook import lab
+    return lab.start(*lab.parser(Parser).parse_known_args(argv))
 
-    p = sub.add_parser("count", help="measured vs formula global loads, naive and tiled", formatter_class=helpful,
+
+HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "profile": _profile,
+            "measure": _measure, "takeaways": _takeaways, "execute": _execute, "lab": _lab}
+
+
+# --- options ---------------------------------------------------------------------------------------
+
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """Show defaults, except where there is none to show (flags, and values chosen by backend)."""
+
+    def _get_help_string(self, action):
+        return action.help if action.default in (None, False) else super()._get_help_string(action)
+
+
+def _positive(kind):
+    """An argparse type: a whole number of at least 1 (N, repeats)."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{kind} must be a whole number, got {text!r}")
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{kind} must be at least 1, got {value}")
+        return value
+    return parse
+
+
+def _nonnegative(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"warm-up launches must be a whole number, got {text!r}")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"warm-up launches cannot be negative, got {value}")
+    return value
+
+
+def _kernels_option(p, help, default=None):
+    """--kernels NAME...; repeated, it keeps every name."""
+    p.add_argument("--kernels", nargs="+", action="extend", default=default, metavar="NAME", help=help)
+
+
+def _info_options(sub):
+    sub.add_parser("info", help="backend, device and versions", formatter_class=_Help,
+                   description="Say which backend runs (a GPU or the CUDA simulator), the device, and the "
+                               "versions of numba and numpy.")
+
+
+def _count_options(sub):
+    p = sub.add_parser("count", help="measured vs formula global loads, naive and tiled", formatter_class=_Help,
                        description="Run naive and tiled on N×N inputs with counting on and compare each "
-                                   "kernel's measured global loads with the formula (2N³ and 2N³/T).")
+                                   "kernel's measured global loads with the formula (2N³ and 2N³/T). "
+                                   "Refuses an N whose counting buffers do not fit in memory; on the "
+                                   f"simulator, forecasts its time and refuses counts over {SIM_LIMIT_S} s "
+                                   "unless --force.")
     p.add_argument("--n", type=_positive("N"), default=32, help="matrix size N (N×N inputs)")
     p.add_argument("--tile", type=int, default=8, help="tile width T (1 to 32)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(run=_count)
+    p.add_argument("--force", action="store_true", help="run a long simulator count anyway")
 
+
+def _bench_options(sub):
     p = sub.add_parser("bench", help="time naive, tiled (and cuBLAS) over sizes; write bench.csv, bench.png",
-                       formatter_class=helpful,
+                       formatter_class=_Help,
                        description="Time naive, tiled and (on a GPU with CuPy) cuBLAS over sizes and tile "
                                    "widths. Defaults: --n 1024 2048 --tile 8 16 32 on a GPU, --n 16 32 "
                                    "--tile 4 8 on the simulator, which forecasts its time and refuses "
@@ -221,29 +394,30 @@ def main(argv=None):
     p.add_argument("--out", default="bench-out", help="folder for bench.csv and bench.png")
     p.add_argument("--repeats", type=_positive("repeats"), default=10, help="timed launches per point")
     p.add_argument("--warmup", type=_nonnegative, default=2, help="untimed launches first")
-    p.add_argument("--kernels", nargs="+", default=[], metavar="NAME",
-                   help="also time these kernels by name, at their own constants (e.g. regtile_2d best)")
+    _kernels_option(p, "also time these kernels by name, at their own constants (e.g. regtile_2d best)", [])
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
     p.add_argument("--force", action="store_true", help="run a long simulator sweep anyway")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(run=_bench)
 
+
+def _ladder_options(sub):
     p = sub.add_parser("ladder", help="register tiling on a GPU: every rung, a search and cuBLAS; write ladder.csv",
-                       formatter_class=helpful, description="Compile, check and time, in one run, the naive "
+                       formatter_class=_Help, description="Compile, check and time, in one run, the naive "
                        "kernel, tiled at T = 32, every rung of register tiling, a small search and cuBLAS "
                        "(CuPy), at each N; write DIR/ladder.csv (TFLOP/s, % of cuBLAS, errors, registers, "
                        "formulas) and DIR/sass.csv (the main loop's instructions). Needs a GPU.")
     p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="matrix sizes N")
-    p.add_argument("--kernels", nargs="+", metavar="NAME", help="only these kernels (names of the registry)")
+    _kernels_option(p, "only these kernels (names of the registry)")
     p.add_argument("--no-search", action="store_true", help="the rungs only, not the search")
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
     p.add_argument("--no-sass", action="store_true", help="skip reading the SASS (needs nvdisasm or cuobjdump)")
     p.add_argument("--out", default="ladder-out", help="folder for ladder.csv and sass.csv")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(run=_ladder)
 
+
+def _profile_options(sub):
     p = sub.add_parser("profile", help="hardware counters of naive and tiled under Nsight Compute (ncu)",
-                       formatter_class=helpful, description="Launch naive and tiled once each under ncu "
+                       formatter_class=_Help, description="Launch naive and tiled once each under ncu "
                        "(and, if asked, the effects' variants, cuBLAS and the roof kernels) and write their "
                        "hardware counters to DIR/profile.csv. Needs a GPU and ncu.")
     p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024], help="matrix sizes N")
@@ -254,36 +428,42 @@ def main(argv=None):
     p.add_argument("--ladder-n", type=_positive("N"), help="also profile the ladder (tiled T = 32, every "
                    "register-tiled rung, the best of the search) at this N")
     p.add_argument("--out", default="profile-out", help="folder for profile.csv")
-    p.set_defaults(run=_profile)
 
+
+def _measure_options(sub):
+    from .experiments.measure import EXPERIMENTS
     p = sub.add_parser("measure", help="GPU-only reference data: device, latency, peaks, effects, races, racecheck",
-                       formatter_class=helpful, description="Measure the GPU reference data and write "
+                       formatter_class=_Help, description="Measure the GPU reference data and write "
                        "one CSV per experiment into --out. Needs a GPU.")
     p.add_argument("--out", required=True, help="folder for the CSV files")
     p.add_argument("--quick", action="store_true", help="small sizes (for a smoke test)")
     p.add_argument("--only", nargs="+", choices=list(EXPERIMENTS), help="run only these experiments")
-    p.set_defaults(run=_measure)
 
-    p = sub.add_parser("takeaways", help="one slide-ready PNG per notebook", formatter_class=helpful,
+
+def _takeaways_options(sub):
+    p = sub.add_parser("takeaways", help="one slide-ready PNG per notebook", formatter_class=_Help,
                        description="Draw each notebook's takeaway figure (16:9, large fonts) from small live "
                                    "counts and the committed H200 data, and save them as PNG files.")
     p.add_argument("--out", default="takeaways", help="folder for the PNG files")
-    p.set_defaults(run=_takeaways)
 
-    p = sub.add_parser("execute", help="run the notebooks top to bottom and time each", formatter_class=helpful,
+
+def _execute_options(sub):
+    p = sub.add_parser("execute", help="run the notebooks top to bottom and time each", formatter_class=_Help,
                        description="Execute notebooks in fresh kernels (all of notebooks/ by default), "
                                    "optionally saving their outputs in place and their times as CSV.")
     p.add_argument("notebooks", nargs="*", help="notebook files (default: the whole series, in order)")
     p.add_argument("--inplace", action="store_true", help="save the outputs into the notebooks")
     p.add_argument("--times", help="write the minutes per notebook to this CSV file")
-    p.set_defaults(run=_execute)
 
-    args = parser.parse_args(argv)
-    try:
-        return args.run(args)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return BAD_INPUT
-    except Unavailable as e:
-        print(f"cannot run here: {e}", file=sys.stderr)
-        return UNAVAILABLE
+
+def parser():
+    """The command line's parser (all but `lab`, which parses its own options)."""
+    top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
+                               "in JupyterLab; `lab --help` for its options")
+    for options in (_info_options, _count_options, _bench_options, _ladder_options, _profile_options,
+                    _measure_options, _takeaways_options, _execute_options):
+        options(sub)
+    return top

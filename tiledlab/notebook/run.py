@@ -12,9 +12,26 @@ import time
 from ..data import stamp
 from .lab import SOURCE  # the committed notebooks/ of the checkout
 
+
 def lessons(folder=SOURCE):
     """The series' notebooks in order (00, 01, ...)."""
     return sorted(pathlib.Path(folder).glob("[0-9][0-9]_*.ipynb"))
+
+
+def notebooks(paths=()):
+    """The notebooks to run: `paths`, each checked to be a notebook file, or else the whole series."""
+    if not paths:
+        found = lessons()
+        if not found:
+            raise FileNotFoundError(f"no notebooks in {SOURCE}: run this from a clone of the series, "
+                                    "or name the notebooks to run")
+        return found
+    paths = [pathlib.Path(p) for p in paths]
+    for path in paths:
+        if not path.is_file():
+            raise FileNotFoundError(f"no notebook file at {path}: give the path of an .ipynb file "
+                                    "(or none, to run the whole series)")
+    return paths
 
 
 def execute(path, inplace=False, timeout=1800):

@@ -1,0 +1,141 @@
+"""The command line refuses bad input in one line (exit 2) and never ends in a bare traceback."""
+import subprocess
+import sys
+
+import pytest
+
+import tiledlab
+from tiledlab import cli
+
+
+def run(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "tiledlab", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def refused(result, *words):
+    """Exit 2, and stderr's last line is one `tiledlab: error:` line naming `words`, with no traceback."""
+    last = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else ""
+    return (result.returncode == 2 and "Traceback" not in result.stderr and last.startswith("tiledlab: error: ")
+            and all(w in last for w in words))
+
+
+@pytest.fixture
+def a_file(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("not a folder")
+    return path
+
+
+def test_bench_out_under_a_file_is_refused_before_it_runs(a_file):
+    result = run("bench", "--n", "8", "--tile", "4", "--out", str(a_file / "sub"))
+    assert refused(result, "--out", str(a_file)), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1  # refused before the forecast and the run
+
+
+def test_takeaways_out_that_is_a_file_is_refused(a_file):
+    result = run("takeaways", "--out", str(a_file))
+    assert refused(result, "--out", "not a folder"), result.stderr
+    assert a_file.read_text() == "not a folder"
+
+
+def test_lab_dest_that_is_a_file_is_refused(a_file, tmp_path):
+    src = tmp_path / "notebooks"
+    src.mkdir()
+    (src / "01_a.ipynb").write_text("{}")
+    result = run("lab", "--src", str(src), "--dest", str(a_file), "--dry-run")
+    assert refused(result, str(a_file), "not a folder"), result.stderr
+
+
+def test_execute_a_missing_notebook_is_refused(tmp_path):
+    result = run("execute", str(tmp_path / "no-such.ipynb"))
+    assert refused(result, "no-such.ipynb"), result.stderr
+
+
+def test_execute_times_into_a_folder_is_refused_before_running(tmp_path):
+    result = run("execute", str(tmp_path / "no-such.ipynb"), "--times", str(tmp_path))
+    assert refused(result, "--times"), result.stderr
+
+
+def test_count_too_large_for_memory_is_refused_before_allocating():
+    result = run("count", "--n", "100000", timeout=60)
+    assert refused(result, "GiB", "--n"), result.stderr
+
+
+def test_count_memory_forecast_grows_like_n_squared_and_counts_the_buffers():
+    small, large = cli.count_bytes(1024, 8), cli.count_bytes(2048, 8)
+    assert 3.9 < large / small < 4.1
+    # A, B, C as float32 and, for tiled, at least three int64 maps of N×N (loads of A, B and C)
+    assert small > 3 * 4 * 1024**2 + 3 * 8 * 1024**2
+
+
+@pytest.mark.skipif(not tiledlab.SIMULATOR, reason="the forecast is for the simulator")
+def test_count_forecasts_its_time_on_the_simulator():
+    result = run("count", "--n", "12", "--tile", "4", "--json")
+    assert result.returncode == 0 and "should take about" in result.stderr and "{" not in result.stderr
+
+
+@pytest.mark.skipif(not tiledlab.SIMULATOR, reason="the forecast is for the simulator")
+def test_a_count_that_would_take_hours_on_the_simulator_is_refused():
+    result = run("count", "--n", "1024")
+    assert refused(result, "on the simulator", "--force", "--n"), result.stderr
+
+
+def test_repeated_kernels_keep_every_value(tmp_path):
+    result = run("bench", "--kernels", "no_such_kernel", "--kernels", "tiled", "--out", str(tmp_path))
+    assert refused(result, "no_such_kernel"), result.stderr
+    args = cli.parser().parse_args(["ladder", "--kernels", "a", "b", "--kernels", "c"])
+    assert args.kernels == ["a", "b", "c"]
+
+
+def test_argparse_errors_are_one_line(capsys):
+    assert cli.main(["count", "--n", "zero"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("tiledlab: error: ") and "N must be a whole number" in err[0]
+
+
+def test_help_documents_the_exit_codes():
+    text = run("--help").stdout
+    assert all(f"{code} " in text for code in "01234") and "bad input" in text and "please report" in text
+
+
+@pytest.mark.parametrize("error,code,words", [
+    (ValueError("tile must be from 1 to 32"), 2, "tile must be from 1 to 32"),
+    (MemoryError(), 2, "not enough memory"),
+    (PermissionError(13, "Permission denied", "/root/out"), 2, "/root/out"),
+    (IsADirectoryError(21, "Is a directory", "out"), 2, "out"),
+    (FileNotFoundError("no notebooks in x"), 2, "no notebooks in x"),
+    (OSError(28, "No space left on device", "out/bench.csv"), 2, "No space left"),
+])
+def test_each_kind_of_bad_input_exits_2_in_one_line(monkeypatch, capsys, error, code, words):
+    def fail(args):
+        raise error
+    monkeypatch.setitem(cli.HANDLERS, "info", fail)
+    assert cli.main(["info"]) == code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("tiledlab: error: ") and words in err[0]
+
+
+def test_cannot_run_here_exits_3(monkeypatch, capsys):
+    from tiledlab.experiments import Unavailable
+
+    def fail(args):
+        raise Unavailable("ncu (Nsight Compute) is not on PATH")
+    monkeypatch.setitem(cli.HANDLERS, "info", fail)
+    assert cli.main(["info"]) == 3 and "not on PATH" in capsys.readouterr().err
+
+
+def test_an_unexpected_error_is_a_bug_with_a_traceback_not_exit_1(monkeypatch, capsys):
+    def fail(args):
+        raise KeyError("latency row")
+    monkeypatch.setitem(cli.HANDLERS, "info", fail)
+    assert cli.main(["info"]) == 4
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "KeyError" in err and "please report" in err
+
+
+def test_free_memory_is_known_on_either_backend(monkeypatch):
+    on_this_backend = cli._free_bytes()
+    monkeypatch.setattr(cli, "SIMULATOR", not cli.SIMULATOR)  # the other branch: device memory too, or not
+    for free in (on_this_backend, cli._free_bytes()):
+        assert 2**20 < free < float("inf")
