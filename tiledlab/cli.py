@@ -132,9 +132,9 @@ def count_bytes(n, T):
     counting buffers of the tiled kernel (the larger of the two), on the device and read back."""
     from types import SimpleNamespace
 
-    from .core.geometry import grid
+    from .core.launch import resolve
     from .counting.buffers import CountingBuffers
-    blockspergrid, threadsperblock = grid(n, n, (T, T), (T, T))
+    blockspergrid, threadsperblock = resolve("tiled").grid(n, n, {"T": T})
     launch = SimpleNamespace(shape=(n, n, n), blockspergrid=blockspergrid, threadsperblock=threadsperblock)
     buffers = CountingBuffers({"sA": (T, T), "sB": (T, T)})  # the tiled kernel's two shared tiles
     counting = sum(int(np.prod(shape(launch, 0))) * np.dtype(dtype).itemsize
