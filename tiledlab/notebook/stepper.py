@@ -34,6 +34,7 @@ import numpy as np
 from matplotlib.colors import LinearSegmentedColormap, to_hex
 from matplotlib.patches import Patch, Rectangle
 
+from ..core.operands import operands as core_operands
 from ..counting import count_loads
 
 __all__ = ["TileStepper", "TiledTrace", "step_through", "launches", "FALLBACK_TEXT"]
@@ -54,9 +55,8 @@ class TraceMismatch(RuntimeError):
 
 
 def operands(N, seed=0):
-    """The float32 inputs of the counted launches (their values do not change any count)."""
-    rng = np.random.default_rng(seed)
-    return rng.standard_normal((N, N), dtype=np.float32), rng.standard_normal((N, N), dtype=np.float32)
+    """The N×N float32 inputs of the counted launches (their values do not change any count)."""
+    return core_operands(N, N, N, seed)
 
 
 def _validate(N, T, block=None, thread=None):
@@ -82,108 +82,136 @@ def _key(r, *fields):
 
 
 class TiledTrace:
-    """The counted tiled launch, checked and indexed by (block, phase).
+    """The counted tiled launch, checked and indexed by (block, phase): pure data, nothing drawn.
 
-    Raises TraceMismatch, listing what failed, when the trace lacks the structure described in the
-    module docstring (phase t = epochs 2t and 2t + 1, one store per shared element per phase, reads
-    of phase t = the stores of phase t, each fetch paired with its own store at one offset per tile).
+    stores[(block, phase, array)] = {(a, b): storing thread}; reads[(block, phase, thread, array)] =
+    [(a, b), ...] in the order made; fetches[(block, phase, name)] = {(i, j): fetching thread};
+    origin[(block, phase, name)] = where the tile sits in A or B. Raises TraceMismatch, listing what
+    failed, when the trace lacks the structure described in the module docstring (phase t = epochs 2t
+    and 2t + 1, one store per shared element per phase, reads of phase t = the stores of phase t, each
+    fetch paired with its own store at one offset per tile).
     """
 
     def __init__(self, counted):
         self.counted = c = counted
-        M, K, N = c.shape
+        M, K, N = self.shape = c.shape
         self.T = T = c.tile
-        self.shape = c.shape
         self.phases = -(-K // T)
         self.blocks = (-(-M // T), -(-N // T))  # (rows of blocks, columns of blocks)
         self.padded = (self.blocks[0] * T, self.phases * T, self.blocks[1] * T)  # M, K, N rounded up to T
-        names = tuple(c.shared_names)
-        problems = []
-        if c.trace is None or c.shared_trace is None:
-            raise TraceMismatch("count the launch with trace=True")
-        if sorted(names) != ["sA", "sB"]:
-            problems.append(f"shared arrays {names}: expected sA and sB")
-            raise TraceMismatch("; ".join(problems))
+        names = _shared_names(c)
         self.array_of = {"A": names.index("sA"), "B": names.index("sB")}
-        g, s = c.trace, c.shared_trace
-        if hazards := {k: v for k, v in c.hazards.items() if v}:
-            problems.append(f"barrier hazards {hazards}")
-        if len(g) and not set(np.unique(g.operand).tolist()) <= {0, 1}:
-            problems.append("global loads of C: the tiled kernel loads only A and B")
-        if np.any(g.epoch % 2 == 1):
-            problems.append(f"{int(np.sum(g.epoch % 2 == 1))} global loads in an odd epoch "
-                            "(after the first barrier of a phase)")
-        stores, reads = s[s.store == 1], s[s.store == 0]
-        if np.any(stores.epoch % 2 == 1):
-            problems.append(f"{int(np.sum(stores.epoch % 2 == 1))} shared stores in an odd epoch")
-        if np.any(reads.epoch % 2 == 0):
-            problems.append(f"{int(np.sum(reads.epoch % 2 == 0))} shared reads in an even epoch")
-        seen = sorted(set((np.concatenate([g.epoch, s.epoch]) // 2).tolist()))
-        if seen != list(range(self.phases)):
-            problems.append(f"phases {seen} in the trace, expected 0…{self.phases - 1} (K={K}, T={T})")
-
-        # Shared stores: (block, phase, array) -> {(a, b): storing thread}; exactly once per element.
-        self.stores = defaultdict(dict)
-        for r in stores:
-            key = (_key(r, "by", "bx"), int(r.epoch) // 2, int(r.array))
-            cell = _key(r, "i", "j")
-            if cell in self.stores[key]:
-                problems.append(f"block {key[0]} phase {key[1]}: {names[key[2]]}{list(cell)} stored twice")
-            self.stores[key][cell] = _key(r, "ty", "tx")
-        for key, cells in self.stores.items():
-            if len(cells) != T * T:
-                problems.append(f"block {key[0]} phase {key[1]}: {len(cells)} of {T * T} elements of "
-                                f"{names[key[2]]} stored")
-        # Shared reads: (block, phase, thread, array) -> [(a, b), ...] in the order made.
-        self.reads = defaultdict(list)
-        read_cells = defaultdict(set)
-        for r in reads:
-            block, phase, array = _key(r, "by", "bx"), int(r.epoch) // 2, int(r.array)
-            self.reads[(block, phase, _key(r, "ty", "tx"), array)].append(_key(r, "i", "j"))
-            read_cells[(block, phase, array)].add(_key(r, "i", "j"))
-        for key in set(read_cells) | set(self.stores):
-            if read_cells.get(key, set()) != set(self.stores.get(key, {})):
-                problems.append(f"block {key[0]} phase {key[1]}: the reads of {names[key[2]]} do not read "
-                                "exactly the elements stored in that phase")
-        # Global loads paired with the same thread's store in the same epoch -> tile offsets.
-        store_of = defaultdict(list)  # (block, thread, epoch, array) -> [(a, b)]
-        for r in stores:
-            store_of[(_key(r, "by", "bx"), _key(r, "ty", "tx"), int(r.epoch), int(r.array))].append(_key(r, "i", "j"))
-        self.fetches = defaultdict(dict)  # (block, phase, operand name) -> {(i, j): fetching thread}
-        offsets = defaultdict(set)
-        per_block = Counter()
-        for r in g:
-            name = OPERANDS[int(r.operand)]
-            block, thread, epoch = _key(r, "by", "bx"), _key(r, "ty", "tx"), int(r.epoch)
-            cell = _key(r, "i", "j")
-            per_block[(block, name, cell)] += 1
-            paired = store_of.get((block, thread, epoch, self.array_of[name]), [])
-            if len(paired) != 1:
-                problems.append(f"thread {thread} of block {block} fetched {name}{list(cell)} in epoch {epoch} "
-                                f"but made {len(paired)} stores into s{name} then")
-                continue
-            (a, b), = paired
-            offsets[(block, epoch // 2, name)].add((cell[0] - a, cell[1] - b))
-            self.fetches[(block, epoch // 2, name)][cell] = thread
-        twice = [k for k, n in per_block.items() if n > 1]
-        if twice:
-            problems.append(f"{len(twice)} elements fetched more than once by one block, e.g. {twice[0]}")
-        self.origin = {}
-        for key, found in offsets.items():
-            if len(found) != 1:
-                problems.append(f"block {key[0]} phase {key[1]}: the {key[2]} tile's elements sit at "
-                                f"{len(found)} different offsets from their places in s{key[2]}")
-            self.origin[key] = min(found)
-        for by in range(self.blocks[0]):
-            for bx in range(self.blocks[1]):
-                for phase in range(self.phases):
-                    for name in OPERANDS:
-                        if ((by, bx), phase, name) not in self.origin:
-                            problems.append(f"block {(by, bx)} phase {phase}: no thread fetched any of {name}'s tile")
+        stores, reads = c.shared_trace[c.shared_trace.store == 1], c.shared_trace[c.shared_trace.store == 0]
+        problems = _epoch_problems(c, self.phases)
+        self.stores = _index_stores(stores, names, T, problems)
+        self.reads = _index_reads(reads, self.stores, names, problems)
+        self.fetches, offsets = _pair_fetches(c.trace, stores, self.array_of, problems)
+        self.origin = _origins(offsets, problems)
+        problems += _missing_tiles(self.origin, self.blocks, self.phases)
         if problems:
             more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
             raise TraceMismatch("the trace does not have the tiled kernel's phase structure: "
                                 + "; ".join(problems[:5]) + more)
+
+
+def _shared_names(c):
+    """The launch's shared arrays, sA and sB; refused before any other check when they are not."""
+    if c.trace is None or c.shared_trace is None:
+        raise TraceMismatch("count the launch with trace=True")
+    names = tuple(c.shared_names)
+    if sorted(names) != ["sA", "sB"]:
+        raise TraceMismatch(f"shared arrays {names}: expected sA and sB")
+    return names
+
+
+def _epoch_problems(c, phases):
+    """No hazards; only A and B loaded; loads and stores in even epochs, reads in odd ones; every phase."""
+    g, s = c.trace, c.shared_trace
+    problems = []
+    if hazards := {k: v for k, v in c.hazards.items() if v}:
+        problems.append(f"barrier hazards {hazards}")
+    if len(g) and not set(np.unique(g.operand).tolist()) <= {0, 1}:
+        problems.append("global loads of C: the tiled kernel loads only A and B")
+    if np.any(g.epoch % 2 == 1):
+        problems.append(f"{int(np.sum(g.epoch % 2 == 1))} global loads in an odd epoch "
+                        "(after the first barrier of a phase)")
+    stores, reads = s[s.store == 1], s[s.store == 0]
+    if np.any(stores.epoch % 2 == 1):
+        problems.append(f"{int(np.sum(stores.epoch % 2 == 1))} shared stores in an odd epoch")
+    if np.any(reads.epoch % 2 == 0):
+        problems.append(f"{int(np.sum(reads.epoch % 2 == 0))} shared reads in an even epoch")
+    seen = sorted(set((np.concatenate([g.epoch, s.epoch]) // 2).tolist()))
+    if seen != list(range(phases)):
+        problems.append(f"phases {seen} in the trace, expected 0…{phases - 1} (K={c.shape[1]}, T={c.tile})")
+    return problems
+
+
+def _index_stores(stores, names, T, problems):
+    """(block, phase, array) -> {(a, b): storing thread}; every element stored exactly once a phase."""
+    index = defaultdict(dict)
+    for r in stores:
+        key, cell = (_key(r, "by", "bx"), int(r.epoch) // 2, int(r.array)), _key(r, "i", "j")
+        if cell in index[key]:
+            problems.append(f"block {key[0]} phase {key[1]}: {names[key[2]]}{list(cell)} stored twice")
+        index[key][cell] = _key(r, "ty", "tx")
+    for key, cells in index.items():
+        if len(cells) != T * T:
+            problems.append(f"block {key[0]} phase {key[1]}: {len(cells)} of {T * T} elements of "
+                            f"{names[key[2]]} stored")
+    return index
+
+
+def _index_reads(reads, stores, names, problems):
+    """(block, phase, thread, array) -> [(a, b), ...]; a phase reads exactly what it stored."""
+    index, read_cells = defaultdict(list), defaultdict(set)
+    for r in reads:
+        block, phase, array = _key(r, "by", "bx"), int(r.epoch) // 2, int(r.array)
+        index[(block, phase, _key(r, "ty", "tx"), array)].append(_key(r, "i", "j"))
+        read_cells[(block, phase, array)].add(_key(r, "i", "j"))
+    for key in set(read_cells) | set(stores):
+        if read_cells.get(key, set()) != set(stores.get(key, {})):
+            problems.append(f"block {key[0]} phase {key[1]}: the reads of {names[key[2]]} do not read "
+                            "exactly the elements stored in that phase")
+    return index
+
+
+def _pair_fetches(g, stores, array_of, problems):
+    """Each global load paired with its thread's one store in that epoch: (fetches, tile offsets)."""
+    store_of = defaultdict(list)  # (block, thread, epoch, array) -> [(a, b)]
+    for r in stores:
+        store_of[(_key(r, "by", "bx"), _key(r, "ty", "tx"), int(r.epoch), int(r.array))].append(_key(r, "i", "j"))
+    fetches, offsets, per_block = defaultdict(dict), defaultdict(set), Counter()
+    for r in g:
+        name, block, thread, epoch = OPERANDS[int(r.operand)], _key(r, "by", "bx"), _key(r, "ty", "tx"), int(r.epoch)
+        cell = _key(r, "i", "j")
+        per_block[(block, name, cell)] += 1
+        paired = store_of.get((block, thread, epoch, array_of[name]), [])
+        if len(paired) != 1:
+            problems.append(f"thread {thread} of block {block} fetched {name}{list(cell)} in epoch {epoch} "
+                            f"but made {len(paired)} stores into s{name} then")
+            continue
+        (a, b), = paired
+        offsets[(block, epoch // 2, name)].add((cell[0] - a, cell[1] - b))
+        fetches[(block, epoch // 2, name)][cell] = thread
+    if twice := [k for k, n in per_block.items() if n > 1]:
+        problems.append(f"{len(twice)} elements fetched more than once by one block, e.g. {twice[0]}")
+    return fetches, offsets
+
+
+def _origins(offsets, problems):
+    """(block, phase, name) -> the tile's first row and column in A or B: one offset per tile."""
+    for key, found in offsets.items():
+        if len(found) != 1:
+            problems.append(f"block {key[0]} phase {key[1]}: the {key[2]} tile's elements sit at "
+                            f"{len(found)} different offsets from their places in s{key[2]}")
+    return {key: min(found) for key, found in offsets.items()}
+
+
+def _missing_tiles(origin, blocks, phases):
+    """Every block fetched some of A's and B's tile in every phase."""
+    return [f"block {(by, bx)} phase {phase}: no thread fetched any of {name}'s tile"
+            for by in range(blocks[0]) for bx in range(blocks[1]) for phase in range(phases) for name in OPERANDS
+            if ((by, bx), phase, name) not in origin]
 
 
 @functools.lru_cache(maxsize=48)
