@@ -107,8 +107,9 @@ def test_clamped_edges_read_the_last_row_again(rng):
     ("regtile_2d", dict(TM=0), "divides by zero"),
     ("regtile_1d", dict(TN=2), "a thread computes one column of C; TN=2 breaks it"),
     ("regtile_vec", dict(TM=2, BM=32), r"groups of 4 .*TM=2, TN=8 breaks it"),
-    ("gen_prefetch", dict(BM=64, BN=80, TM=4, TN=4), "BN % 32 == 0"),
-    ("gen_prefetch", dict(BM=64, BN=32, BK=2, TM=4, TN=4), r"BK=2: .* so BK must be a multiple of 4"),
+    ("gen_prefetch", dict(BM=64, BN=80, TM=4, TN=4), r"so BN is a multiple of 32; BN=80 breaks it"),
+    ("gen_prefetch", dict(BM=64, BN=32, BK=2, TM=4, TN=4),
+     r"so BK is a multiple of the block's warps.*; .*BK=2.* breaks it"),
 ])
 def test_bad_constants_are_refused_before_launch(name, constants, message):
     A = np.ones((8, 8), np.float32)

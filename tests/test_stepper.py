@@ -190,3 +190,24 @@ def test_without_ipywidgets_the_strip_alone_is_shown(monkeypatch, capsys):
     step_through(N=4, T=2, block=(1, 0), thread=(0, 1))
     assert len(shown) == 1 and isinstance(shown[0], matplotlib.figure.Figure)
     assert "install ipywidgets" in capsys.readouterr().out
+
+
+def _words(text):
+    return " ".join(text.replace("\xa0", " ").split())
+
+
+@pytest.mark.parametrize("N, T, block, thread", [(8, 4, (0, 0), (1, 2)), (6, 4, (1, 1), (3, 2))])
+def test_strip_and_widget_show_the_same_counts_text(N, T, block, thread):
+    import html
+    import re
+    pytest.importorskip("ipywidgets")
+    s = TileStepper(N, T, block, thread)
+    fig, box = s.strip(), s.widget()
+    for t in range(s.phases):
+        box.controls["phase"].value = t
+        panel = _words(" ".join(text.get_text() for text in fig.axes[4 * t + 3].texts))
+        shown = _words(html.unescape(re.sub(r"<[^>]+>", " ", box.children[1].value)))
+        assert shown == panel, t
+        counts = box.frame["counts"]
+        assert f"global loads {counts['block']['global']} {counts['thread']['global']}" in panel
+    matplotlib.pyplot.close(fig)

@@ -1,8 +1,11 @@
 """Generated kernels as Kernel objects: code written by `unrolled.generate_source` for each set of
 constants (the unrolled code itself changes with them), with the register tiles' geometry."""
+from functools import partial
+
 from . import unrolled
 from .kernel import Kernel
 from .regtile import block_tile, thread_tiles
+from .rules import Rule, names
 
 TILE = ("BM", "BN", "BK", "TM", "TN")
 
@@ -18,6 +21,16 @@ def generated(name, BM=128, BN=128, BK=8, TM=8, TN=8, idea="", min_blocks=None, 
         """(kernel source, helper source) at these constants."""
         return (unrolled.generate_source(**constants, **options, name=name),
                 unrolled.generate_helpers(constants["TN"]))
-    return Kernel(name, constants=dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN), rules=tuple(unrolled.RULES),
-                  block=block_tile, threads=thread_tiles, idea=idea, min_blocks=min_blocks, generator=write,
-                  clamped=options["edge"] == "clamp")
+    kernel = Kernel(name, constants=dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN), rules=rules(options),
+                    block=block_tile, threads=thread_tiles, idea=idea, min_blocks=min_blocks, generator=write,
+                    clamped=options["edge"] == "clamp")
+    kernel.bind()  # bad options or defaults are refused here, where the kernel is made
+    return kernel
+
+
+def rules(options):
+    """The generator's rules on the constants, then those on the options, with the options bound."""
+    def bound(rule):
+        given = {k: options[k] for k in names(rule.holds) if k in options}
+        return Rule(partial(rule.holds, **given), rule.why)
+    return tuple(unrolled.RULES) + tuple(bound(r) for r in unrolled.OPTION_RULES)

@@ -14,8 +14,9 @@ from typing import Callable
 
 
 def names(fn):
-    """The constants a rule or derived function reads: its parameter names."""
-    return tuple(inspect.signature(fn).parameters)
+    """The constants a rule or derived function reads: its parameter names (those without a default;
+    a rule can carry fixed values as defaults, e.g. a generated kernel's options, bound by partial)."""
+    return tuple(p.name for p in inspect.signature(fn).parameters.values() if p.default is p.empty)
 
 
 def apply(fn, constants, kernel="kernel"):

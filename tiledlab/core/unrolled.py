@@ -28,11 +28,82 @@ TM·TN separate variables, to the same machine code. Launch: a BM×BN tile of C 
 from a set of options; building it at other constants (`specialize`, `matmul(..., BM=64)`) writes
 its source again. Generated source is kept in linecache under a name of its own, so `inspect`, the
 counting lab and `show()` read it like any kernel's.
+
+How the text is written: the conditions on the constants are `RULES` and those on the options
+`OPTION_RULES` (each a `Rule` with its reason), checked first; `plan` then computes the sizes once, and
+one short function per part of the kernel (`declarations`, `thread_indices`, ..., `main_loop`,
+`write_back`) returns its lines.
 """
+from dataclasses import dataclass
+
+from .kernel import MAX_THREADS_PER_BLOCK
+from .rules import Rule, check_all
 
 VEC = 4  # floats in one 128-bit shared load
 OPTIONS = dict(transposed=True, edge="clamp", loads="rows", uidx=True, prefetch=True, buffers=1, warp=None, pad=4)
-RULES = ()  # conditions on BM, BN, BK, TM, TN (core.rules.Rule); generate_source checks its own for now
+
+
+def _whole(*values):
+    """True when every value is a whole number (not a bool, not a float)."""
+    return all(hasattr(v, "__index__") and not isinstance(v, bool) for v in values)
+
+
+def _threads(BM, BN, TM, TN):
+    """Threads per block: one per TM×TN thread tile of the BM×BN block tile."""
+    return (BN // TN) * (BM // TM)
+
+
+def _a_k(BM, BN, BK, TM, TN, loads):
+    """Consecutive k of one row of A that a thread loads at a time."""
+    return min(BM * BK // _threads(BM, BN, TM, TN), BK) if loads == "rows" else 1
+
+
+def _a_load_fits(BM, BN, BK, TM, TN, loads):
+    """A's BM×BK tile splits into whole passes of rows, a_k consecutive k per thread."""
+    per, a_k = BM * BK // _threads(BM, BN, TM, TN), _a_k(BM, BN, BK, TM, TN, loads)
+    rows = _threads(BM, BN, TM, TN) // (BK // a_k)
+    return BK % a_k == 0 and per % a_k == 0 and rows * (per // a_k) == BM
+
+
+def _warp_fits(warp, TYN, TXN):
+    """warp = (WY, WX): 32 threads in a WY×WX patch, whole patches across the block's TYN×TXN thread tiles."""
+    if not isinstance(warp, (tuple, list)) or len(warp) != 2 or not _whole(*warp) or min(warp) < 1:
+        return False
+    return warp[0] * warp[1] == 32 and TYN % warp[0] == 0 and TXN % warp[1] == 0
+
+
+# What generate_source needs of the constants, in the order it is checked.
+RULES = [
+    Rule(lambda BM, BN, BK, TM, TN: _whole(BM, BN, BK, TM, TN) and min(BM, BN, BK, TM, TN) > 0,
+         "BM, BN, BK, TM and TN are positive whole numbers"),
+    Rule(lambda BM, BN, TM, TN: BM % TM == 0 and BN % TN == 0, "a thread computes TM×TN of the block's BM×BN"),
+    Rule(lambda TM, TN: TM % VEC == 0 and TN % VEC == 0,
+         "a thread's rows and columns come in groups of 4, one 128-bit shared read each"),
+    Rule(lambda BM, BN, TM, TN: _threads(BM, BN, TM, TN) % 32 == 0, "threads come in whole warps"),
+    Rule(lambda BM, BN, TM, TN: _threads(BM, BN, TM, TN) <= MAX_THREADS_PER_BLOCK,
+         f"CUDA allows at most {MAX_THREADS_PER_BLOCK} threads per block, (BN/TN)×(BM/TM)"),
+    Rule(lambda BN: BN % 32 == 0, "a warp loads 32 neighbouring floats of a row of B, so BN is a multiple of 32"),
+    Rule(lambda BM, BN, BK, TM, TN: BK % (_threads(BM, BN, TM, TN) // 32) == 0,
+         "a pass loads one row of B per warp, so BK is a multiple of the block's warps, (BN/TN)×(BM/TM)/32"),
+    Rule(lambda BM, BN, BK, TM, TN: BM * BK % _threads(BM, BN, TM, TN) == 0,
+         "A's BM×BK tile splits evenly over the threads"),
+]
+# What it needs of the options (and of the constants with them), checked after RULES.
+OPTION_RULES = [
+    Rule(lambda transposed: isinstance(transposed, bool), "transposed is True or False"),
+    Rule(lambda edge: edge in ("clamp", "zero"), "edge is 'clamp' or 'zero'"),
+    Rule(lambda loads: loads in ("rows", "spread"), "loads is 'rows' or 'spread'"),
+    Rule(lambda uidx: isinstance(uidx, bool), "uidx is True or False"),
+    Rule(lambda prefetch: isinstance(prefetch, bool), "prefetch is True or False"),
+    Rule(lambda buffers: buffers in (1, 2) and _whole(buffers), "buffers is 1 or 2"),
+    Rule(lambda pad: _whole(pad) and pad >= 0 and pad % VEC == 0,
+         "pad is a whole number of floats ≥ 0, a multiple of 4 to keep shared rows 16-byte aligned"),
+    Rule(lambda warp, BM, BN, TM, TN: warp is None or _warp_fits(warp, BM // TM, BN // TN),
+         "warp is None or (WY, WX) with WY·WX = 32, dividing the block's (BM/TM)×(BN/TN) thread tiles"),
+    Rule(lambda loads, BM, BN, BK, TM, TN: _a_load_fits(BM, BN, BK, TM, TN, loads),
+         "the threads load A's BM×BK tile in whole passes (loads='rows': min(BM·BK/threads, BK) "
+         "consecutive k each, dividing BK)"),
+]
 
 
 def _plus(e, c):
@@ -42,216 +113,281 @@ def _plus(e, c):
     return f"{e} + {c}" if c else e
 
 
-def _need(condition, why):
-    if not condition:
-        raise ValueError(why)
+@dataclass(frozen=True)
+class Plan:
+    """Everything a kernel's text depends on: its name, constants and options, and the sizes they give."""
+    name: str
+    BM: int
+    BN: int
+    BK: int
+    TM: int
+    TN: int
+    transposed: bool
+    edge: str
+    loads: str
+    uidx: bool
+    prefetch: bool
+    buffers: int
+    warp: tuple
+    pad: int
+    TXN: int       # threads along x, one per column group of the block tile
+    TYN: int       # threads along y, one per row group
+    NT: int        # threads per block
+    gm: int        # groups of 4 rows per thread, sm rows apart
+    gn: int        # groups of 4 columns per thread, sn columns apart
+    sm: int
+    sn: int
+    a_k: int       # A's tile: a thread loads a_k consecutive k of a row at a time,
+    a_tpr: int     # a_tpr threads per row of the tile,
+    a_rows: int    # a_rows rows per pass,
+    a_passes: int  # in a_passes passes
+    b_rows: int    # B's tile: a warp loads 32 neighbouring floats of a row, b_rows rows per pass,
+    b_cq: int      # b_cq passes along a row, 32 columns apart,
+    b_passes: int  # b_passes passes down the tile
+    a_shape: tuple
+    b_shape: tuple
+
+    @property
+    def a_regs(self):
+        """(pass, k offset) of each element of A's tile a thread loads."""
+        return [(i, q) for i in range(self.a_passes) for q in range(self.a_k)]
+
+    @property
+    def b_regs(self):
+        """(pass, column pass) of each element of B's tile a thread loads."""
+        return [(i, q) for i in range(self.b_passes) for q in range(self.b_cq)]
+
+    def index(self, e):
+        """A global index as written: uint64(e) with uidx."""
+        return f"uint64({e})" if self.uidx else e
+
+    def a_row(self, i):
+        """Row of A a thread loads in pass i."""
+        return f"ar_{i}" if self.edge == "clamp" else _plus("row0 + am", i * self.a_rows)
+
+    def b_col(self, q):
+        """Column of B a thread loads in column pass q."""
+        return f"bc_{q}" if self.edge == "clamp" else _plus("col0 + bn", 32 * q)
+
+
+def plan(name, BM, BN, BK, TM, TN, **options):
+    """The Plan of kernel `name`: constants and options already checked against RULES and OPTION_RULES."""
+    TXN, TYN, gm, gn = BN // TN, BM // TM, TM // VEC, TN // VEC
+    NT, nbuf = TXN * TYN, options["buffers"]
+    a_k = _a_k(BM, BN, BK, TM, TN, options["loads"])
+    a_tpr, b_rows = BK // a_k, NT // 32
+    a_shape = (nbuf * BK, BM + options["pad"]) if options["transposed"] else (nbuf * BM, BK + 1)
+    return Plan(name, BM, BN, BK, TM, TN, **options, TXN=TXN, TYN=TYN, NT=NT, gm=gm, gn=gn, sm=BM // gm,
+                sn=BN // gn, a_k=a_k, a_tpr=a_tpr, a_rows=NT // a_tpr, a_passes=BM * BK // NT // a_k,
+                b_rows=b_rows, b_cq=BN // 32, b_passes=BK // b_rows, a_shape=a_shape,
+                b_shape=(nbuf * BK, BN + options["pad"]))
+
+
+def declarations(p):
+    """The kernel's signature, what it is, and its shared tiles."""
+    L = [f"def {p.name}(A, B, C):",
+         f"    # Block tile {p.BM}x{p.BN}, steps of BK={p.BK}, thread tile {p.TM}x{p.TN}, blockDim = ({p.TXN}, "
+         f"{p.TYN}) = {p.NT} threads."]
+    if p.transposed:
+        L.append("    # sA[k, m] is A's tile transposed: a thread's 4 rows of a step are adjacent, one float4.")
+    else:
+        L.append("    # sA[m, k]: A's tile as it lies in A.")
+    if p.buffers == 2:
+        L.append("    # Two buffers stacked along the first axis: one is filled while the other is read.")
+    return L + [f"    # Rows padded by {p.pad} floats: a row length that is not a power of two lets NVVM see that the",
+                "    # 4 loads of a group are adjacent (with 128-float rows it fuses fewer of them).",
+                f"    sA = cuda.shared.array({p.a_shape}, float32, alignment=16)",
+                f"    sB = cuda.shared.array({p.b_shape}, float32, alignment=16)"]
+
+
+def thread_indices(p):
+    """threadIdx, the thread's linear id, and which thread tile of the block it computes."""
+    L = ["    tx = cuda.threadIdx.x", "    ty = cuda.threadIdx.y", f"    tid = ty * {p.TXN} + tx"]
+    if not p.warp:
+        return L + ["    ty_c = ty  # this thread's tile row", "    tx_c = tx  # this thread's tile column"]
+    wy, wx = p.warp
+    return L + [f"    # Warp tiling: warp w computes a {wy}x{wx} patch of thread tiles instead of "
+                f"{max(32 // p.TXN, 1)} whole row(s) of them,",
+                "    # so each warp-wide shared load touches fewer distinct addresses.",
+                "    lane = tid % 32",
+                "    wid = tid // 32",
+                f"    ty_c = (wid // {p.TXN // wx}) * {wy} + lane // {wx}  # this thread's tile row",
+                f"    tx_c = (wid % {p.TXN // wx}) * {wx} + lane % {wx}  # this thread's tile column"]
+
+
+def block_origin(p):
+    """The sizes, the block tile's first row and column of C, and the thread's rows and columns in it."""
+    rows = f", then the same {p.sm} further" if p.gm > 1 else ""
+    cols = f", then the same {p.sn} further" if p.gn > 1 else ""
+    return ["    M, K = A.shape", "    N = B.shape[1]",
+            f"    row0 = cuda.blockIdx.y * {p.BM}", f"    col0 = cuda.blockIdx.x * {p.BN}",
+            f"    ra = ty_c * {VEC}  # this thread's rows: ra + 0..3" + rows,
+            f"    cb = tx_c * {VEC}  # this thread's columns: cb + 0..3" + cols]
+
+
+def load_indices(p):
+    """Where in A's and B's tiles the thread's cooperative loads start."""
+    if p.a_tpr > 1:
+        more = f" (+{p.a_rows} per pass)" if p.a_passes > 1 else ""
+        L = [f"    am = tid // {p.a_tpr}  # A's tile: row am{more}, columns ak .. ak+{p.a_k - 1}",
+             f"    ak = (tid % {p.a_tpr}) * {p.a_k}" if p.a_k > 1 else f"    ak = tid % {p.a_tpr}"]
+    else:
+        L = [f"    am = tid  # A's tile: row am (+{p.a_rows} per pass), all {p.BK} columns", "    ak = 0"]
+    more = f" (+{p.b_rows} per pass)" if p.b_passes > 1 else ""
+    return L + [f"    bk = tid // 32  # B's tile: row bk{more}, columns bn + 32q (q < {p.b_cq}): "
+                "a warp reads 128 bytes", "    bn = tid % 32"]
+
+
+def clamped_edges(p):
+    """With edge='clamp': the rows of A and columns of B the thread loads, clamped to the last one."""
+    if p.edge != "clamp":
+        return []
+    return (["    # Rows of A past M only feed rows of C past M, which are never stored: read row M-1 instead.",
+             "    # Likewise columns of B past N. Only the K edge must read as zero."]
+            + [f"    ar_{i} = min({_plus('row0 + am', i * p.a_rows)}, M - 1)" for i in range(p.a_passes)]
+            + [f"    bc_{q} = min({_plus('col0 + bn', 32 * q)}, N - 1)" for q in range(p.b_cq)])
+
+
+def accumulators(p):
+    """The thread's TM×TN results, zero: one tuple per row."""
+    return (["    zero = float32(0.0)", f"    # acc<i> holds the thread's results of row i: a tuple of {p.TN} floats "
+             "in registers."] + [f"    acc{i} = (" + ", ".join(["zero"] * p.TN) + ")" for i in range(p.TM)])
+
+
+def _guarded(load, conds):
+    """`load`, or zero where a bounds check fails."""
+    return f"{load} if {' and '.join(conds)} else float32(0.0)" if conds else load
+
+
+def global_load_a(p, i, q, kx, guard):
+    """A's element of pass i, k offset q, in the tile at k = kx (guard: check the K edge)."""
+    r, k = p.a_row(i), _plus(_plus(kx, "ak"), q)
+    conds = ([] if p.edge == "clamp" else [f"{r} < M"]) + ([f"{k} < K"] if guard else [])
+    return _guarded(f"A[{p.index(r)}, {p.index(k)}]", conds)
+
+
+def global_load_b(p, i, q, kx, guard):
+    """B's element of pass i, column pass q, in the tile at k = kx (guard: check the K edge)."""
+    r, c = _plus(_plus(kx, "bk"), i * p.b_rows), p.b_col(q)
+    conds = ([f"{r} < K"] if guard else []) + ([] if p.edge == "clamp" else [f"{c} < N"])
+    return _guarded(f"B[{p.index(r)}, {p.index(c)}]", conds)
+
+
+def shared_store_a(p, i, q, value, h):
+    """Store `value` as A's element of pass i, k offset q, in shared buffer h."""
+    m = _plus("am", i * p.a_rows)
+    if p.transposed:
+        return f"sA[{_plus(_plus('ak', q), h * p.BK)}, {m}] = {value}"
+    return f"sA[{_plus(m, h * p.BM)}, {_plus('ak', q)}] = {value}"
+
+
+def shared_store_b(p, i, q, value, h):
+    """Store `value` as B's element of pass i, column pass q, in shared buffer h."""
+    return f"sB[{_plus('bk', i * p.b_rows + h * p.BK)}, {_plus('bn', 32 * q)}] = {value}"
+
+
+def _tile_loads(p, ind, kx, to_registers, h, guard):
+    """One global load per element the thread brings of the tile at k = kx: into pa_*/pb_* or shared."""
+    a = [f"pa_{i}_{q} = {global_load_a(p, i, q, kx, guard)}" if to_registers
+         else shared_store_a(p, i, q, global_load_a(p, i, q, kx, guard), h) for i, q in p.a_regs]
+    b = [f"pb_{i}_{q} = {global_load_b(p, i, q, kx, guard)}" if to_registers
+         else shared_store_b(p, i, q, global_load_b(p, i, q, kx, guard), h) for i, q in p.b_regs]
+    return [ind + line for line in a + b]
+
+
+def tile_loads(p, ind, kx, to_registers, h):
+    """The global loads of the tile at k = kx; with edge='clamp', checked against K only in the last tile."""
+    if p.edge != "clamp":
+        return _tile_loads(p, ind, kx, to_registers, h, guard=True)
+    return ([f"{ind}if {_plus(kx, p.BK)} <= K:  # the whole tile lies inside K: no checks"]
+            + _tile_loads(p, ind + "    ", kx, to_registers, h, guard=False)
+            + [f"{ind}else:  # the last, partial tile: columns of A / rows of B past K read as 0"]
+            + _tile_loads(p, ind + "    ", kx, to_registers, h, guard=True))
+
+
+def shared_stores(p, ind, h):
+    """The prefetched registers pa_*, pb_* stored to shared buffer h."""
+    return ([ind + shared_store_a(p, i, q, f"pa_{i}_{q}", h) for i, q in p.a_regs]
+            + [ind + shared_store_b(p, i, q, f"pb_{i}_{q}", h) for i, q in p.b_regs])
+
+
+def multiply_adds(p, ind, h, k):
+    """Step k of the tile in buffer h: the thread's TN values of B, then one row_fma per row."""
+    kk = h * p.BK + k
+    bs = [f"sB[{kk}, {_plus('cb', g * p.sn + v)}]" for g in range(p.gn) for v in range(VEC)]
+    L = [f"{ind}b = ({', '.join(bs)})  # step k = {k}: the thread's {p.TN} values of B"]
+    for i in range(p.TM):
+        g, v = divmod(i, VEC)
+        r = _plus("ra", g * p.sm + v)
+        a = f"sA[{kk}, {r}]" if p.transposed else f"sA[{_plus(r, h * p.BM)}, {k}]"
+        L.append(f"{ind}acc{i} = row_fma(acc{i}, {a}, b)")
+    return L
+
+
+def tile_step(p, h):
+    """One trip's step through shared buffer h: fill it, wait, multiply, (one buffer) wait again."""
+    ind = "        "
+    L = [f"{ind}k0 = t * {p.buffers * p.BK}" + (f" + {h * p.BK}" if h else "")]
+    if h == 1:
+        L.append(f"{ind}if k0 < K:  # the second step of the last trip may lie past K")
+        ind += "    "
+    if p.prefetch:
+        L += shared_stores(p, ind, h)
+        L.append(f"{ind}cuda.syncthreads()  # the tile is complete before anyone multiplies")
+        L.append(f"{ind}k1 = k0 + {p.BK}  # next tile: issue its loads now, use them after the multiply")
+        L += tile_loads(p, ind, "k1", True, h)
+    else:
+        L += tile_loads(p, ind, "k0", False, h)
+        L.append(f"{ind}cuda.syncthreads()  # the tile is complete before anyone multiplies")
+    L += [line for k in range(p.BK) for line in multiply_adds(p, ind, h, k)]
+    if p.buffers == 1:
+        L.append(f"{ind}cuda.syncthreads()  # nobody overwrites the tile while a neighbour still reads it")
+    return L
+
+
+def main_loop(p):
+    """The loop over K's tiles, with the first tile's prefetch before it."""
+    L = []
+    if p.uidx:
+        L += ["    # uint64(...) indices: numba guards a signed index against negative (wrap-around) values",
+              "    # with extra instructions; an unsigned one needs no guard."]
+    if p.prefetch:
+        L.append("    # Registers pa_*, pb_* hold the next tile: its global loads are in flight during the multiply.")
+        L += tile_loads(p, "    ", "0", True, 0)
+    step = p.buffers * p.BK
+    L.append(f"    for t in range((K + {step - 1}) // {step}):"
+             + ("  # two tile steps per trip: buffer 0, then buffer 1" if p.buffers == 2 else ""))
+    L += [line for h in range(p.buffers) for line in tile_step(p, h)]
+    if p.buffers == 2:
+        L += ["        # One barrier per step is enough: a buffer is refilled only after the next step's",
+              "        # barrier, which every thread reaches after it finished reading that buffer."]
+    return L
+
+
+def write_back(p):
+    """The TM×TN results stored to C, skipping rows and columns past its edges."""
+    L = ["    # Store the TM×TN results; rows and columns past the edges of C are skipped."]
+    for i in range(p.TM):
+        g, v = divmod(i, VEC)
+        L += [f"    row = row0 + {_plus('ra', g * p.sm + v)}", "    if row < M:"]
+        for j in range(p.TN):
+            c = _plus("col0 + cb", (j // VEC) * p.sn + j % VEC)
+            L += [f"        if {c} < N:", f"            C[row, {c}] = acc{i}[{j}]"]
+    return L
 
 
 def generate_source(BM=128, BN=128, BK=8, TM=8, TN=8, transposed=True, edge="clamp", loads="rows", uidx=True,
                     prefetch=True, buffers=1, warp=None, pad=4, name="unrolled"):
     """The text of kernel `name(A, B, C)` for these constants and options; a pure function of them."""
-    TXN, TYN = BN // TN, BM // TM  # threads along x (column groups) and y (row groups)
-    NT = TXN * TYN
-    _need(BM % TM == 0 and BN % TN == 0 and TM % VEC == 0 and TN % VEC == 0,
-          f"BM={BM}, BN={BN}, TM={TM}, TN={TN}: TM and TN must be multiples of 4 dividing BM and BN")
-    _need(NT % 32 == 0 and NT <= 1024, f"{NT} threads per block: a whole number of warps, at most 1024")
-    _need(edge in ("clamp", "zero") and loads in ("rows", "spread") and buffers in (1, 2),
-          f"edge={edge!r}, loads={loads!r}, buffers={buffers!r}: edge is 'clamp' or 'zero', loads 'rows' or "
-          "'spread', buffers 1 or 2")
-    _need(pad % VEC == 0, f"pad={pad}: a multiple of 4 keeps shared rows 16-byte aligned")
-    gm, gn = TM // VEC, TN // VEC    # groups of 4 per thread along rows / columns
-    sm, sn = BM // gm, BN // gn      # distance between a thread's groups
-    nbuf = buffers
-    # Cooperative load of A's BM×BK tile: a_per elements per thread, a_k consecutive k at a time.
-    a_per = BM * BK // NT
-    _need(a_per * NT == BM * BK, f"A's {BM}×{BK} tile does not split evenly over {NT} threads")
-    a_k = min(a_per, BK) if loads == "rows" else 1
-    _need(BK % a_k == 0 and a_per % a_k == 0, f"BK={BK}: a thread's {a_k} consecutive k must divide the tile")
-    a_tpr = BK // a_k                # threads per row of the tile
-    a_rows = NT // a_tpr             # rows covered by one pass
-    a_passes = a_per // a_k
-    _need(a_rows * a_passes == BM, f"{NT} threads cannot cover A's {BM}×{BK} tile in whole passes")
-    # Cooperative load of B's BK×BN tile: a warp reads 32 neighbouring floats of one row (128 bytes).
-    _need(BN % 32 == 0, f"BN={BN}: a warp loads 32 neighbouring floats of B, so BN must be a multiple of 32")
-    b_rows = NT // 32                # rows covered by one pass
-    b_cq = BN // 32                  # passes along a row, 32 columns apart
-    _need(BK % b_rows == 0, f"BK={BK}: the block's {NT} threads load {b_rows} rows of B at a time, "
-                            f"so BK must be a multiple of {b_rows}")
-    b_passes = BK // b_rows
-    U = (lambda e: f"uint64({e})") if uidx else (lambda e: e)
-    a_shape = (nbuf * BK, BM + pad) if transposed else (nbuf * BM, BK + 1)
-    b_shape = (nbuf * BK, BN + pad)
-
-    L = []
-    w = L.append
-    w(f"def {name}(A, B, C):")
-    w(f"    # Block tile {BM}x{BN}, steps of BK={BK}, thread tile {TM}x{TN}, blockDim = ({TXN}, {TYN}) "
-      f"= {NT} threads.")
-    if transposed:
-        w("    # sA[k, m] is A's tile transposed: a thread's 4 rows of a step are adjacent, one float4.")
-    else:
-        w("    # sA[m, k]: A's tile as it lies in A.")
-    if nbuf == 2:
-        w("    # Two buffers stacked along the first axis: one is filled while the other is read.")
-    w(f"    # Rows padded by {pad} floats: a row length that is not a power of two lets NVVM see that the")
-    w("    # 4 loads of a group are adjacent (with 128-float rows it fuses fewer of them).")
-    w(f"    sA = cuda.shared.array({a_shape}, float32, alignment=16)")
-    w(f"    sB = cuda.shared.array({b_shape}, float32, alignment=16)")
-    w("    tx = cuda.threadIdx.x")
-    w("    ty = cuda.threadIdx.y")
-    w(f"    tid = ty * {TXN} + tx")
-    if warp:
-        wy, wx = warp
-        _need(wy * wx == 32 and TXN % wx == 0 and TYN % wy == 0,
-              f"warp={warp}: WY·WX must be 32 and divide the block's {TYN}×{TXN} thread tiles")
-        w(f"    # Warp tiling: warp w computes a {wy}x{wx} patch of thread tiles instead of "
-          f"{max(32 // TXN, 1)} whole row(s) of them,")
-        w("    # so each warp-wide shared load touches fewer distinct addresses.")
-        w("    lane = tid % 32")
-        w("    wid = tid // 32")
-        w(f"    ty_c = (wid // {TXN // wx}) * {wy} + lane // {wx}  # this thread's tile row")
-        w(f"    tx_c = (wid % {TXN // wx}) * {wx} + lane % {wx}  # this thread's tile column")
-    else:
-        w("    ty_c = ty  # this thread's tile row")
-        w("    tx_c = tx  # this thread's tile column")
-    w("    M, K = A.shape")
-    w("    N = B.shape[1]")
-    w(f"    row0 = cuda.blockIdx.y * {BM}")
-    w(f"    col0 = cuda.blockIdx.x * {BN}")
-    w(f"    ra = ty_c * {VEC}  # this thread's rows: ra + 0..3" + (f", then the same {sm} further" if gm > 1 else ""))
-    w(f"    cb = tx_c * {VEC}  # this thread's columns: cb + 0..3" + (f", then the same {sn} further" if gn > 1 else ""))
-    if a_tpr > 1:
-        more = f" (+{a_rows} per pass)" if a_passes > 1 else ""
-        w(f"    am = tid // {a_tpr}  # A's tile: row am{more}, columns ak .. ak+{a_k - 1}")
-        w(f"    ak = (tid % {a_tpr}) * {a_k}" if a_k > 1 else f"    ak = tid % {a_tpr}")
-    else:
-        w(f"    am = tid  # A's tile: row am (+{a_rows} per pass), all {BK} columns")
-        w("    ak = 0")
-    more = f" (+{b_rows} per pass)" if b_passes > 1 else ""
-    w(f"    bk = tid // 32  # B's tile: row bk{more}, columns bn + 32q (q < {b_cq}): a warp reads 128 bytes")
-    w("    bn = tid % 32")
-    if edge == "clamp":
-        w("    # Rows of A past M only feed rows of C past M, which are never stored: read row M-1 instead.")
-        w("    # Likewise columns of B past N. Only the K edge must read as zero.")
-        for p in range(a_passes):
-            w(f"    ar_{p} = min({_plus('row0 + am', p * a_rows)}, M - 1)")
-        for q in range(b_cq):
-            w(f"    bc_{q} = min({_plus('col0 + bn', 32 * q)}, N - 1)")
-    w("    zero = float32(0.0)")
-    w(f"    # acc<i> holds the thread's results of row i: a tuple of {TN} floats in registers.")
-    for i in range(TM):
-        w(f"    acc{i} = (" + ", ".join(["zero"] * TN) + ")")
-
-    # --- pieces of code ---------------------------------------------------------------------------
-    a_regs = [(p, q) for p in range(a_passes) for q in range(a_k)]
-    b_regs = [(p, q) for p in range(b_passes) for q in range(b_cq)]
-
-    def arow(p):
-        return f"ar_{p}" if edge == "clamp" else _plus("row0 + am", p * a_rows)
-
-    def bcol(q):
-        return f"bc_{q}" if edge == "clamp" else _plus("col0 + bn", 32 * q)
-
-    def a_val(p, q, kx, guard):
-        r, k = arow(p), _plus(_plus(kx, "ak"), q)
-        conds = ([] if edge == "clamp" else [f"{r} < M"]) + ([f"{k} < K"] if guard else [])
-        v = f"A[{U(r)}, {U(k)}]"
-        return f"{v} if {' and '.join(conds)} else float32(0.0)" if conds else v
-
-    def b_val(p, q, kx, guard):
-        r, c = _plus(_plus(kx, "bk"), p * b_rows), bcol(q)
-        conds = ([f"{r} < K"] if guard else []) + ([] if edge == "clamp" else [f"{c} < N"])
-        v = f"B[{U(r)}, {U(c)}]"
-        return f"{v} if {' and '.join(conds)} else float32(0.0)" if conds else v
-
-    def a_store(p, q, value, h):
-        m = _plus("am", p * a_rows)
-        if transposed:
-            return f"sA[{_plus(_plus('ak', q), h * BK)}, {m}] = {value}"
-        return f"sA[{_plus(m, h * BM)}, {_plus('ak', q)}] = {value}"
-
-    def b_store(p, q, value, h):
-        return f"sB[{_plus('bk', p * b_rows + h * BK)}, {_plus('bn', 32 * q)}] = {value}"
-
-    def load_block(ind, kx, target, h):
-        """Global loads of the tile at k = kx, into registers (target 'regs') or straight to shared."""
-        out = []
-
-        def emit(guard, ind2):
-            for p, q in a_regs:
-                v = a_val(p, q, kx, guard)
-                out.append(ind2 + (f"pa_{p}_{q} = {v}" if target == "regs" else a_store(p, q, v, h)))
-            for p, q in b_regs:
-                v = b_val(p, q, kx, guard)
-                out.append(ind2 + (f"pb_{p}_{q} = {v}" if target == "regs" else b_store(p, q, v, h)))
-
-        if edge == "clamp":
-            out.append(f"{ind}if {_plus(kx, BK)} <= K:  # the whole tile lies inside K: no checks")
-            emit(False, ind + "    ")
-            out.append(f"{ind}else:  # the last, partial tile: columns of A / rows of B past K read as 0")
-            emit(True, ind + "    ")
-        else:
-            emit(True, ind)
-        return out
-
-    def compute(ind, h):
-        out = []
-        for k in range(BK):
-            kk = h * BK + k
-            bs = [f"sB[{kk}, {_plus('cb', g * sn + v)}]" for g in range(gn) for v in range(VEC)]
-            out.append(f"b = ({', '.join(bs)})  # step k = {k}: the thread's {TN} values of B")
-            for g in range(gm):
-                for v in range(VEC):
-                    i = g * VEC + v
-                    r = _plus("ra", g * sm + v)
-                    a = f"sA[{kk}, {r}]" if transposed else f"sA[{_plus(r, h * BM)}, {k}]"
-                    out.append(f"acc{i} = row_fma(acc{i}, {a}, b)")
-        return [ind + line for line in out]
-
-    # --- the main loop ----------------------------------------------------------------------------
-    if uidx:
-        w("    # uint64(...) indices: numba guards a signed index against negative (wrap-around) values")
-        w("    # with extra instructions; an unsigned one needs no guard.")
-    if prefetch:
-        w("    # Registers pa_*, pb_* hold the next tile: its global loads are in flight during the multiply.")
-        L.extend(load_block("    ", "0", "regs", 0))
-    step = nbuf * BK
-    w(f"    for t in range((K + {step - 1}) // {step}):" +
-      ("  # two tile steps per trip: buffer 0, then buffer 1" if nbuf == 2 else ""))
-    for h in range(nbuf):
-        ind = "        "
-        w(f"{ind}k0 = t * {step}" + (f" + {h * BK}" if h else ""))
-        if h == 1:
-            w(f"{ind}if k0 < K:  # the second step of the last trip may lie past K")
-            ind += "    "
-        if prefetch:
-            for p, q in a_regs:
-                w(ind + a_store(p, q, f"pa_{p}_{q}", h))
-            for p, q in b_regs:
-                w(ind + b_store(p, q, f"pb_{p}_{q}", h))
-            w(f"{ind}cuda.syncthreads()  # the tile is complete before anyone multiplies")
-            w(f"{ind}k1 = k0 + {BK}  # next tile: issue its loads now, use them after the multiply")
-            L.extend(load_block(ind, "k1", "regs", h))
-        else:
-            L.extend(load_block(ind, "k0", "shared", h))
-            w(f"{ind}cuda.syncthreads()  # the tile is complete before anyone multiplies")
-        L.extend(compute(ind, h))
-        if nbuf == 1:
-            w(f"{ind}cuda.syncthreads()  # nobody overwrites the tile while a neighbour still reads it")
-    if nbuf == 2:
-        w("        # One barrier per step is enough: a buffer is refilled only after the next step's")
-        w("        # barrier, which every thread reaches after it finished reading that buffer.")
-    w("    # Store the TM×TN results; rows and columns past the edges of C are skipped.")
-    for i in range(TM):
-        g, v = divmod(i, VEC)
-        w(f"    row = row0 + {_plus('ra', g * sm + v)}")
-        w("    if row < M:")
-        for j in range(TN):
-            gg, vv = divmod(j, VEC)
-            c = _plus("col0 + cb", gg * sn + vv)
-            w(f"        if {c} < N:")
-            w(f"            C[row, {c}] = acc{i}[{j}]")
-    return "\n".join(L) + "\n"
+    constants = dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN)
+    options = dict(transposed=transposed, edge=edge, loads=loads, uidx=uidx, prefetch=prefetch, buffers=buffers,
+                   warp=warp, pad=pad)
+    check_all(RULES, constants, name)
+    check_all(OPTION_RULES, {**constants, **options}, name)
+    p = plan(name, **constants, **options)
+    parts = (declarations, thread_indices, block_origin, load_indices, clamped_edges, accumulators, main_loop,
+             write_back)
+    return "\n".join(line for part in parts for line in part(p)) + "\n"
 
 
 def generate_helpers(TN=8):

@@ -180,7 +180,3 @@ def start(args, extra) -> int:
         os.execv(cmd[0], cmd)  # JupyterLab takes over the process: Ctrl-C goes straight to it
     return subprocess.call(cmd)
 
-
-if __name__ == "__main__":  # errors and exit codes as `python -m tiledlab lab` has them
-    from tiledlab.cli import main
-    sys.exit(main(["lab", *sys.argv[1:]]))

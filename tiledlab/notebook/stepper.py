@@ -24,8 +24,13 @@ and no element is fetched twice by one block.
 Counted launches are cached per (N, T, seed), so moving a slider back to a size seen before does not
 count again. On numba's CUDA simulator counting N = 8, T = 4 takes well under a second; N = 16 a
 few seconds for T = 2 (more blocks, more Python threads), so the defaults stay small.
+
+Layout: the trace model (`TiledTrace`, `launches`, `TileStepper.frame`: plain data), the counts text
+(`counts_text`, which the strip's panel and the widget's table both render), the drawing (matplotlib),
+and the widget (ipywidgets).
 """
 import functools
+import html
 import io
 from collections import Counter, defaultdict
 
@@ -34,6 +39,7 @@ import numpy as np
 from matplotlib.colors import LinearSegmentedColormap, to_hex
 from matplotlib.patches import Patch, Rectangle
 
+from ..core.operands import operands as core_operands
 from ..counting import count_loads
 
 __all__ = ["TileStepper", "TiledTrace", "step_through", "launches", "FALLBACK_TEXT"]
@@ -54,9 +60,8 @@ class TraceMismatch(RuntimeError):
 
 
 def operands(N, seed=0):
-    """The float32 inputs of the counted launches (their values do not change any count)."""
-    rng = np.random.default_rng(seed)
-    return rng.standard_normal((N, N), dtype=np.float32), rng.standard_normal((N, N), dtype=np.float32)
+    """The N×N float32 inputs of the counted launches (their values do not change any count)."""
+    return core_operands(N, N, N, seed)
 
 
 def _validate(N, T, block=None, thread=None):
@@ -82,108 +87,136 @@ def _key(r, *fields):
 
 
 class TiledTrace:
-    """The counted tiled launch, checked and indexed by (block, phase).
+    """The counted tiled launch, checked and indexed by (block, phase): pure data, nothing drawn.
 
-    Raises TraceMismatch, listing what failed, when the trace lacks the structure described in the
-    module docstring (phase t = epochs 2t and 2t + 1, one store per shared element per phase, reads
-    of phase t = the stores of phase t, each fetch paired with its own store at one offset per tile).
+    stores[(block, phase, array)] = {(a, b): storing thread}; reads[(block, phase, thread, array)] =
+    [(a, b), ...] in the order made; fetches[(block, phase, name)] = {(i, j): fetching thread};
+    origin[(block, phase, name)] = where the tile sits in A or B. Raises TraceMismatch, listing what
+    failed, when the trace lacks the structure described in the module docstring (phase t = epochs 2t
+    and 2t + 1, one store per shared element per phase, reads of phase t = the stores of phase t, each
+    fetch paired with its own store at one offset per tile).
     """
 
     def __init__(self, counted):
         self.counted = c = counted
-        M, K, N = c.shape
+        M, K, N = self.shape = c.shape
         self.T = T = c.tile
-        self.shape = c.shape
         self.phases = -(-K // T)
         self.blocks = (-(-M // T), -(-N // T))  # (rows of blocks, columns of blocks)
         self.padded = (self.blocks[0] * T, self.phases * T, self.blocks[1] * T)  # M, K, N rounded up to T
-        names = tuple(c.shared_names)
-        problems = []
-        if c.trace is None or c.shared_trace is None:
-            raise TraceMismatch("count the launch with trace=True")
-        if sorted(names) != ["sA", "sB"]:
-            problems.append(f"shared arrays {names}: expected sA and sB")
-            raise TraceMismatch("; ".join(problems))
+        names = _shared_names(c)
         self.array_of = {"A": names.index("sA"), "B": names.index("sB")}
-        g, s = c.trace, c.shared_trace
-        if hazards := {k: v for k, v in c.hazards.items() if v}:
-            problems.append(f"barrier hazards {hazards}")
-        if len(g) and not set(np.unique(g.operand).tolist()) <= {0, 1}:
-            problems.append("global loads of C: the tiled kernel loads only A and B")
-        if np.any(g.epoch % 2 == 1):
-            problems.append(f"{int(np.sum(g.epoch % 2 == 1))} global loads in an odd epoch "
-                            "(after the first barrier of a phase)")
-        stores, reads = s[s.store == 1], s[s.store == 0]
-        if np.any(stores.epoch % 2 == 1):
-            problems.append(f"{int(np.sum(stores.epoch % 2 == 1))} shared stores in an odd epoch")
-        if np.any(reads.epoch % 2 == 0):
-            problems.append(f"{int(np.sum(reads.epoch % 2 == 0))} shared reads in an even epoch")
-        seen = sorted(set((np.concatenate([g.epoch, s.epoch]) // 2).tolist()))
-        if seen != list(range(self.phases)):
-            problems.append(f"phases {seen} in the trace, expected 0…{self.phases - 1} (K={K}, T={T})")
-
-        # Shared stores: (block, phase, array) -> {(a, b): storing thread}; exactly once per element.
-        self.stores = defaultdict(dict)
-        for r in stores:
-            key = (_key(r, "by", "bx"), int(r.epoch) // 2, int(r.array))
-            cell = _key(r, "i", "j")
-            if cell in self.stores[key]:
-                problems.append(f"block {key[0]} phase {key[1]}: {names[key[2]]}{list(cell)} stored twice")
-            self.stores[key][cell] = _key(r, "ty", "tx")
-        for key, cells in self.stores.items():
-            if len(cells) != T * T:
-                problems.append(f"block {key[0]} phase {key[1]}: {len(cells)} of {T * T} elements of "
-                                f"{names[key[2]]} stored")
-        # Shared reads: (block, phase, thread, array) -> [(a, b), ...] in the order made.
-        self.reads = defaultdict(list)
-        read_cells = defaultdict(set)
-        for r in reads:
-            block, phase, array = _key(r, "by", "bx"), int(r.epoch) // 2, int(r.array)
-            self.reads[(block, phase, _key(r, "ty", "tx"), array)].append(_key(r, "i", "j"))
-            read_cells[(block, phase, array)].add(_key(r, "i", "j"))
-        for key in set(read_cells) | set(self.stores):
-            if read_cells.get(key, set()) != set(self.stores.get(key, {})):
-                problems.append(f"block {key[0]} phase {key[1]}: the reads of {names[key[2]]} do not read "
-                                "exactly the elements stored in that phase")
-        # Global loads paired with the same thread's store in the same epoch -> tile offsets.
-        store_of = defaultdict(list)  # (block, thread, epoch, array) -> [(a, b)]
-        for r in stores:
-            store_of[(_key(r, "by", "bx"), _key(r, "ty", "tx"), int(r.epoch), int(r.array))].append(_key(r, "i", "j"))
-        self.fetches = defaultdict(dict)  # (block, phase, operand name) -> {(i, j): fetching thread}
-        offsets = defaultdict(set)
-        per_block = Counter()
-        for r in g:
-            name = OPERANDS[int(r.operand)]
-            block, thread, epoch = _key(r, "by", "bx"), _key(r, "ty", "tx"), int(r.epoch)
-            cell = _key(r, "i", "j")
-            per_block[(block, name, cell)] += 1
-            paired = store_of.get((block, thread, epoch, self.array_of[name]), [])
-            if len(paired) != 1:
-                problems.append(f"thread {thread} of block {block} fetched {name}{list(cell)} in epoch {epoch} "
-                                f"but made {len(paired)} stores into s{name} then")
-                continue
-            (a, b), = paired
-            offsets[(block, epoch // 2, name)].add((cell[0] - a, cell[1] - b))
-            self.fetches[(block, epoch // 2, name)][cell] = thread
-        twice = [k for k, n in per_block.items() if n > 1]
-        if twice:
-            problems.append(f"{len(twice)} elements fetched more than once by one block, e.g. {twice[0]}")
-        self.origin = {}
-        for key, found in offsets.items():
-            if len(found) != 1:
-                problems.append(f"block {key[0]} phase {key[1]}: the {key[2]} tile's elements sit at "
-                                f"{len(found)} different offsets from their places in s{key[2]}")
-            self.origin[key] = min(found)
-        for by in range(self.blocks[0]):
-            for bx in range(self.blocks[1]):
-                for phase in range(self.phases):
-                    for name in OPERANDS:
-                        if ((by, bx), phase, name) not in self.origin:
-                            problems.append(f"block {(by, bx)} phase {phase}: no thread fetched any of {name}'s tile")
+        stores, reads = c.shared_trace[c.shared_trace.store == 1], c.shared_trace[c.shared_trace.store == 0]
+        problems = _epoch_problems(c, self.phases)
+        self.stores = _index_stores(stores, names, T, problems)
+        self.reads = _index_reads(reads, self.stores, names, problems)
+        self.fetches, offsets = _pair_fetches(c.trace, stores, self.array_of, problems)
+        self.origin = _origins(offsets, problems)
+        problems += _missing_tiles(self.origin, self.blocks, self.phases)
         if problems:
             more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
             raise TraceMismatch("the trace does not have the tiled kernel's phase structure: "
                                 + "; ".join(problems[:5]) + more)
+
+
+def _shared_names(c):
+    """The launch's shared arrays, sA and sB; refused before any other check when they are not."""
+    if c.trace is None or c.shared_trace is None:
+        raise TraceMismatch("count the launch with trace=True")
+    names = tuple(c.shared_names)
+    if sorted(names) != ["sA", "sB"]:
+        raise TraceMismatch(f"shared arrays {names}: expected sA and sB")
+    return names
+
+
+def _epoch_problems(c, phases):
+    """No hazards; only A and B loaded; loads and stores in even epochs, reads in odd ones; every phase."""
+    g, s = c.trace, c.shared_trace
+    problems = []
+    if hazards := {k: v for k, v in c.hazards.items() if v}:
+        problems.append(f"barrier hazards {hazards}")
+    if len(g) and not set(np.unique(g.operand).tolist()) <= {0, 1}:
+        problems.append("global loads of C: the tiled kernel loads only A and B")
+    if np.any(g.epoch % 2 == 1):
+        problems.append(f"{int(np.sum(g.epoch % 2 == 1))} global loads in an odd epoch "
+                        "(after the first barrier of a phase)")
+    stores, reads = s[s.store == 1], s[s.store == 0]
+    if np.any(stores.epoch % 2 == 1):
+        problems.append(f"{int(np.sum(stores.epoch % 2 == 1))} shared stores in an odd epoch")
+    if np.any(reads.epoch % 2 == 0):
+        problems.append(f"{int(np.sum(reads.epoch % 2 == 0))} shared reads in an even epoch")
+    seen = sorted(set((np.concatenate([g.epoch, s.epoch]) // 2).tolist()))
+    if seen != list(range(phases)):
+        problems.append(f"phases {seen} in the trace, expected 0…{phases - 1} (K={c.shape[1]}, T={c.tile})")
+    return problems
+
+
+def _index_stores(stores, names, T, problems):
+    """(block, phase, array) -> {(a, b): storing thread}; every element stored exactly once a phase."""
+    index = defaultdict(dict)
+    for r in stores:
+        key, cell = (_key(r, "by", "bx"), int(r.epoch) // 2, int(r.array)), _key(r, "i", "j")
+        if cell in index[key]:
+            problems.append(f"block {key[0]} phase {key[1]}: {names[key[2]]}{list(cell)} stored twice")
+        index[key][cell] = _key(r, "ty", "tx")
+    for key, cells in index.items():
+        if len(cells) != T * T:
+            problems.append(f"block {key[0]} phase {key[1]}: {len(cells)} of {T * T} elements of "
+                            f"{names[key[2]]} stored")
+    return index
+
+
+def _index_reads(reads, stores, names, problems):
+    """(block, phase, thread, array) -> [(a, b), ...]; a phase reads exactly what it stored."""
+    index, read_cells = defaultdict(list), defaultdict(set)
+    for r in reads:
+        block, phase, array = _key(r, "by", "bx"), int(r.epoch) // 2, int(r.array)
+        index[(block, phase, _key(r, "ty", "tx"), array)].append(_key(r, "i", "j"))
+        read_cells[(block, phase, array)].add(_key(r, "i", "j"))
+    for key in set(read_cells) | set(stores):
+        if read_cells.get(key, set()) != set(stores.get(key, {})):
+            problems.append(f"block {key[0]} phase {key[1]}: the reads of {names[key[2]]} do not read "
+                            "exactly the elements stored in that phase")
+    return index
+
+
+def _pair_fetches(g, stores, array_of, problems):
+    """Each global load paired with its thread's one store in that epoch: (fetches, tile offsets)."""
+    store_of = defaultdict(list)  # (block, thread, epoch, array) -> [(a, b)]
+    for r in stores:
+        store_of[(_key(r, "by", "bx"), _key(r, "ty", "tx"), int(r.epoch), int(r.array))].append(_key(r, "i", "j"))
+    fetches, offsets, per_block = defaultdict(dict), defaultdict(set), Counter()
+    for r in g:
+        name, block, thread, epoch = OPERANDS[int(r.operand)], _key(r, "by", "bx"), _key(r, "ty", "tx"), int(r.epoch)
+        cell = _key(r, "i", "j")
+        per_block[(block, name, cell)] += 1
+        paired = store_of.get((block, thread, epoch, array_of[name]), [])
+        if len(paired) != 1:
+            problems.append(f"thread {thread} of block {block} fetched {name}{list(cell)} in epoch {epoch} "
+                            f"but made {len(paired)} stores into s{name} then")
+            continue
+        (a, b), = paired
+        offsets[(block, epoch // 2, name)].add((cell[0] - a, cell[1] - b))
+        fetches[(block, epoch // 2, name)][cell] = thread
+    if twice := [k for k, n in per_block.items() if n > 1]:
+        problems.append(f"{len(twice)} elements fetched more than once by one block, e.g. {twice[0]}")
+    return fetches, offsets
+
+
+def _origins(offsets, problems):
+    """(block, phase, name) -> the tile's first row and column in A or B: one offset per tile."""
+    for key, found in offsets.items():
+        if len(found) != 1:
+            problems.append(f"block {key[0]} phase {key[1]}: the {key[2]} tile's elements sit at "
+                            f"{len(found)} different offsets from their places in s{key[2]}")
+    return {key: min(found) for key, found in offsets.items()}
+
+
+def _missing_tiles(origin, blocks, phases):
+    """Every block fetched some of A's and B's tile in every phase."""
+    return [f"block {(by, bx)} phase {phase}: no thread fetched any of {name}'s tile"
+            for by in range(blocks[0]) for bx in range(blocks[1]) for phase in range(phases) for name in OPERANDS
+            if ((by, bx), phase, name) not in origin]
 
 
 @functools.lru_cache(maxsize=48)
@@ -234,35 +267,43 @@ class TileStepper:
         """
         if not 0 <= t < self.phases:
             raise ValueError(f"phase t runs from 0 to {self.phases - 1} (N={self.N}, T={self.T}), got {t}")
-        tr, T, b, th = self.tiled, self.T, self.block, self.thread
+        tiles = {name: self._tile(t, name) for name in OPERANDS}
+        k_lo = tiles["A"]["origin"][1]
+        k_hi = min(k_lo + self.T, self.tiled.shape[1])
+        return {"N": self.N, "T": self.T, "block": self.block, "thread": self.thread, "phase": t,
+                "phases": self.phases, "epochs": (2 * t, 2 * t + 1), "k": (k_lo, k_hi), "tiles": tiles,
+                "thread_view": self._thread_view(t, tiles), "counts": self._counts(t, k_hi),
+                "loads_so_far": self._loads_so_far(t)}
+
+    def _tile(self, t, name):
+        """Operand `name`'s tile of phase t: where it sits, who fetched each element, which are padding."""
+        tr, T, b = self.tiled, self.T, self.block
         M, K, N = tr.shape
-        tiles, view = {}, {"C": None, "fetched": {}, "stored": {}, "reads": {}, "reads_at": {}}
-        limit = {"A": (M, K), "B": (K, N)}
+        r0, c0 = tr.origin[(b, t, name)]
+        fetched = dict(tr.fetches[(b, t, name)])
+        zero = [(r0 + a, c0 + c) for a in range(T) for c in range(T) if (r0 + a, c0 + c) not in fetched]
+        rows, cols = (M, K) if name == "A" else (K, N)
+        if any(i < rows and j < cols for i, j in zero):
+            raise TraceMismatch(f"block {b} phase {t}: elements of {name} inside the matrix were never fetched")
+        return {"origin": (r0, c0), "fetched_by": fetched, "zero": zero}
+
+    def _thread_view(self, t, tiles):
+        """What the chosen thread fetched, stored and read in phase t, and its element of C."""
+        tr, b, th = self.tiled, self.block, self.thread
+        view = {"fetched": {}, "stored": {}, "reads": {}, "reads_at": {}}
         for name in OPERANDS:
-            r0, c0 = tr.origin[(b, t, name)]
-            fetched = dict(tr.fetches[(b, t, name)])
-            zero = [(r0 + a, c0 + c) for a in range(T) for c in range(T)
-                    if (r0 + a, c0 + c) not in fetched]
-            if any(i < limit[name][0] and j < limit[name][1] for i, j in zero):
-                raise TraceMismatch(f"block {b} phase {t}: elements of {name} inside the matrix were never fetched")
-            tiles[name] = {"origin": (r0, c0), "fetched_by": fetched, "zero": zero}
-            array = tr.array_of[name]
-            view["fetched"][name] = sorted(cell for cell, who in fetched.items() if who == th)
+            array, (r0, c0) = tr.array_of[name], tiles[name]["origin"]
+            view["fetched"][name] = sorted(cell for cell, who in tiles[name]["fetched_by"].items() if who == th)
             view["stored"]["s" + name] = sorted(cell for cell, who in tr.stores[(b, t, array)].items() if who == th)
             view["reads"]["s" + name] = tr.reads[(b, t, th, array)]
             view["reads_at"][name] = [(r0 + a, c0 + c) for a, c in view["reads"]["s" + name]]
-        rows = {i for i, _ in view["reads_at"]["A"]}
-        cols = {j for _, j in view["reads_at"]["B"]}
+        rows, cols = {i for i, _ in view["reads_at"]["A"]}, {j for _, j in view["reads_at"]["B"]}
         if len(rows) != 1 or len(cols) != 1:
             raise TraceMismatch(f"thread {th} of block {b} read A rows {sorted(rows)} and B columns "
                                 f"{sorted(cols)} in phase {t}: expected one row and one column")
         view["C"] = (rows.pop(), cols.pop())
-        view["computes"] = view["C"][0] < M and view["C"][1] < N
-        k_lo = tiles["A"]["origin"][1]
-        k_hi = min(k_lo + T, K)
-        return {"N": self.N, "T": T, "block": b, "thread": th, "phase": t, "phases": self.phases,
-                "epochs": (2 * t, 2 * t + 1), "k": (k_lo, k_hi), "tiles": tiles, "thread_view": view,
-                "counts": self._counts(t, k_hi), "loads_so_far": self._loads_so_far(t)}
+        view["computes"] = view["C"][0] < tr.shape[0] and view["C"][1] < tr.shape[2]
+        return view
 
     def _counts(self, t, k_end):
         c, b, th = self.tiled.counted, self.block, self.thread
@@ -303,28 +344,24 @@ class TileStepper:
     def _panel_size(self):
         return max(2.7, 0.34 * max(self.tiled.padded))  # 0.34 inch a cell or more: "7,7" at 11 pt fits
 
-    def _figure(self, rows, counts=True):
-        return _figure(rows, self._panel_size(), counts)
-
     def strip(self):
         """Every phase of the chosen block, one row per phase: A and B with the tiles in shared memory
         (each element labelled with the thread that fetched it), C, and the running counts."""
-        frames = self.frames()
-        fig, axes = self._figure(len(frames))
-        vmax = self._vmax()
+        frames, vmax, size = self.frames(), self._vmax(), self._panel_size()
+        fig, axes = _figure(len(frames), size)
         for frame, row in zip(frames, axes):
             im = draw_frame(frame, row, vmax)
-        _finish(fig, axes, im, self._title() + (f", all {self.phases} phases" if self.phases > 1 else ", 1 phase"),
-                vmax)
+        _finish(fig, im, self._title() + (f", all {self.phases} phases" if self.phases > 1 else ", 1 phase"),
+                vmax, size)
         return fig
 
     def frame_figure(self, t, counts=True):
         """Phase t alone. The widget draws it without the counts panel (counts=False) and shows the
         counts as an HTML table beside the sliders instead, so that the picture stays large."""
-        vmax = self._vmax()
-        fig, axes = self._figure(1, counts)
+        vmax, size = self._vmax(), self._panel_size()
+        fig, axes = _figure(1, size, counts)
         im = draw_frame(self.frame(t), axes[0], vmax)
-        _finish(fig, axes, im, self._title() + f", phase t = {t} of 0…{self.phases - 1}", vmax)
+        _finish(fig, im, self._title() + f", phase t = {t} of 0…{self.phases - 1}", vmax, size)
         return fig
 
     def widget(self):
@@ -332,6 +369,38 @@ class TileStepper:
         return stepper_widget(self)
 
 
+# ---- the counts text, one for both renderers ------------------------------------------------------
+def counts_text(frame):
+    """What the strip's counts panel and the widget's table say about a frame: a list of (cells, style).
+    One cell is a line of text, three a row of the table (label, block, thread); style is None, "bold",
+    "header" (the table's column names) or a colour (FETCH, READ)."""
+    c, t, th, view = frame["counts"], frame["phase"], frame["thread"], frame["thread_view"]
+    k_lo, k_hi = frame["k"]
+    fetched = ", ".join(f"{n}[{i},{j}]" for n in OPERANDS for i, j in view["fetched"][n]) or "nothing (padding)"
+    ci, cj = view["C"]
+    return [
+        ((f"phase t = {t}: k = {k_lo}" + (f"…{k_hi - 1}" if k_hi - 1 > k_lo else ""),), "bold"),
+        ((f"epochs {frame['epochs'][0]} (load, store), {frame['epochs'][1]} (read)",), None),
+        (("",), None),
+        ((f"running totals, phases 0…{t}",), "bold"),
+        (("", "block", "thread"), "header"),
+        (("global loads", c["block"]["global"], c["thread"]["global"]), None),
+        (("  naive kernel", c["naive"]["block"], c["naive"]["thread"]), None),
+        (("shared stores", c["block"]["shared_stores"], c["thread"]["shared_stores"]), None),
+        (("shared reads", c["block"]["shared_reads"], c["thread"]["shared_reads"]), None),
+        ((f"(naive: same block, k < {c['naive']['k_end']})",), None),
+        (("",), None),
+        ((f"thread {th[0]},{th[1]} → C[{ci},{cj}]" + ("" if view["computes"] else " (outside C)"),), "bold"),
+        (("fetched " + fetched,), FETCH),
+        ((f"reads sA row {th[0]}, sB column {th[1]}",), READ),
+    ]
+
+
+def _colour(style):
+    return style if style in (FETCH, READ) else "black"
+
+
+# ---- drawing (matplotlib) -------------------------------------------------------------------------
 def _grid(ax, shape, n_true, title):
     rows, cols = shape
     ax.set_xlim(-0.5, cols - 0.5)
@@ -361,73 +430,59 @@ def _box(ax, i, j, h, w, color, lw, inset=0.0, ls="-", z=7):
 
 def draw_frame(frame, axes, vmax):
     """Draw one frame on the axes A, B, C (and counts, when given); returns the A image (for a colour bar)."""
-    T, t, th, view = frame["T"], frame["phase"], frame["thread"], frame["thread_view"]
-    M = K = N = frame["N"]
-    names = {"A": (M, K), "B": (K, N)}
-    image = None
-    for ax, name in zip(axes[:2], OPERANDS):
-        counts = frame["loads_so_far"][name]
-        tile = frame["tiles"][name]
-        r0, c0 = tile["origin"]
-        alpha = np.full(counts.shape, EARLIER)
-        alpha[r0:r0 + T, c0:c0 + T] = 1.0
-        im = ax.imshow(np.ma.masked_equal(counts, 0), cmap=CMAP, vmin=0, vmax=vmax, zorder=2, alpha=alpha)
-        image = image or im
-        _grid(ax, counts.shape, names[name], f"phase t = {t}: {name} tile in s{name}")
-        _box(ax, r0, c0, T, T, "black", 2.6)
-        for (i, j), (ty, tx) in tile["fetched_by"].items():
-            ax.text(j, i, f"{ty},{tx}", ha="center", va="center", fontsize=CELL_FONT, zorder=8)
-        for i, j in tile["zero"]:
-            ax.text(j, i, "0", ha="center", va="center", fontsize=CELL_FONT, color="0.35", zorder=8)
-        for i, j in view["fetched"][name]:
-            _box(ax, i, j, 1, 1, FETCH, 3.2, inset=0.06, z=9)
-        read = view["reads_at"][name]
-        if read:
-            (i, j) = min(read)
-            h, w = (1, len(read)) if name == "A" else (len(read), 1)
-            _box(ax, i, j, h, w, READ, 2.4, inset=0.16, ls=(0, (3, 1.5)), z=9)
-    ax = axes[2]
-    Mp, Np = frame["loads_so_far"]["A"].shape[0], frame["loads_so_far"]["B"].shape[1]
-    _grid(ax, (Mp, Np), (M, N), f"phase t = {t}: C tile of block {frame['block']}")
-    rb, cb = frame["tiles"]["A"]["origin"][0], frame["tiles"]["B"]["origin"][1]
-    ax.add_patch(Rectangle((cb - 0.5, rb - 0.5), T, T, facecolor=OWN, alpha=0.18, zorder=2))
-    _box(ax, rb, cb, T, T, "black", 2.6)
-    ci, cj = view["C"]
-    ax.add_patch(Rectangle((cj - 0.5, ci - 0.5), 1, 1, facecolor=OWN, alpha=0.9, zorder=3))
-    ax.text(cj, ci, f"{th[0]},{th[1]}", ha="center", va="center", fontsize=CELL_FONT, color="white", zorder=8)
+    image = _draw_operand(axes[0], frame, "A", vmax)
+    _draw_operand(axes[1], frame, "B", vmax)
+    _draw_C(axes[2], frame)
     if len(axes) > 3:
         _text_panel(axes[3], frame)
     return image
 
 
+def _draw_operand(ax, frame, name, vmax):
+    """A or B: loads so far on the one colour scale, this phase's tile, who fetched what, the thread's reads."""
+    T, t, view, N = frame["T"], frame["phase"], frame["thread_view"], frame["N"]
+    counts, tile = frame["loads_so_far"][name], frame["tiles"][name]
+    r0, c0 = tile["origin"]
+    alpha = np.full(counts.shape, EARLIER)
+    alpha[r0:r0 + T, c0:c0 + T] = 1.0
+    image = ax.imshow(np.ma.masked_equal(counts, 0), cmap=CMAP, vmin=0, vmax=vmax, zorder=2, alpha=alpha)
+    _grid(ax, counts.shape, (N, N), f"phase t = {t}: {name} tile in s{name}")
+    _box(ax, r0, c0, T, T, "black", 2.6)
+    for (i, j), (ty, tx) in tile["fetched_by"].items():
+        ax.text(j, i, f"{ty},{tx}", ha="center", va="center", fontsize=CELL_FONT, zorder=8)
+    for i, j in tile["zero"]:
+        ax.text(j, i, "0", ha="center", va="center", fontsize=CELL_FONT, color="0.35", zorder=8)
+    for i, j in view["fetched"][name]:
+        _box(ax, i, j, 1, 1, FETCH, 3.2, inset=0.06, z=9)
+    if read := view["reads_at"][name]:
+        (i, j) = min(read)
+        h, w = (1, len(read)) if name == "A" else (len(read), 1)
+        _box(ax, i, j, h, w, READ, 2.4, inset=0.16, ls=(0, (3, 1.5)), z=9)
+    return image
+
+
+def _draw_C(ax, frame):
+    """C: the block's tile and the chosen thread's element."""
+    T, t, th, N = frame["T"], frame["phase"], frame["thread"], frame["N"]
+    Mp, Np = frame["loads_so_far"]["A"].shape[0], frame["loads_so_far"]["B"].shape[1]
+    _grid(ax, (Mp, Np), (N, N), f"phase t = {t}: C tile of block {frame['block']}")
+    rb, cb = frame["tiles"]["A"]["origin"][0], frame["tiles"]["B"]["origin"][1]
+    ax.add_patch(Rectangle((cb - 0.5, rb - 0.5), T, T, facecolor=OWN, alpha=0.18, zorder=2))
+    _box(ax, rb, cb, T, T, "black", 2.6)
+    ci, cj = frame["thread_view"]["C"]
+    ax.add_patch(Rectangle((cj - 0.5, ci - 0.5), 1, 1, facecolor=OWN, alpha=0.9, zorder=3))
+    ax.text(cj, ci, f"{th[0]},{th[1]}", ha="center", va="center", fontsize=CELL_FONT, color="white", zorder=8)
+
+
 def _text_panel(ax, frame):
+    """counts_text as monospace lines, the table in aligned columns."""
     ax.axis("off")
-    c, t, th, view = frame["counts"], frame["phase"], frame["thread"], frame["thread_view"]
-    k_lo, k_hi = frame["k"]
-    fetched = ", ".join(f"{n}[{i},{j}]" for n in OPERANDS for i, j in view["fetched"][n]) or "nothing (padding)"
-    ci, cj = view["C"]
-    lines = [
-        (f"phase t = {t}: k = {k_lo}" + (f"…{k_hi - 1}" if k_hi - 1 > k_lo else ""), "bold"),
-        (f"epochs {frame['epochs'][0]} (load, store), {frame['epochs'][1]} (read)", None),
-        ("", None),
-        (f"running totals, phases 0…{t}", "bold"),
-        (f"{'':15s}{'block':>7s}{'thread':>8s}", None),
-        (f"{'global loads':15s}{c['block']['global']:>7d}{c['thread']['global']:>8d}", None),
-        (f"{'  naive kernel':15s}{c['naive']['block']:>7d}{c['naive']['thread']:>8d}", None),
-        (f"{'shared stores':15s}{c['block']['shared_stores']:>7d}{c['thread']['shared_stores']:>8d}", None),
-        (f"{'shared reads':15s}{c['block']['shared_reads']:>7d}{c['thread']['shared_reads']:>8d}", None),
-        (f"(naive: same block, k < {c['naive']['k_end']})", None),
-        ("", None),
-        (f"thread {th[0]},{th[1]} → C[{ci},{cj}]" + ("" if view["computes"] else " (outside C)"), "bold"),
-        ("fetched " + fetched, FETCH),
-        (f"reads sA row {th[0]}, sB column {th[1]}", READ),
-    ]
     box = ax.get_position()
     step = FONT * 1.5 / 72 / (box.height * ax.figure.get_figheight())  # 1.5 lines of FONT points, in axes units
-    for k, (text, style) in enumerate(lines):
+    for k, (cells, style) in enumerate(counts_text(frame)):
+        text = cells[0] if len(cells) == 1 else f"{cells[0]:15s}{cells[1]:>7}{cells[2]:>8}"
         ax.text(0.0, 1.0 - k * step, text, transform=ax.transAxes, va="top", ha="left", fontsize=FONT,
-                family="monospace", fontweight="bold" if style == "bold" else "normal",
-                color=style if style not in (None, "bold") else "black")
+                family="monospace", fontweight="bold" if style == "bold" else "normal", color=_colour(style))
 
 
 # Figure layout in inches, fixed (a layout engine took most of the drawing time of a tall strip).
@@ -449,30 +504,31 @@ def _figure(rows, size, counts=True):
             x = _LEFT + k * (size + _GAP) if k < 3 else _LEFT + 3 * size + 2 * _GAP + 0.45
             w = size if k < 3 else _TEXT
             axes[r, k] = fig.add_axes([x / width, y / height, w / width, size / height])
-    fig.tiledlab_bottom = (_LEFT, size, width, height)
     return fig, axes
 
 
-def _finish(fig, axes, image, title, vmax):
-    left, size, width, height = fig.tiledlab_bottom
+def _finish(fig, image, title, vmax, size):
+    """The title, the colour bar under the A panel and the legend beside it."""
+    width, height = fig.get_size_inches()
     fig.suptitle(title, fontsize=FONT + 3, y=1 - 0.18 / height, va="top")
-    cax = fig.add_axes([left / width, 0.8 / height, size / width, 0.16 / height])
+    cax = fig.add_axes([_LEFT / width, 0.8 / height, size / width, 0.16 / height])
     bar = fig.colorbar(image, cax=cax, orientation="horizontal")
     bar.set_label("global loads of each element\nby this block so far (one scale)", fontsize=FONT)
     bar.set_ticks(range(0, vmax + 1))
     bar.ax.tick_params(labelsize=10)
-    fig.legend(handles=[Patch(facecolor="none", edgecolor="black", lw=2.6, label="tile in shared memory"),
-                        Patch(facecolor="none", edgecolor=FETCH, lw=3, label="fetched by the thread"),
-                        Patch(facecolor="none", edgecolor=READ, lw=2.4, ls="--",
-                              label="read by the thread from shared"),
-                        Patch(facecolor=CMAP(1.0), alpha=EARLIER, label="fetched in an earlier phase"),
-                        Patch(facecolor=OWN, label="the thread's element of C"),
-                        Patch(facecolor="0.93", edgecolor="0.6", hatch="//", label="outside the matrix: stored as 0")],
-               loc="lower left", bbox_to_anchor=((left + size + _GAP + 0.1) / width, 0.05 / height),
+    fig.legend(handles=_LEGEND, loc="lower left", bbox_to_anchor=((_LEFT + size + _GAP + 0.1) / width, 0.05 / height),
                ncols=2, fontsize=FONT, frameon=False)
 
 
-# ---- the widget ----------------------------------------------------------------------------------
+_LEGEND = [Patch(facecolor="none", edgecolor="black", lw=2.6, label="tile in shared memory"),
+           Patch(facecolor="none", edgecolor=FETCH, lw=3, label="fetched by the thread"),
+           Patch(facecolor="none", edgecolor=READ, lw=2.4, ls="--", label="read by the thread from shared"),
+           Patch(facecolor=CMAP(1.0), alpha=EARLIER, label="fetched in an earlier phase"),
+           Patch(facecolor=OWN, label="the thread's element of C"),
+           Patch(facecolor="0.93", edgecolor="0.6", hatch="//", label="outside the matrix: stored as 0")]
+
+
+# ---- the widget (ipywidgets) ----------------------------------------------------------------------
 def _png(fig):
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
@@ -481,27 +537,29 @@ def _png(fig):
 
 
 def _counts_html(frame):
-    """The counts panel as HTML, for the widget (browser text stays readable at any zoom)."""
-    c, t, th, view = frame["counts"], frame["phase"], frame["thread"], frame["thread_view"]
-    k_lo, k_hi = frame["k"]
-    ci, cj = view["C"]
-    fetched = ", ".join(f"{n}[{i},{j}]" for n in OPERANDS for i, j in view["fetched"][n]) or "nothing (padding)"
-    rows = [("global loads", c["block"]["global"], c["thread"]["global"]),
-            ("&nbsp;&nbsp;naive kernel, k &lt; %d" % c["naive"]["k_end"], c["naive"]["block"], c["naive"]["thread"]),
-            ("shared stores", c["block"]["shared_stores"], c["thread"]["shared_stores"]),
-            ("shared reads", c["block"]["shared_reads"], c["thread"]["shared_reads"])]
+    """counts_text as HTML, for the widget (browser text stays readable at any zoom)."""
     cell = 'style="padding: 1px 10px; text-align: {}"'
-    table = "".join(f"<tr><td {cell.format('left')}>{name}</td><td {cell.format('right')}>{b}</td>"
-                    f"<td {cell.format('right')}>{m}</td></tr>" for name, b, m in rows)
-    return (f'<div style="font-size: 14px; line-height: 1.35">'
-            f"<b>N = {frame['N']}, T = {frame['T']}, block {frame['block']}, thread {th}: phase t = {t} of "
-            f"0…{frame['phases'] - 1}</b>, k = {k_lo}…{k_hi - 1}, epochs {frame['epochs'][0]} (load, store) and "
-            f"{frame['epochs'][1]} (read)<br>"
-            f'<table style="margin: 4px 0"><tr><th {cell.format("left")}>running totals, phases 0…{t}</th>'
-            f"<th {cell.format('right')}>block</th><th {cell.format('right')}>thread</th></tr>{table}</table>"
-            f"thread {th[0]},{th[1]} → C[{ci},{cj}]{'' if view['computes'] else ' (outside C: writes nothing)'}; "
-            f'this phase it <span style="color: {to_hex(FETCH)}">fetched {fetched}</span> and '
-            f'<span style="color: {to_hex(READ)}">reads sA row {th[0]}, sB column {th[1]}</span></div>')
+    parts, table = [], []
+    for cells, style in counts_text(frame) + [((), None)]:  # the empty end closes an open table
+        if len(cells) == 3:
+            tag = "th" if style == "header" else "td"
+            table.append("<tr>" + "".join(f"<{tag} {cell.format(align)}>{_html(v)}</{tag}>"
+                                          for v, align in zip(cells, ("left", "right", "right"))) + "</tr>")
+            continue
+        if table:
+            parts.append('<table style="margin: 4px 0">' + "".join(table) + "</table>")
+            table = []
+        if cells:
+            weight = "bold" if style == "bold" else "normal"
+            parts.append(f'<div style="font-weight: {weight}; color: {to_hex(_colour(style))}; min-height: 0.6em">'
+                         f"{_html(cells[0])}</div>")
+    return '<div style="font-size: 14px; line-height: 1.35">' + "".join(parts) + "</div>"
+
+
+def _html(value):
+    """Escaped text, leading spaces kept."""
+    text = html.escape(str(value))
+    return "&nbsp;" * (len(text) - len(text.lstrip(" "))) + text.lstrip(" ")
 
 
 def stepper_widget(stepper=None):
@@ -513,64 +571,88 @@ def stepper_widget(stepper=None):
             return FALLBACK_TEXT
 
     s = stepper or TileStepper()
-    layout = w.Layout(width="260px")
-    style = {"description_width": "70px"}
-    size = w.IntSlider(s.N, min=SIZES.start, max=SIZES.stop - 1, description="N", layout=layout, style=style,
-                       continuous_update=False)
-    tile = w.ToggleButtons(options=list(TILES), value=s.T, style={"button_width": "44px"})
-    tile_row = w.HBox([w.HTML('<div style="text-align: right; padding-right: 8px">T</div>',
-                              layout=w.Layout(width="78px")), tile])
-    by = w.IntSlider(s.block[0], min=0, max=s.tiled.blocks[0] - 1, description="block by", layout=layout, style=style)
-    bx = w.IntSlider(s.block[1], min=0, max=s.tiled.blocks[1] - 1, description="block bx", layout=layout, style=style)
-    ty = w.IntSlider(s.thread[0], min=0, max=s.T - 1, description="thread ty", layout=layout, style=style)
-    tx = w.IntSlider(s.thread[1], min=0, max=s.T - 1, description="thread tx", layout=layout, style=style)
-    phase = w.IntSlider(0, min=0, max=s.phases - 1, description="phase t", layout=layout, style=style)
-    play = w.Play(value=0, min=0, max=s.phases - 1, interval=1500, description="play the phases")
-    w.jslink((play, "value"), (phase, "value"))
-    status = w.HTML()
-    image = w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
-    box = StepperBox([w.HBox([w.VBox([size, tile_row]), w.VBox([by, bx]), w.VBox([ty, tx]), w.VBox([phase, play])]),
-                      status, image])
-    box.stepper, box.frame = s, None
-    busy = [False]
-
-    def redraw(*_):
-        if busy[0]:
-            return
-        box.frame = box.stepper.frame(phase.value)
-        image.value = _png(box.stepper.frame_figure(phase.value, counts=False))
-        status.value = _counts_html(box.frame)
-
-    def rebuild(*_):
-        if busy[0]:
-            return
-        busy[0] = True
-        try:
-            N, T = size.value, tile.value
-            if (N, T, s.seed) not in _seen:
-                status.value = f"counting N = {N}, T = {T} …"
-            blocks = -(-N // T)
-            for slider, top in ((by, blocks - 1), (bx, blocks - 1), (ty, T - 1), (tx, T - 1)):
-                slider.max = max(slider.max, top)  # widen first, then clamp: min ≤ value ≤ max holds throughout
-                slider.value = min(slider.value, top)
-                slider.max = top
-            box.stepper = TileStepper(N, T, (by.value, bx.value), (ty.value, tx.value), s.seed)
-            _seen.add((N, T, s.seed))
-            last = box.stepper.phases - 1
-            play.max = phase.max = max(phase.max, last)
-            phase.value = min(phase.value, last)
-            play.max = phase.max = last
-        finally:
-            busy[0] = False
-        redraw()
-
-    for control in (size, tile, by, bx, ty, tx):
-        control.observe(rebuild, names="value")
-    phase.observe(redraw, names="value")
-    box.controls = {"N": size, "T": tile, "by": by, "bx": bx, "ty": ty, "tx": tx, "phase": phase, "play": play}
+    controls = _controls(w, s)
+    status, image = w.HTML(), w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
+    box = StepperBox([_control_rows(w, controls), status, image])
+    box.stepper, box.frame, box.controls = s, None, controls
+    stepping = _Stepping(box, status, image)
+    for name in ("N", "T", "by", "bx", "ty", "tx"):
+        controls[name].observe(stepping.rebuild, names="value")
+    controls["phase"].observe(stepping.redraw, names="value")
     _seen.add((s.N, s.T, s.seed))
-    redraw()
+    stepping.redraw()
     return box
+
+
+def _controls(w, s):
+    """The sliders for N, T, block, thread and phase, at the stepper's values; play steps the phases."""
+    layout, style = w.Layout(width="260px"), {"description_width": "70px"}
+
+    def slider(value, top, description, **more):
+        return w.IntSlider(value, min=0, max=top, description=description, layout=layout, style=style, **more)
+
+    c = {"N": w.IntSlider(s.N, min=SIZES.start, max=SIZES.stop - 1, description="N", layout=layout, style=style,
+                          continuous_update=False),
+         "T": w.ToggleButtons(options=list(TILES), value=s.T, style={"button_width": "44px"}),
+         "by": slider(s.block[0], s.tiled.blocks[0] - 1, "block by"),
+         "bx": slider(s.block[1], s.tiled.blocks[1] - 1, "block bx"),
+         "ty": slider(s.thread[0], s.T - 1, "thread ty"), "tx": slider(s.thread[1], s.T - 1, "thread tx"),
+         "phase": slider(0, s.phases - 1, "phase t"),
+         "play": w.Play(value=0, min=0, max=s.phases - 1, interval=1500, description="play the phases")}
+    w.jslink((c["play"], "value"), (c["phase"], "value"))
+    return c
+
+
+def _control_rows(w, c):
+    tile_row = w.HBox([w.HTML('<div style="text-align: right; padding-right: 8px">T</div>',
+                              layout=w.Layout(width="78px")), c["T"]])
+    return w.HBox([w.VBox([c["N"], tile_row]), w.VBox([c["by"], c["bx"]]), w.VBox([c["ty"], c["tx"]]),
+                   w.VBox([c["phase"], c["play"]])])
+
+
+def _clamp(slider, top):
+    """slider.max = top, its value clamped: widen first, so min ≤ value ≤ max holds throughout."""
+    slider.max = max(slider.max, top)
+    slider.value = min(slider.value, top)
+    slider.max = top
+
+
+class _Stepping:
+    """Keeps the widget's stepper, frame, image and counts in step with its controls. `busy` ignores
+    the changes rebuild itself makes to the sliders."""
+
+    def __init__(self, box, status, image):
+        self.box, self.status, self.image, self.busy = box, status, image, False
+
+    def redraw(self, *_):
+        if self.busy:
+            return
+        box, t = self.box, self.box.controls["phase"].value
+        box.frame = box.stepper.frame(t)
+        self.image.value = _png(box.stepper.frame_figure(t, counts=False))
+        self.status.value = _counts_html(box.frame)
+
+    def rebuild(self, *_):
+        if self.busy:
+            return
+        self.busy = True
+        try:
+            self._new_stepper()
+        finally:
+            self.busy = False
+        self.redraw()
+
+    def _new_stepper(self):
+        c, seed = self.box.controls, self.box.stepper.seed
+        N, T = c["N"].value, c["T"].value
+        if (N, T, seed) not in _seen:
+            self.status.value = f"counting N = {N}, T = {T} …"
+        for name, top in (("by", -(-N // T) - 1), ("bx", -(-N // T) - 1), ("ty", T - 1), ("tx", T - 1)):
+            _clamp(c[name], top)
+        self.box.stepper = TileStepper(N, T, (c["by"].value, c["bx"].value), (c["ty"].value, c["tx"].value), seed)
+        _seen.add((N, T, seed))
+        _clamp(c["phase"], self.box.stepper.phases - 1)
+        c["play"].max = self.box.stepper.phases - 1
 
 
 _seen = set()  # (N, T, seed) already counted: the status line says "counting" only for new ones
