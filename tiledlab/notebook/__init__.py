@@ -63,11 +63,19 @@ def show(kernel):
     return Code(inspect.getsource(py_func(kernel)), language="python")
 
 
-def table(header, rows=None):
-    """Print a DataFrame, or a header and rows, as an aligned text table (plain text, so notebook checks
-    can compare it): whole numbers with thousands separators, a missing value as "-"."""
-    if isinstance(header, pd.DataFrame):
-        header, rows = list(header.columns), header.itertuples(index=False)
+def table(frame, rows=None, columns=None, formats=None):
+    """Print a DataFrame, or a header and its rows, as an aligned text table (plain text, so notebook
+    checks can compare it): whole numbers with thousands separators, a missing value as "-".
+    For a DataFrame, `columns` picks and orders its columns ({column: heading} also renames them) and
+    `formats` gives a column's format, e.g. {"value": "{:.2f}"}."""
+    if isinstance(frame, pd.DataFrame):
+        frame = frame if columns is None else frame[list(columns)]
+        for column, spec in (formats or {}).items():
+            frame = frame.assign(**{column: frame[column].map(spec.format, na_action="ignore")})
+        header = [columns[c] if isinstance(columns, dict) else c for c in frame.columns]
+        rows = frame.itertuples(index=False)
+    else:
+        header = frame
     cells = [[str(h) for h in header]] + [[_cell(v) for v in r] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     for k, row in enumerate(cells):
