@@ -76,7 +76,8 @@ def whole_matrix():
 
 def line_by_line():
     """05: one dependent load per level on the H200, beside the article's 20 and 300 cycles."""
-    lat = data.load("h200/latency.csv").query("index == 'uint32'")
+    lat = data.load("h200/latency.csv")
+    lat = lat[lat["index"] == "uint32"]
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
     ax.barh(range(len(lat)), lat["cycles"], color=["C2", "C0", "C1", "C3", "C3"])
     for y, cycles in enumerate(lat["cycles"]):
