@@ -8,6 +8,7 @@ from conftest import simulator_only
 from numba import cuda
 
 from tiledlab.experiments import latency
+from tiledlab.experiments.device import Facts
 from tiledlab.experiments.timing import Timing
 
 
@@ -99,7 +100,8 @@ def test_time_per_step_is_in_ns_and_cycles_use_the_sm_clock(monkeypatch):
 
     monkeypatch.setattr(latency, "time_launch", fake_time_launch)
     level = ("L1 (test ring)", 16 * latency.LINE_WORDS, latency.LINE_WORDS, True, False)
-    [row] = latency.run(steps, launches=2, signed_rows=False, facts=(2000.0, 1 << 20), levels=[level])
+    [row] = latency.run(steps, launches=2, signed_rows=False, facts=Facts(sms=132, sm_clock_khz=2_000_000, fp32_lanes_per_sm=128, l2_bytes=1 << 20,
+                                                                    dram_datasheet_gbps=4800.0), levels=[level])
     assert row["ns_per_load"] == pytest.approx(50.0, rel=1e-9)
     assert row["ns_min"] == row["ns_max"] == pytest.approx(50.0, rel=1e-9)
     assert row["cycles"] == pytest.approx(100.0, rel=1e-9)

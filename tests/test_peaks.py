@@ -7,7 +7,7 @@ from conftest import simulator_only
 from numba import cuda
 
 from tiledlab.experiments import peaks
-from tiledlab.experiments.device import FP32_LANES_PER_SM
+from tiledlab.experiments.device import FP32_LANES_PER_SM, Facts, fp32_datasheet_tflops
 
 
 @pytest.mark.parametrize("chains,unroll", [(1, 1), (3, 2), (16, 8)])
@@ -32,9 +32,13 @@ def test_fma_kernel_performs_exactly_the_fmas_it_counts(chains, unroll):
 
 
 def test_datasheet_figure_is_sms_lanes_two_and_clock():
-    facts = {"sms": 132, "fp32_lanes": 128, "clock_mhz": 1980.0}
-    assert peaks.datasheet_tflops(facts) == pytest.approx(66.9, abs=0.05)
+    assert fp32_datasheet_tflops(sms=132, lanes_per_sm=128, sm_clock_khz=1_980_000) == pytest.approx(66.9, abs=0.05)
     assert FP32_LANES_PER_SM[(9, 0)] == 128
+
+
+def test_shared_datasheet_is_a_wavefront_per_clock_on_every_sm():
+    facts = Facts(sms=132, sm_clock_khz=1_980_000, fp32_lanes_per_sm=128, l2_bytes=60 << 20, dram_datasheet_gbps=4800)
+    assert peaks.shared_datasheet_tbs(facts) == pytest.approx(132 * 128 * 1.98e9 / 1e12)
 
 
 # ---------------------------------------------------------------- bandwidth kernels

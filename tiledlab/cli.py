@@ -247,13 +247,13 @@ def _bench(args):
 
 def _ladder(args):
     from .data import stamp, write_rows
-    from .experiments import bench, ladder
+    from .experiments import ladder
+    from .experiments.cublas import cupy_version
     from .notebook import table
     out = _out_folder(args.out)
     rows = ladder.run(args.n, kernels=args.kernels, search=not args.no_search, cublas=not args.no_cublas,
                       sass=not args.no_sass, progress=not args.quiet)
-    cupy = bench._cupy()
-    provenance = {**stamp(), "cupy": cupy.__version__ if cupy else ""}
+    provenance = {**stamp(), "cupy": cupy_version()}
     out.mkdir(parents=True, exist_ok=True)
     write_rows([{**r, **provenance} for r in rows], out / "ladder.csv", ladder.FIELDS + list(provenance))
     write_rows([{**r, **provenance} for r in ladder.sass_rows(rows)], out / "sass.csv",

@@ -1,26 +1,23 @@
 """Measurements committed with the package (from a real GPU), with their provenance, for readers without
-one: `load("h200/bench.csv")` reads a file of this folder; `stamp()` and `write_rows()` make new ones."""
-import csv
+one: `load("h200/bench.csv")` reads a file of this folder as a pandas DataFrame; `stamp()` and
+`write_rows()` make new ones."""
 import datetime
 from importlib import resources
+
+import pandas as pd
 
 from ..backend import describe
 
 PROVENANCE = ("backend", "device", "compute_capability", "numba", "numba_cuda", "numpy", "date")
-
-def _value(text):
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+VERSIONS = PROVENANCE + ("cupy", "ncu")  # read as text: a version such as "0.60" is not the number 0.6
 
 
-def read_rows(path):
-    """Rows of a measurement CSV as dicts, numbers converted."""
-    with open(path, newline="") as f:
-        return [{k: _value(v) for k, v in row.items()} for row in csv.DictReader(f)]
+def read_csv(path):
+    """A measurement CSV as a DataFrame: whole-number columns stay whole even with blanks (pandas'
+    nullable Int64), a blank cell is <NA>, provenance columns stay text."""
+    header = pd.read_csv(path, nrows=0).columns
+    text = {c: "string" for c in VERSIONS if c in header}
+    return pd.read_csv(path, dtype=text).convert_dtypes()
 
 
 def stamp():
@@ -30,12 +27,12 @@ def stamp():
 
 
 def write_rows(rows, path, fields=None):
-    """Write measurement rows (dicts) as CSV; columns are `fields`, or every key of the rows in order."""
-    fields = fields or list(dict.fromkeys(k for r in rows for k in r))
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows({k: row.get(k, "") for k in fields} for row in rows)
+    """Write measurement rows (dicts, or a DataFrame) as CSV; columns are `fields`, or every key of
+    the rows in order. Values are written as given (an int stays 1, not 1.0); a missing one is blank."""
+    table = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows), dtype=object)
+    if fields is not None:
+        table = table.reindex(columns=fields)
+    table.to_csv(path, index=False)
 
 
 def path(name):
@@ -44,12 +41,12 @@ def path(name):
 
 
 def load(name):
-    """Rows of a committed data file, e.g. load('h200/bench.csv')."""
-    return read_rows(path(name))
+    """A committed data file as a DataFrame, e.g. load('h200/bench.csv')."""
+    return read_csv(path(name))
 
 
-def provenance(rows):
-    """One line saying where committed rows were measured."""
-    r = rows[0]
+def provenance(table):
+    """One line saying where the rows of a committed DataFrame were measured (from its first row)."""
+    r = table.iloc[0]
     return (f"measured on {r['device']} (compute capability {r['compute_capability']}) on {r['date']}, "
             f"numba {r['numba']}, numba-cuda {r['numba_cuda']}, numpy {r['numpy']}")

@@ -4,29 +4,22 @@ import sys
 import time
 
 import numpy as np
+from tqdm import tqdm
 
-from ..backend import SIMULATOR
 from ..core.launch import prepare
+from ..core.operands import operands
 from ..data import stamp
+from .cublas import cupy_version, timed_sgemm
 from .timing import time_launch
 
 FIELDS = ["kernel", "N", "tile", "median_ms", "min_ms", "max_ms", "repeats", "tflops", "gbps", "rel_err",
           "clock", "backend", "device", "compute_capability", "numba", "numba_cuda", "numpy", "cupy", "date"]
+LESSON = ("naive", "tiled")  # timed at every N by the sweep itself, so never again by name
 
 
-def _cupy():
-    try:
-        import cupy
-        return cupy
-    except Exception:  # absent, or present without a usable GPU
-        return None
-
-
-def _progress(done, total, label):
-    bar = "#" * (30 * done // total)
-    sys.stderr.write(f"\r[{bar:<30}] {done}/{total} {label:<28}")
-    sys.stderr.write("\n" if done == total else "")
-    sys.stderr.flush()
+def progress_bar(total, enabled=True, desc="bench"):
+    """A tqdm bar on stderr (stdout stays the results'), or one that draws nothing."""
+    return tqdm(total=total, desc=desc, disable=not enabled, file=sys.stderr, dynamic_ncols=True)
 
 
 def rel_err(C, ref):
@@ -46,39 +39,45 @@ def simulator_seconds(ns, tiles, warmup, repeats, kernels=()):
     start = time.perf_counter()
     launch()
     per_n3 = (time.perf_counter() - start) / 16**3
-    return per_n3 * (warmup + repeats) * sum(n**3 for n in ns) * (1 + len(tiles) + len(kernels))
+    named = [k for k in dict.fromkeys(kernels) if k not in LESSON]
+    return per_n3 * (warmup + repeats) * sum(n**3 for n in ns) * (1 + len(tiles) + len(named))
+
+
+def jobs(ns, tiles, kernels=(), cublas=False):
+    """(kernel, N, tile) in the order they run: naive and tiled at each N, then the kernels by name
+    (each once, the lesson's two left out: the sweep times them already), then cuBLAS."""
+    named = [k for k in dict.fromkeys(kernels) if k not in LESSON]
+    return [(k, n, t) for n in ns for k, t in [("naive", NAIVE_TILE)] + [("tiled", t) for t in tiles]] + \
+           [(k, n, "") for n in ns for k in named] + ([("cublas", n, 0) for n in ns] if cublas else [])
 
 
 def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=()):
     """One row per (kernel, N, tile): naive once per N, tiled at each tile width, each of `kernels` (names
     of the registry, at their own constants), cuBLAS when CuPy is there."""
-    provenance = stamp()
-    cupy = _cupy() if cublas and not SIMULATOR else None
-    provenance["cupy"] = cupy.__version__ if cupy else ""
-    jobs = [(k, n, t) for n in ns for k, t in [("naive", NAIVE_TILE)] + [("tiled", t) for t in tiles]] + \
-           [(k, n, "") for n in ns for k in kernels] + ([("cublas", n, 0) for n in ns] if cupy else [])
-    rows, rng, inputs = [], np.random.default_rng(0), {}
-    for done, (kernel, n, tile) in enumerate(jobs):
-        if progress:
-            _progress(done, len(jobs), f"{kernel} N={n} T={tile}")
-        if n not in inputs:
-            A, B = (rng.standard_normal((n, n), dtype=np.float32) for _ in range(2))
-            inputs[n] = A, B, (A.astype(np.float64) @ B.astype(np.float64) if n <= 4096 else None)
-        A, B, ref = inputs[n]
-        if kernel == "cublas":
-            cA, cB = cupy.asarray(A), cupy.asarray(B)
-            cC = cupy.full((n, n), cupy.nan, dtype=cupy.float32)
-            timing = time_launch(lambda: cupy.matmul(cA, cB, out=cC), warmup, repeats)
-            C = cC.get()
-        else:
-            launch = prepare(kernel, A, B, tile or None)
-            timing = time_launch(launch, warmup, repeats, MIN_SAMPLE_MS if kernel in kernels else 0)
-            C = launch.result()
-        rows.append({"kernel": kernel, "N": n, "tile": tile, "median_ms": timing.median_ms,
-                     "min_ms": timing.min_ms, "max_ms": timing.max_ms, "repeats": repeats,
-                     "tflops": timing.tflops(n, n, n), "gbps": timing.gbps(n, n, n),
-                     "rel_err": rel_err(C, ref) if ref is not None else "",
-                     "clock": timing.clock, **provenance})
-    if progress:
-        _progress(len(jobs), len(jobs), "done")
+    provenance = {**stamp(), "cupy": cupy_version() if cublas else ""}
+    todo = jobs(ns, tiles, kernels, cublas=bool(provenance["cupy"]))
+    rows, inputs = [], {}
+    with progress_bar(len(todo), progress) as bar:
+        for kernel, n, tile in todo:
+            bar.set_postfix_str(f"{kernel} N={n} T={tile}")
+            if n not in inputs:
+                A, B = operands(n, n, n)
+                inputs[n] = A, B, (A.astype(np.float64) @ B.astype(np.float64) if n <= 4096 else None)
+            A, B, ref = inputs[n]
+            timing, C = time_one(kernel, A, B, tile, warmup, repeats, by_name=tile == "")
+            rows.append({"kernel": kernel, "N": n, "tile": tile, "median_ms": timing.median_ms,
+                         "min_ms": timing.min_ms, "max_ms": timing.max_ms, "repeats": repeats,
+                         "tflops": timing.tflops(n, n, n), "gbps": timing.gbps(n, n, n),
+                         "rel_err": rel_err(C, ref) if ref is not None else "",
+                         "clock": timing.clock, **provenance})
+            bar.update()
+        bar.set_postfix_str("done")
     return rows
+
+
+def time_one(kernel, A, B, tile, warmup, repeats, by_name=False):
+    """(timing, C) of one kernel of the sweep; "cublas" is cuBLAS's SGEMM."""
+    if kernel == "cublas":
+        return timed_sgemm(A, B, lambda launch: time_launch(launch, warmup, repeats))
+    launch = prepare(kernel, A, B, tile or None)
+    return time_launch(launch, warmup, repeats, MIN_SAMPLE_MS if by_name else 0), launch.result()

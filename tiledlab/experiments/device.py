@@ -1,4 +1,6 @@
 """The card's own description, read from the driver: what every other experiment is judged against."""
+from dataclasses import dataclass, fields
+
 from numba import cuda
 
 from . import require_gpu
@@ -27,11 +29,44 @@ def properties():
     dev = cuda.get_current_device()
     row = {col: int(getattr(dev, attr)) for col, attr in ATTRIBUTES.items()}
     row["fp32_lanes_per_sm"] = FP32_LANES_PER_SM.get(tuple(dev.compute_capability), 0)
-    # The datasheet's two ceilings, from the driver's own figures: lanes × 2 FLOP × clock, and a
-    # double-data-rate bus (2 transfers per memory clock) of memory_bus_bits.
-    row["fp32_datasheet_tflops"] = row["sms"] * row["fp32_lanes_per_sm"] * 2 * row["sm_clock_khz"] * 1e3 / 1e12
-    row["dram_datasheet_gbps"] = 2 * row["memory_clock_khz"] * 1e3 * row["memory_bus_bits"] / 8 / 1e9
+    # The datasheet's two ceilings, from the driver's own figures.
+    row["fp32_datasheet_tflops"] = fp32_datasheet_tflops(row["sms"], row["fp32_lanes_per_sm"], row["sm_clock_khz"])
+    row["dram_datasheet_gbps"] = 2 * row["memory_clock_khz"] * 1e3 * row["memory_bus_bits"] / 8 / 1e9  # DDR bus
     return row
+
+
+def fp32_datasheet_tflops(sms, lanes_per_sm, sm_clock_khz):
+    """The datasheet's FP32 rate: SMs × FP32 lanes per SM × 2 FLOP per FMA × SM clock."""
+    return sms * lanes_per_sm * 2 * sm_clock_khz * 1e3 / 1e12
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the latency and roof experiments judge their numbers by: a few of `properties()`."""
+    sms: int
+    sm_clock_khz: int  # the maximum the device reports
+    fp32_lanes_per_sm: int
+    l2_bytes: int
+    dram_datasheet_gbps: float
+
+    @classmethod
+    def of(cls, row):
+        """The facts in a row of properties (a dict, or a row of the committed device.csv)."""
+        return cls(**{f.name: row[f.name] for f in fields(cls)})
+
+    @property
+    def sm_clock_mhz(self):
+        return self.sm_clock_khz / 1000
+
+    @property
+    def fp32_datasheet_tflops(self):
+        return fp32_datasheet_tflops(self.sms, self.fp32_lanes_per_sm, self.sm_clock_khz)
+
+
+def device_facts(what="this experiment"):
+    """The current device's Facts; `what` names the experiment in the error without a GPU."""
+    require_gpu(what)
+    return Facts.of(properties())
 
 
 def run():

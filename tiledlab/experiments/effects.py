@@ -5,6 +5,7 @@ import numpy as np
 
 from ..core.kernels import naive, tiled
 from ..core.launch import prepare
+from ..core.operands import operands
 from ..counting.variants import padded, swapped_xy, transposed, without_write_back
 from .bench import rel_err
 from .timing import time_launch
@@ -22,8 +23,7 @@ def run(ns=(2048, 4096), tiles=(8, 16, 32), labels=None, warmup=2, repeats=10, s
     """One row per (variant, N, T): times, TFLOP/s, and the error of the product against float64."""
     rows = []
     for n in ns:
-        rng = np.random.default_rng(seed)
-        A, B = (rng.standard_normal((n, n), dtype=np.float32) for _ in range(2))
+        A, B = operands(n, n, n, seed)
         ref = A.astype(np.float64) @ B.astype(np.float64) if n <= 2048 else None
         for T in tiles:
             for label, kernel in variants().items():

@@ -15,9 +15,11 @@ import time
 import numpy as np
 
 from ..core.launch import prepare, resolve
+from ..core.operands import operands
 from ..core.registry import KERNELS, LADDER, SEARCH, predicted
 from . import require_gpu
-from .bench import MIN_SAMPLE_MS, _cupy, _progress, rel_err
+from .bench import MIN_SAMPLE_MS, progress_bar, rel_err
+from .cublas import timed_sgemm
 from .sass import COLUMNS, sass_text, summary
 from .timing import time_launch
 
@@ -61,17 +63,6 @@ def kernel_facts(kernel, sass=True):
     return facts
 
 
-def cublas_sgemm(A, B, timer):
-    """(timing, C) of cuBLAS's SGEMM through CuPy, timed by `timer`; None without CuPy."""
-    cupy = _cupy()
-    if cupy is None:
-        return None
-    cA, cB = cupy.asarray(A), cupy.asarray(B)
-    cC = cupy.full((A.shape[0], B.shape[1]), cupy.nan, dtype=cupy.float32)
-    timing = timer(lambda: cupy.matmul(cA, cB, out=cC))
-    return timing, cC.get()
-
-
 def _config(launch):
     c = launch.constants
     if "T" in c:
@@ -79,55 +70,56 @@ def _config(launch):
     return f"{c['BM']}×{c['BN']}×{c['BK']}, {c['TM']}×{c['TN']}"
 
 
-def _operands(rng, M, K, N):
-    return rng.standard_normal((M, K), dtype=np.float32), rng.standard_normal((K, N), dtype=np.float32)
-
-
-def compile_all(jobs, facts=kernel_facts, log=None, odd_shape=ODD_SHAPE):
-    """{label: facts} for every job: built, launched once on `odd_shape` (which compiles it), checked."""
-    A, B = _operands(np.random.default_rng(1), *odd_shape)
+def compile_all(jobs, facts=kernel_facts, bar=None, odd_shape=ODD_SHAPE):
+    """{label: facts} for every job: built, launched once on `odd_shape` (which compiles it), checked.
+    `bar` (a tqdm bar) advances once per job."""
+    A, B = operands(*odd_shape, seed=1)
     ref = A.astype(np.float64) @ B.astype(np.float64)
     found = {}
-    for k, (label, name, constants, _) in enumerate(jobs):
-        if log:
-            log(k, len(jobs), f"compile {label}")
+    for label, name, constants, _ in jobs:
+        if bar is not None:
+            bar.set_postfix_str(f"compile {label}")
         t0 = time.perf_counter()
         launch = prepare(name, A, B, **constants)()
         C = launch.result()  # waits for the launch, and the compilation before it
         found[label] = {"compile_s": round(time.perf_counter() - t0, 2), "odd_shape_rel_err": rel_err(C, ref),
                         **facts(launch.kernel)}
+        if bar is not None:
+            bar.update()
     return found
 
 
-def measure(jobs, ns, timer=None, blas=cublas_sgemm, facts=kernel_facts, progress=True, seed=0, odd_shape=ODD_SHAPE):
+def measure(jobs, ns, timer=None, blas=timed_sgemm, facts=kernel_facts, progress=True, seed=0, odd_shape=ODD_SHAPE):
     """The rows of `run` for these jobs (see `jobs`); `timer(launch) -> Timing` and `blas(A, B, timer)`
     are parameters so that the bookkeeping can be tested without a GPU."""
     timer = timer or (lambda launch: time_launch(launch, 2, 10, MIN_SAMPLE_MS))
-    log = _progress if progress else None
-    compiled = compile_all(jobs, facts, log, odd_shape)
-    rows, rng = [], np.random.default_rng(seed)
-    for n in ns:
-        A, B = _operands(rng, n, n, n)
-        ref, reference = (A.astype(np.float64) @ B.astype(np.float64), "float64") if n <= FLOAT64_UP_TO else (None, "")
-        blas_result = blas(A, B, timer) if blas else None
-        blas_tflops = blas_result[0].tflops(n, n, n) if blas_result else None
-        if blas_result:
-            timing, C = blas_result
-            if ref is None:
-                ref, reference = C.astype(np.float64), "cuBLAS"
-            rows.append({"kernel": "cublas", "group": "cublas", "N": n, "config": "cupy.matmul", **_timed(timing, n),
-                         "pct_cublas": 100.0, "rel_err": rel_err(C, ref) if reference == "float64" else "",
-                         "reference": reference if reference == "float64" else "", "idea": "cuBLAS SGEMM (FP32)"})
-        for k, (label, name, constants, group) in enumerate(jobs):
-            if log:
-                log(k, len(jobs), f"N={n} {label}")
-            launch = prepare(name, A, B, **constants)
-            timing = timer(launch)
-            C = launch.poison()().result()
-            rows.append(_row(label, name, group, n, launch, timing, blas_tflops, C, ref, reference, compiled[label]))
-            del launch
-        if log:
-            log(len(jobs), len(jobs), f"N={n} done")
+    with progress_bar(len(jobs) * (1 + len(ns)), progress, "ladder") as bar:
+        compiled = compile_all(jobs, facts, bar, odd_shape)
+        return [row for n in ns for row in measure_at(n, jobs, timer, blas, compiled, bar, seed)]
+
+
+def measure_at(n, jobs, timer, blas, compiled, bar, seed=0):
+    """The rows of `measure` at one N: cuBLAS's (when `blas` gives one), then one per job."""
+    rows = []
+    A, B = operands(n, n, n, seed)
+    ref, reference = (A.astype(np.float64) @ B.astype(np.float64), "float64") if n <= FLOAT64_UP_TO else (None, "")
+    blas_result = blas(A, B, timer) if blas else None
+    blas_tflops = blas_result[0].tflops(n, n, n) if blas_result else None
+    if blas_result:
+        timing, C = blas_result
+        if ref is None:
+            ref, reference = C.astype(np.float64), "cuBLAS"
+        rows.append({"kernel": "cublas", "group": "cublas", "N": n, "config": "cupy.matmul", **_timed(timing, n),
+                     "pct_cublas": 100.0, "rel_err": rel_err(C, ref) if reference == "float64" else "",
+                     "reference": reference if reference == "float64" else "", "idea": "cuBLAS SGEMM (FP32)"})
+    for label, name, constants, group in jobs:
+        bar.set_postfix_str(f"N={n} {label}")
+        launch = prepare(name, A, B, **constants)
+        timing = timer(launch)
+        C = launch.poison()().result()
+        rows.append(_row(label, name, group, n, launch, timing, blas_tflops, C, ref, reference, compiled[label]))
+        del launch
+        bar.update()
     return rows
 
 
@@ -164,7 +156,7 @@ def run(ns=(1024, 2048, 4096, 8192), kernels=None, search=True, cublas=True, sas
     require_gpu("the ladder")
     chosen = jobs(kernels, search)
     started = time.perf_counter()
-    rows = measure(chosen, ns, blas=cublas_sgemm if cublas else None,
+    rows = measure(chosen, ns, blas=timed_sgemm if cublas else None,
                    facts=lambda k: kernel_facts(k, sass), progress=progress)
     if progress:
         sys.stderr.write(f"ladder: {len(chosen)} kernels × {len(ns)} sizes in {time.perf_counter() - started:.0f} s\n")

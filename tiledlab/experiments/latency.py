@@ -16,8 +16,7 @@ import numpy as np
 from numba import cuda, int32, uint32
 
 from ..core import build
-from . import require_gpu
-from .device import properties
+from .device import device_facts
 from .timing import time_launch
 
 LINE_BYTES = 128  # one step per 128-byte line, so no step hits the line of the step before
@@ -123,13 +122,6 @@ def measure_level(name, nxt, order, steps=20000, launches=5, warm=False, shared=
             "ns_per_load": float(np.median(ns)), "ns_min": float(ns.min()), "ns_max": float(ns.max())}
 
 
-def device_facts():
-    """SM clock (MHz, the maximum the device reports) and L2 size (bytes), read from the device."""
-    require_gpu("latency")
-    p = properties()
-    return p["sm_clock_khz"] / 1000, p["l2_bytes"]
-
-
 def cases(l2_bytes, dtype=np.uint32):
     """(row name, ring words, stride words, warm, shared) per level; the L2 ring is a quarter of L2."""
     l2_words = l2_bytes // 4 // 4
@@ -142,8 +134,10 @@ def cases(l2_bytes, dtype=np.uint32):
 
 def run(steps=20000, launches=5, signed_rows=True, facts=None, levels=None):
     """Rows for every level (uint32 ring), plus shared and L1 with an int32 ring for comparison.
-    `facts` = (SM clock MHz, L2 bytes) and `levels` (as `cases` returns) replace the device's."""
-    mhz, l2 = facts or device_facts()
+    `facts` (tiledlab.experiments.device.Facts: its SM clock and L2 size) and `levels` (as `cases`
+    returns) replace the device's."""
+    facts = facts or device_facts("latency")
+    mhz, l2 = facts.sm_clock_mhz, facts.l2_bytes
     levels = levels or cases(l2)
     jobs = [(case, np.uint32) for case in levels]
     if signed_rows:

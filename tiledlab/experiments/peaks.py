@@ -20,8 +20,7 @@ from numba import cuda, float32, int32, uint32
 
 from ..backend import SIMULATOR
 from ..core import build
-from . import require_gpu
-from .device import properties
+from .device import device_facts
 from .timing import per_launch_ms
 
 SHARED_BYTES_PER_CLOCK = 128  # per SM: 32 banks × 4 bytes, one wavefront per clock
@@ -153,16 +152,9 @@ def time_batch(launch, batch=10, repeats=5):
     return float(np.median(samples)), float(np.min(samples))
 
 
-def device_facts():
-    require_gpu("peaks")
-    p = properties()
-    return {"sms": p["sms"], "clock_mhz": p["sm_clock_khz"] / 1000, "fp32_lanes": p["fp32_lanes_per_sm"],
-            "l2_bytes": p["l2_bytes"], "dram_gbps": p["dram_datasheet_gbps"]}
-
-
-def datasheet_tflops(facts):
-    """SMs × FP32 lanes per SM × 2 FLOP per FMA × SM clock."""
-    return facts["sms"] * facts["fp32_lanes"] * 2 * facts["clock_mhz"] * 1e6 / 1e12
+def shared_datasheet_tbs(facts):
+    """SMs × SHARED_BYTES_PER_CLOCK × SM clock: every SM serving one wavefront per clock."""
+    return facts.sms * SHARED_BYTES_PER_CLOCK * facts.sm_clock_khz * 1e3 / 1e12
 
 
 # ---------------------------------------------------------------- measurements (one launch setup each)
@@ -245,20 +237,19 @@ def l2_buffers(l2_bytes, fractions=(2, 4)):
 
 def run(fma_shapes=FMA_SHAPES, dram_bytes=1 << 30, l2_fractions=(2, 4), memcpy_bytes=2 << 30,
         trips=4096, shared_passes=4096, l2_traffic=2 << 30, seconds=0.3, facts=None):
-    """Rows: each roof measured, with the datasheet figure beside it where one exists."""
-    facts = facts or device_facts()
-    sheet_fp32 = datasheet_tflops(facts)
-    sheet_shared = facts["sms"] * SHARED_BYTES_PER_CLOCK * facts["clock_mhz"] * 1e6 / 1e12
-    rows = [{**fma_row(c, u, trips, seconds), "datasheet": sheet_fp32} for c, u in fma_shapes]
+    """Rows: each roof measured, with the datasheet figure beside it where one exists. `facts`
+    (tiledlab.experiments.device.Facts) replace the device's."""
+    facts = facts or device_facts("peaks")
+    rows = [{**fma_row(c, u, trips, seconds), "datasheet": facts.fp32_datasheet_tflops} for c, u in fma_shapes]
     if memcpy_bytes:
-        rows.append({**memcpy_row(memcpy_bytes), "datasheet": facts["dram_gbps"] / 1e3})
+        rows.append({**memcpy_row(memcpy_bytes), "datasheet": facts.dram_datasheet_gbps / 1e3})
     rows.append({**stream_row(f"DRAM read (stream_read, {dram_bytes >> 20} MiB buffer)", dram_bytes, 1),
-                 "datasheet": facts["dram_gbps"] / 1e3})
-    for f, nbytes in l2_buffers(facts["l2_bytes"], l2_fractions):
+                 "datasheet": facts.dram_datasheet_gbps / 1e3})
+    for f, nbytes in l2_buffers(facts.l2_bytes, l2_fractions):
         rows.append({**stream_row(f"L2 read (stream_read, buffer = L2/{f})", nbytes, max(1, l2_traffic // nbytes)),
                      "datasheet": ""})
-    rows.append({**shared_row(shared_passes), "datasheet": sheet_shared})
+    rows.append({**shared_row(shared_passes), "datasheet": shared_datasheet_tbs(facts)})
     for r in rows:
         r["pct_of_datasheet"] = 100 * r["value"] / r["datasheet"] if r["datasheet"] else ""
-        r.update(sms=facts["sms"], sm_clock_mhz=facts["clock_mhz"], l2_bytes=facts["l2_bytes"])
+        r.update(sms=facts.sms, sm_clock_mhz=facts.sm_clock_mhz, l2_bytes=facts.l2_bytes)
     return rows

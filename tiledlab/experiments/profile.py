@@ -242,32 +242,29 @@ def roof_labels(steps):
             f"chase shared, {steps} steps", "chase DRAM cold, 0 steps", f"chase DRAM cold, {steps} steps"]
 
 
-def _child(kind, spec):
+def child(kind, spec):
     """What runs under ncu: each launch once (kernels are compiled before their launch, unseen)."""
     import numpy as np
     from numba import cuda
 
+    from ..core.operands import operands
     if kind == "matmul":
         from ..core.launch import prepare
         from .effects import variants
         kernels = variants()
         for label, n, tile in spec:
-            rng = np.random.default_rng(n)
-            A, B = (rng.standard_normal((n, n), dtype=np.float32) for _ in range(2))
-            launch = prepare(kernels.get(label, label), A, B, tile or None)
+            launch = prepare(kernels.get(label, label), *operands(n, n, n, seed=n), tile or None)
             cuda.synchronize()
             launch()
             cuda.synchronize()
     elif kind == "cublas":
-        import cupy
-        rng = np.random.default_rng(spec)
-        A, B = (cupy.asarray(rng.standard_normal((spec, spec), dtype=np.float32)) for _ in range(2))
-        cupy.matmul(A, B, out=cupy.empty((spec, spec), cupy.float32))
-        cupy.cuda.runtime.deviceSynchronize()
+        from .cublas import import_cupy, sgemm
+        sgemm(*operands(spec, spec, spec, seed=spec))()
+        import_cupy().cuda.runtime.deviceSynchronize()
     elif kind == "roofs":
         from . import latency, peaks
-        facts = peaks.device_facts()
-        (_, l2_half), = peaks.l2_buffers(facts["l2_bytes"], (2,))
+        from .device import device_facts
+        (_, l2_half), = peaks.l2_buffers(device_facts("profile").l2_bytes, (2,))
         for setup in (lambda: peaks.fma_setup(*peaks.BEST_FMA), lambda: peaks.stream_setup(1 << 30, 1),
                       lambda: peaks.stream_setup(l2_half, max(1, (2 << 30) // l2_half)),
                       lambda: peaks.shared_setup(4096)):
@@ -286,7 +283,7 @@ def _child(kind, spec):
 
 
 def _job(kind, spec, labels, timeout, log):
-    child = f"from tiledlab.experiments.profile import _child; _child({kind!r}, {json.dumps(spec)})"
+    child = f"from tiledlab.experiments.profile import child; child({kind!r}, {json.dumps(spec)})"
     found, used, dropped = counters([sys.executable, "-c", child], timeout=timeout, log=log)
     if dropped:
         log(f"metrics dropped (unknown to this ncu or GPU): {dropped}")

@@ -6,14 +6,13 @@ import sys
 
 from . import Unavailable
 
-_TARGET = """
-import numpy as np
+TARGET = """
 from numba import cuda
 from tiledlab.core.launch import prepare
 from tiledlab.core.kernels import tiled
+from tiledlab.core.operands import operands
 from tiledlab.counting.variants import without_barrier
-A = np.random.default_rng(0).standard_normal(({n}, {n}), dtype=np.float32)
-prepare({kernel}, A, A, {T})()
+prepare({kernel}, *operands({n}, {n}, {n}), {T})()
 cuda.synchronize()
 """
 KERNELS = (("tiled (both barriers)", "tiled"), ("without first barrier", "without_barrier(tiled, 0)"),
@@ -27,7 +26,7 @@ def run(n=64, T=16):
         raise Unavailable("compute-sanitizer is not on PATH")
     rows = []
     for name, expr in KERNELS:
-        code = _TARGET.format(kernel=expr, n=n, T=T)
+        code = TARGET.format(kernel=expr, n=n, T=T)
         out = subprocess.run([tool, "--tool", "racecheck", sys.executable, "-c", code],
                              capture_output=True, text=True, timeout=300)
         text = out.stdout + out.stderr

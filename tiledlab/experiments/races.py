@@ -3,6 +3,7 @@ import numpy as np
 
 from ..core.kernels import tiled
 from ..core.launch import matmul, prepare
+from ..core.operands import operands
 from ..counting.variants import without_barrier
 
 
@@ -10,8 +11,7 @@ def run(n=1024, T=32, runs=100, seed=0):
     """Rows, one per barrier removed: how many of `runs` launches differed from the correct kernel
     (which does the same arithmetic in the same order, so a race-free run matches it bit for bit),
     and how badly."""
-    rng = np.random.default_rng(seed)
-    A, B = (rng.standard_normal((n, n), dtype=np.float32) for _ in range(2))
+    A, B = operands(n, n, n, seed)
     good = matmul(A, B, tiled, T)
     rows = []
     for which in (0, 1):

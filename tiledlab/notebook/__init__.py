@@ -4,8 +4,12 @@ The names a lesson needs from other wings are re-exported here, so one import li
 
     from tiledlab.notebook import setup, show, table, timings, plots, formulas, data, count_loads
 """
+import math
+import numbers
+
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 
 from .. import data
 from ..backend import SIMULATOR, describe
@@ -47,8 +51,8 @@ def device():
     """The card's properties (SMs, clocks, L2, shared memory, ...): read live from the driver on a GPU,
     the committed H200 row on the simulator. `source` says which."""
     if SIMULATOR:
-        row = data.load("h200/device.csv")[0]
-        return {**row, "source": f"committed data, {data.provenance([row])}"}
+        committed = data.load("h200/device.csv")
+        return {**committed.iloc[0].to_dict(), "source": f"committed data, {data.provenance(committed)}"}
     return {**device_properties.properties(), **describe(), "source": "read live from the driver"}
 
 
@@ -59,10 +63,20 @@ def show(kernel, **constants):
     return Code(resolve(kernel).source(constants), language="python")
 
 
-def table(header, rows):
-    """Print rows as an aligned text table (plain text, so notebook checks can compare it)."""
-    cells = [[str(h) for h in header]] + [[f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
-                                           for v in r] for r in rows]
+def table(frame, rows=None, columns=None, formats=None):
+    """Print a DataFrame, or a header and its rows, as an aligned text table (plain text, so notebook
+    checks can compare it): whole numbers with thousands separators, a missing value as "-".
+    For a DataFrame, `columns` picks and orders its columns ({column: heading} also renames them) and
+    `formats` gives a column's format, e.g. {"value": "{:.2f}"}."""
+    if isinstance(frame, pd.DataFrame):
+        frame = frame if columns is None else frame[list(columns)]
+        for column, spec in (formats or {}).items():
+            frame = frame.assign(**{column: frame[column].map(spec.format, na_action="ignore")})
+        header = [columns[c] if isinstance(columns, dict) else c for c in frame.columns]
+        rows = frame.itertuples(index=False)
+    else:
+        header = frame
+    cells = [[str(h) for h in header]] + [[_cell(v) for v in r] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     for k, row in enumerate(cells):
         print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
@@ -70,19 +84,29 @@ def table(header, rows):
             print("  ".join("-" * w for w in widths))
 
 
+def _cell(value):
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        return f"{value:,}"
+    if value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return str(value)
+
+
 def timings(gpu_ns=(1024, 2048, 4096), tiles=(8, 16, 32), sim_ns=(8, 16), sim_tiles=(4, 8)):
     """Time naive and tiled live on this backend (small sizes on the simulator) and plot them beside
     the committed H200 sweep: TFLOP/s on one scale on a GPU; on the simulator the live panel shows
-    Python's milliseconds, which say nothing of GPU speed. Returns (live rows, committed rows)."""
+    Python's milliseconds, which say nothing of GPU speed. Returns (live, committed): two DataFrames."""
     ns, ts = (sim_ns, sim_tiles) if SIMULATOR else (gpu_ns, tiles)
-    live = bench.run(ns, ts, warmup=0 if SIMULATOR else 1, repeats=2 if SIMULATOR else 10, progress=False)
+    live = pd.DataFrame(bench.run(ns, ts, warmup=0 if SIMULATOR else 1, repeats=2 if SIMULATOR else 10,
+                                  progress=False))
     ref = data.load("h200/bench.csv")
+    first = ref.iloc[0]
     fig, axes = plt.subplots(1, 2, figsize=(14, 4.8), sharey=not SIMULATOR, layout="constrained")
     if SIMULATOR:
         plots.bench_plot(live, "live, CUDA simulator: Python's time, not a GPU's", axes[0], "median_ms", legend=False)
     else:
-        plots.bench_plot(live, f"live: {live[0]['device']}, N = {ns[0]}…{ns[-1]}", axes[0], legend=False)
-    plots.bench_plot(ref, f"committed: {ref[0]['device']} ({ref[0]['date']}), N = {ref[0]['N']}…{ref[-1]['N']}",
+        plots.bench_plot(live, f"live: {live['device'][0]}, N = {ns[0]}…{ns[-1]}", axes[0], legend=False)
+    plots.bench_plot(ref, f"committed: {first['device']} ({first['date']}), N = {ref['N'].min()}…{ref['N'].max()}",
                      axes[1], legend=False)
     plots.shared_legend(fig, axes)
     plt.show()

@@ -1,6 +1,7 @@
 """Pictures for the lessons: count heat maps on shared colour scales, and timing plots with their spread."""
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 KERNEL_STYLE = {"naive": ("--", "o"), "tiled": ("-", "s"), "cublas": (":", "D")}
@@ -23,38 +24,47 @@ def integer_ticks(ax):
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
 
 
-def series(rows, kernel, tile=None):
-    """(N values, rows) of one kernel (and tile) from benchmark rows, sorted by N."""
-    picked = sorted((r for r in rows if r["kernel"] == kernel and (tile is None or r["tile"] == tile)),
-                    key=lambda r: r["N"])
-    return np.array([r["N"] for r in picked]), picked
-
-
 def label(kernel, tile):
-    return {"naive": f"naive ({tile}×{tile} blocks)", "cublas": "cuBLAS (CuPy)"}.get(kernel, f"tiled T={tile}")
+    """A line's name: the lesson's kernels with their block shape, a kernel by name (no tile) as its name."""
+    if kernel == "cublas":
+        return "cuBLAS (CuPy)"
+    if pd.isna(tile) or tile == "":
+        return kernel
+    return f"naive ({tile}×{tile} blocks)" if kernel == "naive" else f"{kernel} T={tile}"
+
+
+def lines(table):
+    """((kernel, tile), rows sorted by N) per line of a benchmark plot: the lesson's kernels by tile
+    width, then kernels by name (tile missing), then cuBLAS."""
+    rank = {"naive": 0, "tiled": 1, "cublas": 3}  # a kernel by name: 2
+    tiles = pd.to_numeric(table["tile"], errors="coerce")  # "" or <NA>: a kernel at its own constants
+    keyed = table.assign(rank=table["kernel"].map(lambda k: rank.get(k, 2)), tile_width=tiles)
+    for (_, kernel, tile), picked in keyed.groupby(["rank", "kernel", "tile_width"], dropna=False):
+        yield (kernel, None if pd.isna(tile) else int(tile)), picked.sort_values("N")
 
 
 def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
-    """Benchmark rows against N on log axes: one line per kernel and tile width, with the min–max
-    spread of the repeats as error bars."""
+    """Benchmark rows (a DataFrame, or dicts) against N on log axes: one line per kernel and tile width,
+    with the min–max spread of the repeats as error bars."""
     ax = ax or plt.subplots(figsize=(7.5, 4.5))[1]
-    for kernel, (line, marker) in KERNEL_STYLE.items():
-        for tile in sorted({r["tile"] for r in rows if r["kernel"] == kernel}):
-            ns, picked = series(rows, kernel, tile)
-            y = np.array([r[metric] for r in picked])
-            if metric == "tflops":  # the fastest repeat gives the top of the bar, the slowest the bottom
-                lo, hi = y * np.array([r["median_ms"] / r["max_ms"] for r in picked]), \
-                    y * np.array([r["median_ms"] / r["min_ms"] for r in picked])
-            else:
-                lo, hi = np.array([r["min_ms"] for r in picked]), np.array([r["max_ms"] for r in picked])
-            ax.errorbar(ns, y, yerr=[y - lo, hi - y], fmt=line, marker=marker, capsize=3, color=color(kernel, tile),
-                        label=label(kernel, tile))
+    table = pd.DataFrame(rows)
+    for (kernel, tile), picked in lines(table):
+        line, marker = KERNEL_STYLE.get(kernel, ("-", "^"))
+        y = picked[metric].to_numpy(float)
+        if metric == "tflops":  # the fastest repeat gives the top of the bar, the slowest the bottom
+            lo = y * (picked["median_ms"] / picked["max_ms"]).to_numpy(float)
+            hi = y * (picked["median_ms"] / picked["min_ms"]).to_numpy(float)
+        else:
+            lo, hi = picked["min_ms"].to_numpy(float), picked["max_ms"].to_numpy(float)
+        ax.errorbar(picked["N"].to_numpy(), y, yerr=[y - lo, hi - y], fmt=line, marker=marker, capsize=3,
+                    color=color(kernel, tile), label=label(kernel, tile))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xticks(sorted({r["N"] for r in rows}), [str(n) for n in sorted({r["N"] for r in rows})])
+    ns = sorted(table["N"].unique())
+    ax.set_xticks(ns, [str(n) for n in ns])
     ax.minorticks_off()
-    values = [r[metric] for r in rows]
-    ticks = [v * 10.0**e for e in range(-3, 6) for v in (1, 2, 5) if min(values) / 2 <= v * 10.0**e <= max(values) * 2]
+    low, high = table[metric].min(), table[metric].max()
+    ticks = [v * 10.0**e for e in range(-3, 6) for v in (1, 2, 5) if low / 2 <= v * 10.0**e <= high * 2]
     ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
     ax.set_xlabel("N (square matrices N×N)")
     ax.set_ylabel({"tflops": "TFLOP/s (median; bars: min–max)",

@@ -5,6 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .. import data
+from ..core.operands import operands
 from ..counting import count_loads
 from . import plots
 
@@ -13,15 +14,10 @@ FONT = {"font.size": 18, "axes.titlesize": 20, "axes.labelsize": 18, "legend.fon
         "xtick.labelsize": 16, "ytick.labelsize": 16}
 
 
-def _operands(n, seed=0):
-    rng = np.random.default_rng(seed)
-    return rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)
-
-
 def naive_reads():
     """01: the naive kernel's global loads grow like N³ while the data grows like N²."""
     ns = [4, 8, 12, 16]
-    loads = [count_loads("naive", *_operands(n), tile=4).total for n in ns]
+    loads = [count_loads("naive", *operands(n, n, n), tile=4).total for n in ns]
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
     ax.loglog(ns, loads, "o", ms=14, color="C3", label="measured global loads")
     ax.loglog(ns, [2 * n**3 for n in ns], "-", color="C3", alpha=0.5, lw=3, label="2N³")
@@ -34,7 +30,7 @@ def naive_reads():
 
 def redundant_reads():
     """02: inside a 4×4 block, the naive kernel fetches each element 4 times; tiling fetches it once."""
-    A, B = _operands(4)
+    A, B = operands(4, 4, 4)
     maps = [count_loads(k, A, B, tile=4).maps["A"] for k in ("naive", "tiled")]
     fig, axes = plots.heatmaps(maps, ["naive kernel", "tiled kernel"], cmap="Reds", size=6,
                                suptitle="2 · Global fetches of each element of A, N = T = 4 (measured)")
@@ -45,7 +41,7 @@ def redundant_reads():
 def one_tile_step():
     """03: one tile step, measured: naive 2T³, tiled 2T², ratio T."""
     tiles = [1, 2, 4, 8]
-    naive, tiled = ([count_loads(k, *_operands(T), tile=T).total for T in tiles] for k in ("naive", "tiled"))
+    naive, tiled = ([count_loads(k, *operands(T, T, T), tile=T).total for T in tiles] for k in ("naive", "tiled"))
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
     ts = np.array(tiles)
     ax.loglog(ts, naive, "o", ms=14, color="C3", label="naive, measured")
@@ -58,16 +54,20 @@ def one_tile_step():
     return fig
 
 
+def lesson_counters(n):
+    """The committed Nsight Compute rows of naive and tiled at N = n."""
+    return data.load("h200/profile.csv").query("N == @n and kernel in ('naive', 'tiled')")
+
+
 def whole_matrix():
     """04: where the time goes on the H200: measured time against the issue and shared-memory bounds."""
-    prof = [r for r in data.load("h200/profile.csv") if r["N"] == 4096 and r["kernel"] in ("naive", "tiled")]
-    prof.sort(key=lambda r: (r["kernel"], r["tile"]))
+    prof = lesson_counters(4096).sort_values(["kernel", "tile"])
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
     xs = np.arange(len(prof))
-    ax.bar(xs - 0.27, [r["time_ms"] for r in prof], 0.27, color="0.3", label="measured")
-    ax.bar(xs, [r["bound_issue_ms"] for r in prof], 0.27, color="C0", label="instruction-issue bound")
-    ax.bar(xs + 0.27, [r["bound_shared_ms"] or 0 for r in prof], 0.27, color="C2", label="shared-memory bound")
-    ax.set_xticks(xs, [plots.label(r["kernel"], r["tile"]) for r in prof]); ax.set_yscale("log")
+    ax.bar(xs - 0.27, prof["time_ms"], 0.27, color="0.3", label="measured")
+    ax.bar(xs, prof["bound_issue_ms"], 0.27, color="C0", label="instruction-issue bound")
+    ax.bar(xs + 0.27, prof["bound_shared_ms"].fillna(0), 0.27, color="C2", label="shared-memory bound")
+    ax.set_xticks(xs, [plots.label(r.kernel, r.tile) for r in prof.itertuples()]); ax.set_yscale("log")
     ax.set_yticks([5, 10, 20, 50, 100], ["5", "10", "20", "50", "100"])
     ax.set_ylabel("ms, N = 4096"); ax.legend(loc="upper right")
     ax.set_title("4 · H200: T-fold fewer global loads, but time follows instructions and shared memory")
@@ -76,16 +76,17 @@ def whole_matrix():
 
 def line_by_line():
     """05: one dependent load per level on the H200, beside the article's 20 and 300 cycles."""
-    lat = [r for r in data.load("h200/latency.csv") if r["index"] == "uint32"]
+    lat = data.load("h200/latency.csv")
+    lat = lat[lat["index"] == "uint32"]
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
-    ax.barh(range(len(lat)), [r["cycles"] for r in lat], color=["C2", "C0", "C1", "C3", "C3"])
-    for y, r in enumerate(lat):
-        ax.text(r["cycles"], y, f" {r['cycles']:.0f}", va="center")
+    ax.barh(range(len(lat)), lat["cycles"], color=["C2", "C0", "C1", "C3", "C3"])
+    for y, cycles in enumerate(lat["cycles"]):
+        ax.text(cycles, y, f" {cycles:.0f}", va="center")
     for cycles, text in ((20, "article: 20"), (300, "article: 300")):
         ax.axvline(cycles, color="k", ls="--", lw=2)
         ax.text(cycles, -0.85, f" {text}", va="center")
-    ax.set_yticks(range(len(lat)), [r["level"] for r in lat]); ax.set_ylim(len(lat) - 0.5, -1.3)
-    ax.set_xlim(0, 1.15 * max(r["cycles"] for r in lat)); ax.set_xlabel("cycles per dependent load (H200)")
+    ax.set_yticks(range(len(lat)), lat["level"]); ax.set_ylim(len(lat) - 0.5, -1.3)
+    ax.set_xlim(0, 1.15 * lat["cycles"].max()); ax.set_xlabel("cycles per dependent load (H200)")
     ax.set_title("5 · Shared memory answers in tens of cycles, DRAM in hundreds\n"
                  "(dashed: the figures the article quotes)")
     return fig
@@ -93,14 +94,14 @@ def line_by_line():
 
 def caches():
     """06: naive / tiled at each memory level on the H200: exactly T-fold only for load instructions."""
-    prof = [r for r in data.load("h200/profile.csv") if r["N"] == 4096 and r["kernel"] in ("naive", "tiled")]
-    naive = next(r for r in prof if r["kernel"] == "naive")
-    tiled = sorted((r for r in prof if r["kernel"] == "tiled"), key=lambda r: r["tile"])
-    ts = [r["tile"] for r in tiled]
+    prof = lesson_counters(4096)
+    naive = prof.set_index("kernel").loc["naive"]
+    tiled = prof.query("kernel == 'tiled'").sort_values("tile")
+    ts = tiled["tile"].tolist()
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
     for key, text in (("global_ld_inst", "load instructions"), ("l2_read_sectors", "L2 sectors"),
                       ("dram_read_bytes", "DRAM bytes"), ("time_ns", "time")):
-        ax.plot(ts, [naive[key] / r[key] for r in tiled], "o-", ms=12, lw=3, label=text)
+        ax.plot(ts, naive[key] / tiled[key], "o-", ms=12, lw=3, label=text)
     ax.plot(ts, ts, "k--", lw=2, label="T")
     ax.set_xscale("log", base=2); ax.set_yscale("log"); ax.set_xticks(ts, [str(t) for t in ts]); ax.minorticks_off()
     ax.set_xlabel("tile width T"); ax.set_ylabel("naive / tiled, N = 4096"); ax.legend()
@@ -111,16 +112,17 @@ def caches():
 def register_tiling():
     """07: the ladder on the H200, from the tiled kernel to near cuBLAS."""
     ladder = data.load("h200/ladder.csv")
-    n = max(r["N"] for r in ladder)
-    at = {r["kernel"]: r for r in ladder if r["N"] == n}
-    fastest = max((r for r in at.values() if r["kernel"] != "cublas"), key=lambda r: r["tflops"])
-    names = ["naive", "tiled", "regtile_2d", "regtile_vec", "gen_unrolled", "gen_prefetch", fastest["kernel"]]
+    n = ladder["N"].max()
+    at = ladder.query("N == @n").set_index("kernel")
+    fastest = at.drop("cublas")["tflops"].idxmax()
+    names = ["naive", "tiled", "regtile_2d", "regtile_vec", "gen_unrolled", "gen_prefetch", fastest]
     labels = names[:-1] + ["best of the search"]
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
-    ax.barh(labels, [at[k]["tflops"] for k in names], color=["C3", "C2"] + ["C0"] * (len(names) - 2))
-    ax.axvline(at["cublas"]["tflops"], color="C4", lw=4, label=f"cuBLAS {at['cublas']['tflops']:.0f} TFLOP/s")
+    ax.barh(labels, at.loc[names, "tflops"], color=["C3", "C2"] + ["C0"] * (len(names) - 2))
+    cublas = at.loc["cublas", "tflops"]
+    ax.axvline(cublas, color="C4", lw=4, label=f"cuBLAS {cublas:.0f} TFLOP/s")
     for y, k in enumerate(names):
-        ax.text(at[k]["tflops"], y, f" {at[k]['pct_cublas']:.0f}%", va="center")
+        ax.text(at.loc[k, "tflops"], y, f" {at.loc[k, 'pct_cublas']:.0f}%", va="center")
     ax.invert_yaxis(); ax.set_xlabel(f"TFLOP/s on the H200, N = {n} (labels: % of cuBLAS)"); ax.legend(loc="upper right")
     ax.set_title("7 · Register tiles and 128-bit shared loads: numba near cuBLAS")
     return fig
