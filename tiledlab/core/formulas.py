@@ -53,8 +53,3 @@ def shared_reads_per_fma(TM=1, TN=1):
 def tile_step_loads(T):
     """One T×T output tile over one k-step of width T: naive 2T³, tiled 2T²."""
     return {"naive": 2 * T**3, "tiled": 2 * T**2}
-
-
-def predicted(kernel, M, K, N, T):
-    """Formula loads {'A':…, 'B':…} for 'naive' or 'tiled'."""
-    return naive_loads(M, K, N) if kernel == "naive" else tiled_loads(M, K, N, T)

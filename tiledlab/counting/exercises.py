@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from ..core.formulas import predicted, shared_traffic
+from ..core.formulas import naive_loads, shared_traffic, tiled_loads
 from ..core.launch import matmul
 from .count import count_loads
 
@@ -56,11 +56,11 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
             C = matmul(A, B, kernel, tile)
         if not _same(C, A @ B, f"A {M}×{K} · B {K}×{N} with tile={tile}"):
             return False
-    limits = [max_loads(M, K, N, tile) if max_loads else sum(predicted("tiled", M, K, N, tile).values())
+    limits = [max_loads(M, K, N, tile) if max_loads else sum(tiled_loads(M, K, N, tile).values())
               for M, K, N in COUNT_SHAPES]
     print(f"Correct on {len(shapes)} shapes. Global loads of A and B:")
     for (M, K, N), c, limit in zip(COUNT_SHAPES, counted, limits):
-        naive = sum(predicted("naive", M, K, N, tile).values())
+        naive = sum(naive_loads(M, K, N).values())
         allows = f"this exercise allows {limit:,}" if limit_loads else "no limit in this exercise"
         print(f"  {M}×{K}·{K}×{N}, tile={tile}: {c.total:,} (naive needs {naive:,}; {allows})")
         if limit_loads and c.total > limit:
