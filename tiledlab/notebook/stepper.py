@@ -219,10 +219,14 @@ def _missing_tiles(origin, blocks, phases):
             if ((by, bx), phase, name) not in origin]
 
 
-@functools.lru_cache(maxsize=48)
 def launches(N, T, seed=0):
     """(TiledTrace, naive LoadCount) from counted launches at N×N, tile T: cached per (N, T, seed)."""
     _validate(N, T)
+    return _launches(int(N), int(T), int(seed))  # one cache key however the arguments were written
+
+
+@functools.lru_cache(maxsize=48)
+def _launches(N, T, seed):
     A, B = operands(N, seed)
     naive = count_loads("naive", A, B, tile=T, trace=True)
     n = naive.trace  # the comparison needs the naive launch's blocks to be the tiled one's: T×T threads
