@@ -17,7 +17,7 @@ def read_csv(path):
     nullable Int64), a blank cell is <NA>, provenance columns stay text."""
     header = pd.read_csv(path, nrows=0).columns
     text = {c: "string" for c in VERSIONS if c in header}
-    return pd.read_csv(path, dtype=text).convert_dtypes()
+    return pd.read_csv(path, dtype=text, float_precision="round_trip").convert_dtypes()  # floats exactly as written
 
 
 def stamp():
