@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 
 
 def test_a_lesson_kernel_asked_for_by_name_is_timed_once_and_plotted():
-    rows = bench.run([8], [4], warmup=0, repeats=1, progress=False, kernels=("naive", "regtile_2d"))
+    rows = bench.run([8], [4], warmup=0, repeats=1, progress=False, kernels=("naive", "regtile_2d"), cublas=False)
     assert [(r["kernel"], r["tile"]) for r in rows] == [("naive", 16), ("tiled", 4), ("regtile_2d", "")]
     ax = plots.bench_plot(rows, "t", metric="median_ms")
     assert [line.get_label() for line in ax.containers] == ["naive (16×16 blocks)", "tiled T=4", "regtile_2d"]
@@ -35,6 +35,6 @@ def test_cli_bench_with_kernels_naive_writes_its_plot(tmp_path):
 
 @pytest.mark.parametrize("progress", [True, False])
 def test_progress_goes_to_stderr_only_when_asked(progress, capsys):
-    bench.run([8], [4], warmup=0, repeats=1, progress=progress)
+    bench.run([8], [4], warmup=0, repeats=1, progress=progress, cublas=False)
     out, err = capsys.readouterr()
     assert out == "" and (("2/2" in err) == progress)  # naive and tiled T=4

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 from conftest import operands, simulator_only
-from numba import cuda, float32  # globals, as in a notebook: the simulator swaps module globals only
+from numba import cuda, float32, int32  # globals, as in a notebook: the simulator swaps module globals only
 
 from tiledlab.core import formulas
 from tiledlab.counting import count_loads, rewrite
@@ -308,7 +308,7 @@ def tiled_with_barrier_forms(A, B, C):
     for t in range((K + T - 1) // T):
         sA[ty, tx] = A[row, t * T + tx] if row < M and t * T + tx < K else float32(0.0)
         sB[ty, tx] = B[t * T + ty, col] if t * T + ty < K and col < N else float32(0.0)
-        cuda.syncthreads_count(row < M)  # tiles complete before use
+        cuda.syncthreads_count(int32(row < M))  # tiles complete before use (numba wants an int32 predicate)
         for k in range(T):
             acc += sA[ty, k] * sB[k, tx]
         everyone = cuda.syncthreads_and(1)  # nobody overwrites the tiles while a neighbour reads them

@@ -69,20 +69,27 @@ def _tl_gstore(arr, stores, writer, other_writer, mine, i, j, value):
     arr[i, j] = value
 
 
+def _tl_seen(high, low, mine):
+    # True when the stamps (highest thread, lowest thread counted downwards) show a thread other than
+    # this one in this epoch (no barrier between).
+    if high // _STAMP != mine // _STAMP:
+        return False
+    return high != mine or (low // _STAMP == mine // _STAMP and _STAMP - low % _STAMP != mine % _STAMP)
+
+
 def _tl_touch(table, b, i, j, mine):
     # Who touched an element in this epoch, kept as two atomic maxima: the highest thread, and the lowest
     # (counted downwards). Both rank a later epoch above an earlier one, so neither needs clearing.
-    cuda.atomic.max(table, (b, i, j, 0), mine)
-    cuda.atomic.max(table, (b, i, j, 1), mine - mine % _STAMP + _STAMP - mine % _STAMP)
+    # Returns whether another thread had touched it before: the atomics order the touches, so of n
+    # threads touching one element, exactly n - 1 see another, on a GPU as on the simulator.
+    high = cuda.atomic.max(table, (b, i, j, 0), mine)
+    low = cuda.atomic.max(table, (b, i, j, 1), mine - mine % _STAMP + _STAMP - mine % _STAMP)
+    return _tl_seen(high, low, mine)
 
 
 def _tl_others(table, b, i, j, mine):
     # True when a thread other than this one touched the element in this epoch (no barrier between).
-    high = table[b, i, j, 0]
-    low = table[b, i, j, 1]
-    if high // _STAMP != mine // _STAMP:
-        return False
-    return high != mine or (low // _STAMP == mine // _STAMP and _STAMP - low % _STAMP != mine % _STAMP)
+    return _tl_seen(table[b, i, j, 0], table[b, i, j, 1], mine)
 
 
 def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j):
@@ -99,13 +106,12 @@ def _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array
     _tl_record(strace, strace_pos, array, i, j, mine // _STAMP, 1)
     if _tl_others(read, b, i, j, mine):
         cuda.atomic.add(hazards, 1, 1)  # write-after-read: a neighbour may still need the old value
-    if _tl_others(wrote, b, i, j, mine):
+    if _tl_touch(wrote, b, i, j, mine):
         cuda.atomic.add(hazards, 2, 1)  # write-after-write
-    _tl_touch(wrote, b, i, j, mine)
     s[i, j] = value
 
 
-HELPERS = (_tl_record, _tl_gload, _tl_gstore, _tl_touch, _tl_others, _tl_sload, _tl_sstore)
+HELPERS = (_tl_record, _tl_gload, _tl_gstore, _tl_seen, _tl_touch, _tl_others, _tl_sload, _tl_sstore)
 HELPER_SOURCE = "\n\n".join(inspect.getsource(h) for h in HELPERS)  # read once, at import
 _EPOCH = "_tl_epoch += 1"  # after every barrier
 
@@ -226,16 +232,19 @@ class CountingBuild:
 
 
 def instrumented(kernel, bound, launch_bounds=None):
-    """The counting build of a Kernel at constants that `Kernel.bind` returned. Launch bounds are
-    ignored: a counting build's registers are not what it is for."""
+    """The counting build of a Kernel at constants that `Kernel.bind` returned. The kernel's own launch
+    bounds are replaced by (its threads per block, 1): the counting code needs many more registers, and
+    capped like this (spilling if it must) even a 32×32 block still launches."""
     func, shared, code = _rewrite(kernel, bound)
     buffers = CountingBuffers(shared)
     func.body[:0] = ast.parse(_PROLOGUE).body
     func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
     helpers = "\n\n".join([code.helpers] * bool(code.helpers) + [HELPER_SOURCE])
     namespace = {**kernel.namespace, **bound, "_STAMP": _STAMP}
+    threads = kernel.sizes(bound)[1]
     compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), code.helpers,
-                               tuple(sorted(bound.items())), kernel.function or code.filename), None, helpers)
+                               tuple(sorted(bound.items())), kernel.function or code.filename),
+                               (threads[0] * threads[1], 1), helpers)
     return CountingBuild(compiled, buffers)
 
 
