@@ -151,3 +151,48 @@ def test_numba_emits_no_wraparound_code_for_the_unsigned_kernels():
     assert found["naive"] == 6  # A[row, k], B[k, col], C[row, col]: two signed indices each
     assert found["tiled"] > 0
     assert found["naive_unsigned"] == found["tiled_unsigned"] == 0
+
+
+# --- both loops' SASS -----------------------------------------------------------------------------
+
+# The shape of a naive kernel's loop (cuobjdump text): a signed index's fix-up is the compare (ISETP)
+# and select (SEL) before each load.
+NAIVE_SASS = """
+        /*0000*/                   MOV R1, c[0x0][0x28] ;
+.L_x_2:
+        /*0010*/                   ISETP.GE.AND P1, PT, R4, RZ, PT ;
+        /*0020*/                   SEL R6, R4, R5, P1 ;
+        /*0030*/                   LDG.E R8, desc[UR4][R6.64] ;
+        /*0040*/                   LDG.E R9, desc[UR4][R10.64] ;
+        /*0050*/                   FFMA R0, R8, R9, R0 ;
+        /*0060*/                   IADD3 R4, R4, 0x1, RZ ;
+        /*0070*/              @P0  BRA `(.L_x_2) ;
+        /*0080*/                   STG.E desc[UR4][R2.64], R0 ;
+        /*0090*/                   EXIT ;
+"""
+
+
+def test_loop_listing_gives_the_main_loop_as_written():
+    from tiledlab.experiments import sass
+    listing = sass.loop_listing(NAIVE_SASS)
+    assert listing[0] == "ISETP.GE.AND P1, PT, R4, RZ, PT" and listing[-1] == "@P0  BRA `(.L_x_2)"
+    assert len(listing) == sass.summary(NAIVE_SASS)["loop_total"] == 7
+    assert sass.loop_listing("        /*0000*/                   EXIT ;") == []  # no loop, no listing
+
+
+@pytest.mark.skipif(not tiledlab.SIMULATOR, reason="checks the simulator's refusal")
+def test_reading_sass_refuses_on_the_simulator(tmp_path):
+    from tiledlab.experiments import Unavailable, sass
+    with pytest.raises(Unavailable, match="needs a real GPU"):
+        sass.of("naive_unsigned")
+    run = subprocess.run([sys.executable, "-m", "tiledlab", "bench", "--n", "8", "--tile", "4", "--sass",
+                          "--quiet", "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 3 and "needs a real GPU" in run.stderr  # refused before the sweep
+    assert not (tmp_path / "bench.csv").exists()
+
+
+def test_sass_jobs_are_every_kernel_of_the_sweep_once():
+    from tiledlab.experiments import bench
+    assert bench.sass_jobs([8, 32], fair=True) == [("naive", 16), ("tiled", 8), ("tiled", 32),
+                                                   ("naive_unsigned", 16), ("tiled_unsigned", 8),
+                                                   ("tiled_unsigned", 32)]

@@ -220,7 +220,7 @@ def _bench(args):
     matplotlib.use("Agg")
     from .core.launch import resolve, validate_tile
     from .data import write_rows
-    from .experiments import bench
+    from .experiments import bench, require_gpu
     from .notebook import plots, table
     out = _out_folder(args.out)
     args.n = args.n or (SIM_NS if SIMULATOR else GPU_NS)
@@ -234,10 +234,14 @@ def _bench(args):
         seconds = bench.simulator_seconds(args.n, args.tile, args.warmup, args.repeats, args.kernels, fair)
         _simulator_forecast(seconds, "this sweep", "use sizes up to 64 (the default is --n "
                             f"{' '.join(map(str, SIM_NS))} --tile {' '.join(map(str, SIM_TILES))})", args.force)
+    if args.sass:
+        require_gpu("--sass (reading the compiled kernels' SASS)")
     rows = bench.run(args.n, args.tile, args.warmup, args.repeats, cublas=not args.no_cublas,
                      progress=not args.quiet, kernels=args.kernels, fair=fair)
     out.mkdir(parents=True, exist_ok=True)
     write_rows(rows, out / "bench.csv", bench.FIELDS)
+    if args.sass:
+        _bench_sass(bench.sass_jobs(args.tile, args.kernels, fair), out)
     ax = plots.bench_plot(rows, f"{rows[0]['device']} ({rows[0]['clock']})")
     ax.figure.savefig(out / "bench.png", dpi=120, bbox_inches="tight")
     table(["kernel", "N", "T", "median ms", "TFLOP/s", "GB/s", "clock"],
@@ -245,6 +249,15 @@ def _bench(args):
             f"{r['gbps']:.1f}", r["clock"]] for r in rows])
     print(f"wrote {out / 'bench.csv'} and {out / 'bench.png'}")
     return OK
+
+
+def _bench_sass(jobs, out):
+    from .data import stamp, write_rows
+    from .experiments import ladder, sass
+    provenance = stamp()
+    rows = [{**r, **provenance} for r in sass.table(jobs)]
+    write_rows(rows, out / "sass.csv", ["kernel", "tile", *ladder.SASS_FIELDS[1:], *provenance])
+    print(f"wrote {out / 'sass.csv'}")
 
 
 def _ladder(args):
@@ -401,6 +414,8 @@ def _bench_options(sub):
     _kernels_option(p, "also time these kernels by name, at their own constants (e.g. regtile_2d best)", [])
     p.add_argument("--fair", action=argparse.BooleanOptionalAction, default=None,
                    help="also time naive_unsigned and tiled_unsigned like naive and tiled (default: on a GPU)")
+    p.add_argument("--sass", action="store_true", help="also write DIR/sass.csv: each kernel's main-loop "
+                   "instructions, one row per kernel and tile (needs a GPU, and nvdisasm or cuobjdump)")
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
     p.add_argument("--force", action="store_true", help="run a long simulator sweep anyway")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

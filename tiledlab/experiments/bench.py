@@ -67,6 +67,11 @@ def jobs(ns, tiles, kernels=(), cublas=False, fair=False):
         ([("cublas", n, 0) for n in ns] if cublas else [])
 
 
+def sass_jobs(tiles, kernels=(), fair=False):
+    """(kernel, tile) of every kernel a sweep times, once each: what `sass.table` reads."""
+    return [(k, t) for k, _, t in jobs([0], tiles, kernels, fair=fair)]
+
+
 def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=(), fair=False):
     """One row per (kernel, N, tile): naive once per N, tiled at each tile width, with `fair` the fair
     pair likewise, each of `kernels` (names of the registry, at their own constants), cuBLAS when CuPy
