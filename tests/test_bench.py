@@ -38,3 +38,43 @@ def test_progress_goes_to_stderr_only_when_asked(progress, capsys):
     bench.run([8], [4], warmup=0, repeats=1, progress=progress, cublas=False)
     out, err = capsys.readouterr()
     assert out == "" and (("2/2" in err) == progress)  # naive and tiled T=4
+
+
+def test_the_fair_pair_is_swept_like_the_lesson_pair():
+    assert bench.jobs([8], [4, 8], kernels=("tiled_unsigned", "regtile_2d"), fair=True) == [
+        ("naive", 8, 16), ("tiled", 8, 4), ("tiled", 8, 8),
+        ("naive_unsigned", 8, 16), ("tiled_unsigned", 8, 4), ("tiled_unsigned", 8, 8), ("regtile_2d", 8, "")]
+    rows = bench.run([9], [4], warmup=0, repeats=1, progress=False, cublas=False, fair=True)
+    assert [(r["kernel"], r["tile"]) for r in rows] == [("naive", 16), ("tiled", 4), ("naive_unsigned", 16),
+                                                       ("tiled_unsigned", 4)]
+    assert all(r["rel_err"] < 1e-6 for r in rows)
+
+
+def test_every_kernel_and_cublas_is_timed_back_to_back_by_one_method(monkeypatch):
+    """On a (faked) GPU clock where every launch takes 0.1 ms, each sample of every row, cuBLAS's
+    included, brackets 20 launches (2 ms), and every row names that method."""
+    from tiledlab.experiments import timing
+    monkeypatch.setattr(timing, "SIMULATOR", False)
+    monkeypatch.setattr(timing, "per_launch_ms", lambda launch, times=1: 0.1)
+    monkeypatch.setattr(bench, "cupy_version", lambda: "fake")
+
+    def fake_sgemm(A, B, timer):
+        return timer(lambda: None), A @ B
+    monkeypatch.setattr(bench, "timed_sgemm", fake_sgemm)
+    rows = bench.run([8], [4], warmup=0, repeats=3, progress=False, kernels=("regtile_2d",), fair=True)
+    assert [r["kernel"] for r in rows] == ["naive", "tiled", "naive_unsigned", "tiled_unsigned", "regtile_2d",
+                                           "cublas"]
+    assert {r["launches_per_sample"] for r in rows} == {20}
+    assert {r["timing"] for r in rows} == {"back-to-back, ≥2 ms per sample, median of 3"}
+    assert set(bench.FIELDS) >= set(rows[0])
+
+
+def test_cli_bench_fair_writes_the_pair_and_the_method(tmp_path):
+    import csv
+    run = subprocess.run([sys.executable, "-m", "tiledlab", "bench", "--n", "8", "--tile", "4", "--fair",
+                          "--repeats", "1", "--warmup", "0", "--quiet", "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    rows = list(csv.DictReader(open(tmp_path / "bench.csv")))
+    assert [r["kernel"] for r in rows] == ["naive", "tiled", "naive_unsigned", "tiled_unsigned"]
+    assert {r["timing"] for r in rows} == {"one launch per sample, median of 1"}  # the simulator's

@@ -42,3 +42,20 @@ def test_a_timing_reports_rates_from_its_median():
     t = timing.Timing(median_ms=2.0, min_ms=1.0, max_ms=3.0, repeats=3, clock="fake clock")
     assert t.tflops(1000, 1000, 1000) == pytest.approx(2e9 / 2e-3 / 1e12)  # 2·M·K·N FLOP in 2 ms
     assert t.gbps(1000, 1000, 1000) == pytest.approx(4 * 3e6 / 2e-3 / 1e9)  # A, B and C once, 4 bytes each
+
+
+def test_back_to_back_fills_each_sample_to_two_ms_and_says_so(monkeypatch):
+    calls = []
+    monkeypatch.setattr(timing, "SIMULATOR", False)
+    monkeypatch.setattr(timing, "per_launch_ms", lambda launch, times=1: calls.append(times) or 0.3)
+    t = timing.back_to_back(lambda: None, warmup=0, repeats=4)
+    assert calls == [1] + [7] * 4  # one launch to measure, then ceil(2 / 0.3) = 7 per sample
+    assert t.launches_per_sample == 7 and t.method == "back-to-back, ≥2 ms per sample, median of 4"
+
+
+def test_a_slow_kernel_gets_one_launch_per_sample_and_the_cap_holds(monkeypatch):
+    monkeypatch.setattr(timing, "SIMULATOR", False)
+    monkeypatch.setattr(timing, "per_launch_ms", lambda launch, times=1: 50.0)
+    assert timing.back_to_back(lambda: None, 0, 2).launches_per_sample == 1
+    monkeypatch.setattr(timing, "per_launch_ms", lambda launch, times=1: 1e-6)
+    assert timing.back_to_back(lambda: None, 0, 2).launches_per_sample == timing.MAX_LAUNCHES_PER_SAMPLE

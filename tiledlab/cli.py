@@ -220,7 +220,7 @@ def _bench(args):
     matplotlib.use("Agg")
     from .core.launch import resolve, validate_tile
     from .data import write_rows
-    from .experiments import bench
+    from .experiments import bench, require_gpu
     from .notebook import plots, table
     out = _out_folder(args.out)
     args.n = args.n or (SIM_NS if SIMULATOR else GPU_NS)
@@ -229,14 +229,19 @@ def _bench(args):
         validate_tile(t)
     for name in args.kernels:
         resolve(name)
+    fair = not SIMULATOR if args.fair is None else args.fair
     if SIMULATOR:
-        seconds = bench.simulator_seconds(args.n, args.tile, args.warmup, args.repeats, args.kernels)
+        seconds = bench.simulator_seconds(args.n, args.tile, args.warmup, args.repeats, args.kernels, fair)
         _simulator_forecast(seconds, "this sweep", "use sizes up to 64 (the default is --n "
                             f"{' '.join(map(str, SIM_NS))} --tile {' '.join(map(str, SIM_TILES))})", args.force)
+    if args.sass:
+        require_gpu("--sass (reading the compiled kernels' SASS)")
     rows = bench.run(args.n, args.tile, args.warmup, args.repeats, cublas=not args.no_cublas,
-                     progress=not args.quiet, kernels=args.kernels)
+                     progress=not args.quiet, kernels=args.kernels, fair=fair)
     out.mkdir(parents=True, exist_ok=True)
     write_rows(rows, out / "bench.csv", bench.FIELDS)
+    if args.sass:
+        _bench_sass(bench.sass_jobs(args.tile, args.kernels, fair), out)
     ax = plots.bench_plot(rows, f"{rows[0]['device']} ({rows[0]['clock']})")
     ax.figure.savefig(out / "bench.png", dpi=120, bbox_inches="tight")
     table(["kernel", "N", "T", "median ms", "TFLOP/s", "GB/s", "clock"],
@@ -244,6 +249,15 @@ def _bench(args):
             f"{r['gbps']:.1f}", r["clock"]] for r in rows])
     print(f"wrote {out / 'bench.csv'} and {out / 'bench.png'}")
     return OK
+
+
+def _bench_sass(jobs, out):
+    from .data import stamp, write_rows
+    from .experiments import ladder, sass
+    provenance = stamp()
+    rows = [{**r, **provenance} for r in sass.table(jobs)]
+    write_rows(rows, out / "sass.csv", ["kernel", "tile", *ladder.SASS_FIELDS[1:], *provenance])
+    print(f"wrote {out / 'sass.csv'}")
 
 
 def _ladder(args):
@@ -386,16 +400,22 @@ def _count_options(sub):
 def _bench_options(sub):
     p = sub.add_parser("bench", help="time naive, tiled (and cuBLAS) over sizes; write bench.csv, bench.png",
                        formatter_class=_Help,
-                       description="Time naive, tiled and (on a GPU with CuPy) cuBLAS over sizes and tile "
-                                   "widths. Defaults: --n 1024 2048 --tile 8 16 32 on a GPU, --n 16 32 "
-                                   "--tile 4 8 on the simulator, which forecasts its time and refuses "
-                                   f"sweeps over {SIM_LIMIT_S} s unless --force.")
+                       description="Time naive, tiled, the fair pair (naive_unsigned, tiled_unsigned: "
+                                   "the same with unsigned indices) and (on a GPU with CuPy) cuBLAS over "
+                                   "sizes and tile widths, all back to back (samples of at least 2 ms). "
+                                   "Defaults: --n 1024 2048 --tile 8 16 32 and --fair on a GPU, --n 16 32 "
+                                   "--tile 4 8 and --no-fair on the simulator, which forecasts its time "
+                                   f"and refuses sweeps over {SIM_LIMIT_S} s unless --force.")
     p.add_argument("--n", type=_positive("N"), nargs="+", help="matrix sizes N (default: by backend, see above)")
     p.add_argument("--tile", type=int, nargs="+", help="tile widths T, 1 to 32 (default: by backend, see above)")
     p.add_argument("--out", default="bench-out", help="folder for bench.csv and bench.png")
     p.add_argument("--repeats", type=_positive("repeats"), default=10, help="timed launches per point")
     p.add_argument("--warmup", type=_nonnegative, default=2, help="untimed launches first")
     _kernels_option(p, "also time these kernels by name, at their own constants (e.g. regtile_2d best)", [])
+    p.add_argument("--fair", action=argparse.BooleanOptionalAction, default=None,
+                   help="also time naive_unsigned and tiled_unsigned like naive and tiled (default: on a GPU)")
+    p.add_argument("--sass", action="store_true", help="also write DIR/sass.csv: each kernel's main-loop "
+                   "instructions, one row per kernel and tile (needs a GPU, and nvdisasm or cuobjdump)")
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
     p.add_argument("--force", action="store_true", help="run a long simulator sweep anyway")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -7,6 +7,7 @@ and thread tile of the best rung, and "best" names its winner on the H200.
 """
 from . import formulas, regtile
 from .generated import generated
+from .fair import naive_unsigned, tiled_unsigned
 from .kernel import lesson
 from .kernels import naive, tiled
 
@@ -20,6 +21,11 @@ SIMPLE = dict(transposed=True, edge="zero", loads="spread", uidx=False, prefetch
 _ALL = [
     lesson(naive, "one thread per element of C; every multiply-add loads A and B from global memory"),
     lesson(tiled, "T×T tiles in shared memory: T times fewer global loads, 2 shared reads per FMA"),
+    # the fair pair: the lesson's two with unsigned indices, so that they differ only in tiling
+    lesson(naive_unsigned, "the lesson's naive kernel with unsigned indices: no wrap-around code, the fair "
+                           "partner for tiling"),
+    lesson(tiled_unsigned, "the lesson's tiled kernel with unsigned indices: what tiling buys over "
+                           "naive_unsigned, index arithmetic alike"),
     regtile.regtile_1d,
     regtile.regtile_2d,
     regtile.regtile_vec,
@@ -61,7 +67,7 @@ def predicted(name, M, K, N, tile=None, **constants):
     (formulas.block_tile_loads and shared_traffic at its constants)."""
     kernel = KERNELS[name] if isinstance(name, str) else name
     c = kernel.bind({**constants, **({} if tile is None else {"T": tile})})
-    if kernel is KERNELS["naive"]:
+    if kernel in (KERNELS["naive"], KERNELS["naive_unsigned"]):  # one thread per element, no tiles
         return {**formulas.naive_loads(M, K, N), "reads": 0, "stores": 0, "fmas": M * N * K}
     if "T" in c:
         c = dict(BM=c["T"], BN=c["T"], BK=c["T"], TM=1, TN=1)

@@ -1,5 +1,9 @@
 """Time naive, tiled (and cuBLAS through CuPy) over sizes and tile widths: one row per (kernel, N, tile).
-Kernels of tiledlab.core.registry can be added by name; they run at their own constants (tile "")."""
+
+With `fair`, the sweep also times the fair pair (naive_unsigned, tiled_unsigned: the same kernels with
+unsigned indices, core.fair), so that a speed-up of tiling can be read with index arithmetic alike.
+Kernels of tiledlab.core.registry can be added by name; they run at their own constants (tile "").
+Every kernel and cuBLAS is timed by one method, timing.back_to_back, which each row names."""
 import sys
 import time
 
@@ -10,11 +14,13 @@ from ..core.launch import prepare
 from ..core.operands import operands
 from ..data import stamp
 from .cublas import cupy_version, timed_sgemm
-from .timing import time_launch
+from .timing import MIN_SAMPLE_MS, back_to_back  # noqa: F401  (MIN_SAMPLE_MS: the ladder's import)
 
 FIELDS = ["kernel", "N", "tile", "median_ms", "min_ms", "max_ms", "repeats", "tflops", "gbps", "rel_err",
-          "clock", "backend", "device", "compute_capability", "numba", "numba_cuda", "numpy", "cupy", "date"]
-LESSON = ("naive", "tiled")  # timed at every N by the sweep itself, so never again by name
+          "clock", "backend", "device", "compute_capability", "numba", "numba_cuda", "numpy", "cupy", "date",
+          "launches_per_sample", "timing"]
+LESSON = ("naive", "tiled")  # timed at every N and tile width by the sweep itself
+FAIR = ("naive_unsigned", "tiled_unsigned")  # and these with `fair`: never again by name
 
 
 def progress_bar(total, enabled=True, desc="bench"):
@@ -28,10 +34,18 @@ def rel_err(C, ref):
 
 
 NAIVE_TILE = 16  # the naive kernel runs in 16×16 blocks: its speed barely depends on the block shape
-MIN_SAMPLE_MS = 2.0  # kernels by name are fast: time enough launches per sample that launch overhead hides
 
 
-def simulator_seconds(ns, tiles, warmup, repeats, kernels=()):
+def _swept(fair):
+    return [LESSON, FAIR] if fair else [LESSON]
+
+
+def _named(kernels, fair):
+    swept = {k for pair in _swept(fair) for k in pair}
+    return [k for k in dict.fromkeys(kernels) if k not in swept]
+
+
+def simulator_seconds(ns, tiles, warmup, repeats, kernels=(), fair=False):
     """A rough forecast of a sweep's length on the simulator, scaled from one timed 16×16 launch:
     its Python threads do work that grows like N³ (a kernel by name counts as one more tile width)."""
     A = np.ones((16, 16), np.float32)
@@ -39,23 +53,31 @@ def simulator_seconds(ns, tiles, warmup, repeats, kernels=()):
     start = time.perf_counter()
     launch()
     per_n3 = (time.perf_counter() - start) / 16**3
-    named = [k for k in dict.fromkeys(kernels) if k not in LESSON]
-    return per_n3 * (warmup + repeats) * sum(n**3 for n in ns) * (1 + len(tiles) + len(named))
+    per_n = len(_swept(fair)) * (1 + len(tiles)) + len(_named(kernels, fair))
+    return per_n3 * (warmup + repeats) * sum(n**3 for n in ns) * per_n
 
 
-def jobs(ns, tiles, kernels=(), cublas=False):
-    """(kernel, N, tile) in the order they run: naive and tiled at each N, then the kernels by name
-    (each once, the lesson's two left out: the sweep times them already), then cuBLAS."""
-    named = [k for k in dict.fromkeys(kernels) if k not in LESSON]
-    return [(k, n, t) for n in ns for k, t in [("naive", NAIVE_TILE)] + [("tiled", t) for t in tiles]] + \
-           [(k, n, "") for n in ns for k in named] + ([("cublas", n, 0) for n in ns] if cublas else [])
+def jobs(ns, tiles, kernels=(), cublas=False, fair=False):
+    """(kernel, N, tile) in the order they run: at each N naive and tiled at each tile width (and with
+    `fair` naive_unsigned and tiled_unsigned likewise), then the kernels by name (each once, those of
+    the sweep left out), then cuBLAS."""
+    sweep = [(k, n, t) for n in ns for naive, tiled in _swept(fair)
+             for k, t in [(naive, NAIVE_TILE)] + [(tiled, t) for t in tiles]]
+    return sweep + [(k, n, "") for n in ns for k in _named(kernels, fair)] + \
+        ([("cublas", n, 0) for n in ns] if cublas else [])
 
 
-def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=()):
-    """One row per (kernel, N, tile): naive once per N, tiled at each tile width, each of `kernels` (names
-    of the registry, at their own constants), cuBLAS when CuPy is there."""
+def sass_jobs(tiles, kernels=(), fair=False):
+    """(kernel, tile) of every kernel a sweep times, once each: what `sass.table` reads."""
+    return [(k, t) for k, _, t in jobs([0], tiles, kernels, fair=fair)]
+
+
+def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=(), fair=False):
+    """One row per (kernel, N, tile): naive once per N, tiled at each tile width, with `fair` the fair
+    pair likewise, each of `kernels` (names of the registry, at their own constants), cuBLAS when CuPy
+    is there; every one timed back to back (timing.back_to_back)."""
     provenance = {**stamp(), "cupy": cupy_version() if cublas else ""}
-    todo = jobs(ns, tiles, kernels, cublas=bool(provenance["cupy"]))
+    todo = jobs(ns, tiles, kernels, cublas=bool(provenance["cupy"]), fair=fair)
     rows, inputs = [], {}
     with progress_bar(len(todo), progress) as bar:
         for kernel, n, tile in todo:
@@ -64,20 +86,22 @@ def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=())
                 A, B = operands(n, n, n)
                 inputs[n] = A, B, (A.astype(np.float64) @ B.astype(np.float64) if n <= 4096 else None)
             A, B, ref = inputs[n]
-            timing, C = time_one(kernel, A, B, tile, warmup, repeats, by_name=tile == "")
+            timing, C = time_one(kernel, A, B, tile, warmup, repeats)
             rows.append({"kernel": kernel, "N": n, "tile": tile, "median_ms": timing.median_ms,
                          "min_ms": timing.min_ms, "max_ms": timing.max_ms, "repeats": repeats,
                          "tflops": timing.tflops(n, n, n), "gbps": timing.gbps(n, n, n),
-                         "rel_err": rel_err(C, ref) if ref is not None else "",
-                         "clock": timing.clock, **provenance})
+                         "rel_err": rel_err(C, ref) if ref is not None else "", "clock": timing.clock,
+                         **provenance, "launches_per_sample": timing.launches_per_sample,
+                         "timing": timing.method})
             bar.update()
         bar.set_postfix_str("done")
     return rows
 
 
-def time_one(kernel, A, B, tile, warmup, repeats, by_name=False):
-    """(timing, C) of one kernel of the sweep; "cublas" is cuBLAS's SGEMM."""
+def time_one(kernel, A, B, tile, warmup, repeats):
+    """(timing, C) of one kernel of the sweep, timed back to back; "cublas" is cuBLAS's SGEMM."""
+    timer = lambda launch: back_to_back(launch, warmup, repeats)  # noqa: E731  the same for cuBLAS
     if kernel == "cublas":
-        return timed_sgemm(A, B, lambda launch: time_launch(launch, warmup, repeats))
+        return timed_sgemm(A, B, timer)
     launch = prepare(kernel, A, B, tile or None)
-    return time_launch(launch, warmup, repeats, MIN_SAMPLE_MS if by_name else 0), launch.result()
+    return timer(launch), launch.result()

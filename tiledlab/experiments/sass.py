@@ -4,7 +4,9 @@
 nvdisasm) and falls back to cuobjdump on its cubin. `main_loop(sass)` finds the innermost loop (a
 backward branch) holding the most FFMA, which for the fully unrolled kernels is the loop over tile
 steps, and counts its instructions by kind: FFMA, shared loads by width (LDS.32/.64/.128), shared
-stores, global loads, barriers, local-memory traffic (LDL/STL: spilled registers). Plain text work.
+stores, global loads, barriers, local-memory traffic (LDL/STL: spilled registers). Plain text work;
+`loop_listing(sass)` gives the main loop's instructions themselves (to show two kernels' loops side by
+side). `of(kernel)` and `table(jobs)` compile kernels of the registry and read their SASS: GPU only.
 """
 import collections
 import glob
@@ -73,9 +75,8 @@ def loops(found, labels):
     return spans
 
 
-def main_loop(sass):
-    """Counter of the main loop's instructions (the innermost loop with the most FFMA), and of all."""
-    found, labels = instructions(sass)
+def main_span(found, labels):
+    """(first, last) address of the main loop: the innermost loop with the most FFMA; None without loops."""
     spans = loops(found, labels)
 
     def rank(span):
@@ -84,8 +85,21 @@ def main_loop(sass):
         ffma = count(found, lo, hi)["FFMA"]
         return (ffma > 0 and inner, ffma, lo - hi)
 
-    best = max(spans, key=rank, default=None)
+    return max(spans, key=rank, default=None)
+
+
+def main_loop(sass):
+    """Counter of the main loop's instructions (the innermost loop with the most FFMA), and of all."""
+    found, labels = instructions(sass)
+    best = main_span(found, labels)
     return (count(found, *best) if best else collections.Counter()), count(found)
+
+
+def loop_listing(sass):
+    """The main loop's instructions as written, predicates included ("@P0 BRA `(.L_x_1)"), in order."""
+    found, labels = instructions(sass)
+    best = main_span(found, labels)
+    return [text for address, _, text in found if best and best[0] <= address <= best[1]]
 
 
 def summary(sass):
@@ -124,3 +138,36 @@ def sass_text(overload):
         return out, "cuobjdump"
     except Exception as e:  # noqa: BLE001
         return None, f"{why}; cuobjdump: {e!r}"[:200]
+
+
+# --- compiled kernels of the registry (GPU only) ----------------------------------------------------
+
+SHAPE = (64, 64, 64)  # every kernel is compiled by one launch on this product before its SASS is read
+
+
+def compiled(kernel, tile=None, **constants):
+    """The compiled numba kernel of `kernel` (a registry name) at `tile` or `constants`, launched once."""
+    from ..core.launch import prepare
+    from ..core.operands import operands
+    from . import require_gpu
+    require_gpu("reading SASS")
+    A, B = operands(*SHAPE, seed=1)
+    launch = prepare(kernel, A, B, tile, **constants)()
+    launch.result()  # waits for the launch, and the compilation before it
+    return launch.kernel
+
+
+def of(kernel, tile=None, **constants):
+    """(SASS text or None, how it was obtained) of `kernel` at `tile` or `constants`."""
+    return sass_text(next(iter(compiled(kernel, tile, **constants).overloads.values())))
+
+
+def table(jobs):
+    """One row per (kernel, tile) of `jobs` (tile None or "": the kernel's own constants): registers,
+    local and shared memory, and the main loop's counts (the columns of the ladder's sass.csv)."""
+    from .ladder import SASS_FIELDS, kernel_facts
+    rows = []
+    for kernel, tile in jobs:
+        facts = kernel_facts(compiled(kernel, tile or None))
+        rows.append({"kernel": kernel, "tile": tile, **{f: facts.get(f, "") for f in SASS_FIELDS[1:]}})
+    return rows

@@ -1,4 +1,8 @@
-"""Time launches: CUDA events on a GPU, wall-clock on the simulator (which says nothing of GPU speed)."""
+"""Time launches: CUDA events on a GPU, wall-clock on the simulator (which says nothing of GPU speed).
+
+`back_to_back(launch)` is the series' one method for every kernel and for cuBLAS alike: a sample
+brackets as many back-to-back launches as last MIN_SAMPLE_MS, so the host's launch overhead hides
+behind the GPU's work; each row records it (`Timing.method`)."""
 import math
 import time
 from dataclasses import dataclass
@@ -7,6 +11,9 @@ import numpy as np
 from numba import cuda
 
 from ..backend import SIMULATOR
+
+MIN_SAMPLE_MS = 2.0  # a sample lasts at least this long on a GPU: launch overhead stops counting
+MAX_LAUNCHES_PER_SAMPLE = 100
 
 
 @dataclass
@@ -17,6 +24,14 @@ class Timing:
     repeats: int
     clock: str  # "cuda events" or "simulator wall time"
     launches_per_sample: int = 1
+    min_sample_ms: float = 0.0  # what a sample had to last (0: one launch per sample)
+
+    @property
+    def method(self):
+        """How the samples were taken, in words: what a row's "timing" column says."""
+        if self.min_sample_ms and self.clock == "cuda events":
+            return f"back-to-back, ≥{self.min_sample_ms:g} ms per sample, median of {self.repeats}"
+        return f"one launch per sample, median of {self.repeats}"
 
     def tflops(self, M, K, N):
         return 2 * M * K * N / (self.median_ms * 1e-3) / 1e12
@@ -36,11 +51,17 @@ def time_launch(launch, warmup=2, repeats=10, min_sample_ms=0.0):
         launch()
     per_sample = 1
     if min_sample_ms and not SIMULATOR:
-        per_sample = max(1, min(100, math.ceil(min_sample_ms / max(per_launch_ms(launch), 1e-3))))
+        per_sample = max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(min_sample_ms / max(per_launch_ms(launch), 1e-3))))
     samples = [per_launch_ms(launch, per_sample) for _ in range(repeats)]
     s = np.array(samples)
     return Timing(float(np.median(s)), float(s.min()), float(s.max()), repeats,
-                  "simulator wall time" if SIMULATOR else "cuda events", per_sample)
+                  "simulator wall time" if SIMULATOR else "cuda events", per_sample, min_sample_ms)
+
+
+def back_to_back(launch, warmup=2, repeats=10):
+    """`time_launch` with samples of at least MIN_SAMPLE_MS: the one method for kernels and cuBLAS
+    (on the simulator, one launch per sample)."""
+    return time_launch(launch, warmup, repeats, MIN_SAMPLE_MS)
 
 
 def per_launch_ms(launch, times=1):
