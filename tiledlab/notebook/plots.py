@@ -4,12 +4,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-KERNEL_STYLE = {"naive": ("--", "o"), "tiled": ("-", "s"), "cublas": (":", "D")}
+KERNEL_STYLE = {"naive": ("--", "o"), "tiled": ("-", "s"), "cublas": (":", "D"),
+                "naive_unsigned": ("-.", "o"), "tiled_unsigned": ("-.", "s")}  # the fair pair: dash-dot
 TILE_COLOR = {2: "C8", 4: "C5", 8: "C1", 16: "C2", 32: "C3"}  # one colour per tile width, in every figure
 
 
 def color(kernel, tile):
-    return {"naive": "C0", "cublas": "C4"}.get(kernel) or TILE_COLOR.get(tile, "C7")
+    return {"naive": "C0", "naive_unsigned": "C9", "cublas": "C4"}.get(kernel) or TILE_COLOR.get(tile, "C7")
 
 
 def style():
@@ -30,13 +31,15 @@ def label(kernel, tile):
         return "cuBLAS (CuPy)"
     if pd.isna(tile) or tile == "":
         return kernel
-    return f"naive ({tile}×{tile} blocks)" if kernel == "naive" else f"{kernel} T={tile}"
+    if kernel in ("naive", "naive_unsigned"):
+        return f"naive ({tile}×{tile} blocks)" + (", unsigned indices" if kernel != "naive" else "")
+    return f"tiled T={tile}, unsigned indices" if kernel == "tiled_unsigned" else f"{kernel} T={tile}"
 
 
 def lines(table):
     """((kernel, tile), rows sorted by N) per line of a benchmark plot: the lesson's kernels by tile
     width, then kernels by name (tile missing), then cuBLAS."""
-    rank = {"naive": 0, "tiled": 1, "cublas": 3}  # a kernel by name: 2
+    rank = {"naive": 0, "naive_unsigned": 0.5, "tiled": 1, "tiled_unsigned": 1.5, "cublas": 3}  # by name: 2
     tiles = pd.to_numeric(table["tile"], errors="coerce")  # "" or <NA>: a kernel at its own constants
     keyed = table.assign(rank=table["kernel"].map(lambda k: rank.get(k, 2)), tile_width=tiles)
     for (_, kernel, tile), picked in keyed.groupby(["rank", "kernel", "tile_width"], dropna=False):
