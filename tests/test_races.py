@@ -3,7 +3,7 @@ import re
 
 import pandas as pd
 
-import tiledlab
+import tiledlab  # noqa: F401  first: it picks the simulator on a machine without a GPU
 from tiledlab.experiments import races
 
 
