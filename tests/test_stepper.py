@@ -214,3 +214,84 @@ def test_strip_and_widget_show_the_same_counts_text(N, T, block, thread):
         counts = box.frame["counts"]
         assert f"global loads {counts['block']['global']} {counts['thread']['global']}" in panel
     matplotlib.pyplot.close(fig)
+
+
+# ---- the kernel the student edited ------------------------------------------------------------------
+from numba import cuda, float32  # noqa: E402
+
+from tiledlab.counting.variants import without_barrier  # noqa: E402
+
+T = 4
+
+
+@cuda.jit
+def tiled_A_by_columns(A, B, C):
+    """The tiled kernel, except that thread (ty, tx) brings sA[tx, ty]: A's tile is loaded by columns."""
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    row = cuda.blockIdx.y * T + ty
+    col = cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0.0)
+    for t in range((K + T - 1) // T):
+        k0 = t * T
+        r = cuda.blockIdx.y * T + tx
+        sA[tx, ty] = A[r, k0 + ty] if r < M and k0 + ty < K else float32(0.0)
+        sB[ty, tx] = B[k0 + ty, col] if k0 + ty < K and col < N else float32(0.0)
+        cuda.syncthreads()  # the whole tile in shared memory before anyone reads it
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # nobody overwrites the tile while a neighbour still reads it
+    if row < M and col < N:
+        C[row, col] = acc
+
+
+def test_the_stepper_replays_the_kernel_it_is_given():
+    mine = TileStepper(8, 4, (0, 0), (1, 2), kernel=tiled_A_by_columns).frame(1)
+    library = TileStepper(8, 4, (0, 0), (1, 2)).frame(1)
+    # phase 1 of block (0, 0): A[i, j] comes from thread (ty, tx) = (j - 4, i), not (i, j - 4)
+    assert mine["tiles"]["A"]["fetched_by"] == {(i, j): (j - 4, i) for i in range(4) for j in range(4, 8)}
+    assert library["tiles"]["A"]["fetched_by"] == {(i, j): (i, j - 4) for i in range(4) for j in range(4, 8)}
+    assert mine["thread_view"]["fetched"]["A"] == [(2, 5)] and mine["thread_view"]["stored"]["sA"] == [(2, 1)]
+    assert mine["tiles"]["B"] == library["tiles"]["B"] and mine["counts"] == library["counts"]
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_kernel_that_lost_a_barrier_is_refused_saying_why(which):
+    broken = without_barrier(tiledlab.tiled, which)
+    with pytest.raises(TraceMismatch) as refused:
+        TileStepper(8, 4, kernel=broken)
+    message = str(refused.value)
+    assert broken.name in message and "N = 8, T = 4" in message
+    assert "barrier hazards" in message and "cuda.syncthreads()" in message
+    assert "phases" in message and "{" not in message  # words, not a dict of hazard kinds
+
+
+def test_step_through_prints_the_refusal_instead_of_raising(monkeypatch, capsys):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
+    from tiledlab.notebook.stepper import step_through
+    step_through(N=8, T=4, kernel=without_barrier(tiledlab.tiled, 1))
+    assert shown == [] and "cannot replay" in capsys.readouterr().out
+
+
+def test_counted_launches_are_cached_per_kernel():
+    from tiledlab.notebook.stepper import _launches
+    _launches.cache_clear()
+    launches(8, 4, kernel=tiled_A_by_columns)
+    launches(8, 4, kernel=tiled_A_by_columns)
+    launches(8, 4, kernel=tiledlab.tiled)
+    launches(8, 4)  # the library's kernel by object is the default's key
+    assert _launches.cache_info().misses == 2 and _launches.cache_info().hits == 2
+    assert launches(8, 4, kernel=tiled_A_by_columns)[0] is not launches(8, 4)[0]
+
+
+def test_the_widget_keeps_the_kernel_when_the_size_changes():
+    pytest.importorskip("ipywidgets")
+    box = TileStepper(8, 4, (0, 0), (1, 2), kernel=tiled_A_by_columns).widget()
+    box.controls["N"].value = 12
+    box.controls["phase"].value = 2
+    assert box.frame["tiles"]["A"]["fetched_by"] == {(i, j): (j - 8, i) for i in range(4) for j in range(8, 12)}

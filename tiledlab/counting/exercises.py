@@ -7,6 +7,7 @@ import numpy as np
 from ..core.formulas import naive_loads, shared_traffic, tiled_loads
 from ..core.launch import matmul
 from .count import count_loads
+from .hazards import hazard_message
 
 SHAPES = [(5, 23, 7), (8, 8, 8), (13, 9, 17), (1, 4, 1)]  # check() adds two shapes drawn at random
 COUNT_SHAPES = [(16, 16, 16), (12, 20, 9)]  # loads are counted at both: no limit fits one shape only
@@ -43,9 +44,7 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
             print(f"tiledlab cannot count this kernel: {refused}")
             return False
         if any(counted[-1].hazards.values()):
-            print(f"Shared memory has barrier hazards {counted[-1].hazards} (A {M}×{K} · B {K}×{N}, tile={tile}): "
-                  "two threads touch one element between the same two barriers, one of them writing. A "
-                  "cuda.syncthreads() is missing, and on a GPU the result would change from run to run.")
+            print(f"A {M}×{K} · B {K}×{N}, tile={tile}: {hazard_message(counted[-1].hazards)}")
             return False
         if counted[-1].C_races:
             _print_race(counted[-1].C_races[0], f"A {M}×{K} · B {K}×{N}, tile={tile}")

@@ -30,3 +30,31 @@ def run(n=1024, T=32, runs=100, seed=0):
                      "mean_wrong_fraction": float(np.mean(wrong_elems)) if wrong_elems else 0.0,
                      "max_abs_error": worst})
     return rows
+
+
+def frequency_note(live, committed, live_on, committed_on="the H200"):
+    """Why the live and the committed counts of wrong runs differ, from both tables (races.run's columns):
+    each count with its runs and size, which shares differ, and what a share depends on."""
+    def counts(rows, on):
+        r = rows.iloc[0]
+        return (f"{on}: " + ", ".join(f"without the {b} barrier {w} of {n} runs differ" for b, w, n in
+                                      zip(rows.barrier_removed, rows.wrong_runs, rows.runs))
+                + f" (each run one {r.N:,}×{r.N:,} product, T = {r.tile})")
+
+    pairs = live.merge(committed, on="barrier_removed", suffixes=("_live", "_committed"))
+    pairs["share_live"] = pairs.wrong_runs_live / pairs.runs_live
+    pairs["share_committed"] = pairs.wrong_runs_committed / pairs.runs_committed
+    pairs["expected"] = (pairs.share_committed * pairs.runs_live).round().astype(int)
+    differ = pairs[pairs.expected != pairs.wrong_runs_live]
+    if len(differ):
+        shares = "The shares differ (" + "; ".join(
+            f"{r.barrier_removed} barrier: {r.share_live:.0%} of live runs, {r.share_committed:.0%} of committed; "
+            f"at the committed rate {r.expected} of {r.runs_live} live runs would differ"
+            for r in differ.itertuples()) + ")."
+    else:
+        shares = f"The shares agree as closely as {live.runs.min()} runs can show."
+    return (f"Live on {counts(live, live_on)}. Committed on {counts(committed, committed_on)}. {shares} "
+            "How often a race shows depends on timing, not only on the code: which blocks the scheduler runs "
+            "side by side, the clock, the matrix size, and on the simulator the points where Python switches "
+            "threads, which are not where warps switch. A share describes one machine at one size: one wrong "
+            "run proves a race, and no number of right runs proves there is none.")

@@ -2,14 +2,17 @@
 
     from tiledlab.notebook.stepper import step_through
     step_through(N=8, T=4, block=(0, 0), thread=(1, 2))   # the static strip, then the widget
+    step_through(N=8, T=4, kernel=tiled)                  # your own tiled kernel, as you edited it
 
-Every square, label and number drawn here is read from two counted launches of the lesson's own
-kernels, `count_loads("tiled", A, B, tile=T, trace=True)` and `count_loads("naive", ...)`: the global
+Every square, label and number drawn here is read from two counted launches: of the tiled kernel
+given as `kernel=` (a @cuda.jit kernel or a Kernel; the library's `tiled` by default),
+`count_loads(kernel, A, B, tile=T, trace=True)`, and of the lesson's `naive` for comparison. The global
 trace says which thread fetched which element of A and B, and when (its barrier epoch); the shared
 trace says which thread stored which element of sA and sB, and which thread read which. Nothing here
 knows the kernel's index arithmetic: tile positions are found by pairing each thread's global load
 with the shared store it made in the same epoch, and `TiledTrace` checks the structure it relies on
-(below) before anything is drawn, so an edited kernel that broke it is refused, not drawn wrongly.
+(below) before anything is drawn, so an edited kernel that broke it (a barrier removed, a tile loaded
+differently) is refused with what failed, not drawn wrongly.
 
 **Phase.** Tile phase t is read off the barrier epoch as t = epoch // 2. In the tiled kernel the
 thread passes two `cuda.syncthreads()` per trip of the t loop, so phase t spans epoch 2t (the global
@@ -21,7 +24,7 @@ wrote, in the same block; each thread's global load of A (B) is paired with its 
 in the same epoch, at one offset for the whole tile (that offset is where the tile sits in A or B);
 and no element is fetched twice by one block.
 
-Counted launches are cached per (N, T, seed), so moving a slider back to a size seen before does not
+Counted launches are cached per (N, T, seed, kernel), so moving a slider back to a size seen before does not
 count again. On numba's CUDA simulator counting N = 8, T = 4 takes well under a second; N = 16 a
 few seconds for T = 2 (more blocks, more Python threads), so the defaults stay small.
 
@@ -39,8 +42,10 @@ import numpy as np
 from matplotlib.colors import LinearSegmentedColormap, to_hex
 from matplotlib.patches import Patch, Rectangle
 
+from ..core.launch import resolve
 from ..core.operands import operands as core_operands
 from ..counting import count_loads
+from ..counting.hazards import EFFECT
 
 __all__ = ["TileStepper", "TiledTrace", "step_through", "launches", "FALLBACK_TEXT"]
 
@@ -56,7 +61,29 @@ CELL_FONT = 11  # the labels inside cells
 
 
 class TraceMismatch(RuntimeError):
-    """The counted trace does not have the structure the stepper draws (see the module docstring)."""
+    """The counted trace does not have the structure the stepper draws (see the module docstring);
+    `problems` lists what failed."""
+
+    def __init__(self, message, problems=None):
+        super().__init__(message)
+        self.problems = problems or [message]
+
+
+SHAPE_OF_PHASES = ("in each phase every thread loads one element of A's tile and one of B's into sA and sB, "
+                   "passes a cuda.syncthreads(), multiply-adds from sA and sB, and passes a second "
+                   "cuda.syncthreads()")
+
+
+def _refusal(kernel, N, T, mismatch, shown=3):
+    """The message of a kernel the stepper cannot draw: which, at what size, what it expects, what differs."""
+    problems = mismatch.problems
+    more = f" (and {len(problems) - shown} more)" if len(problems) > shown else ""
+    return TraceMismatch(
+        f"The stepper cannot replay {kernel.name} at N = {N}, T = {T}: its counted launch does not have the "
+        f"tiled kernel's shape of phases ({SHAPE_OF_PHASES}).\n"
+        f"What differs: {'; '.join(problems[:shown])}{more}.\n"
+        "A cuda.syncthreads() removed or moved, or a tile loaded another way, does this: put it back, or "
+        "step through the library's kernel (leave out kernel=).", problems)
 
 
 def operands(N, seed=0):
@@ -116,7 +143,7 @@ class TiledTrace:
         if problems:
             more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
             raise TraceMismatch("the trace does not have the tiled kernel's phase structure: "
-                                + "; ".join(problems[:5]) + more)
+                                + "; ".join(problems[:5]) + more, problems)
 
 
 def _shared_names(c):
@@ -133,8 +160,8 @@ def _epoch_problems(c, phases):
     """No hazards; only A and B loaded; loads and stores in even epochs, reads in odd ones; every phase."""
     g, s = c.trace, c.shared_trace
     problems = []
-    if hazards := {k: v for k, v in c.hazards.items() if v}:
-        problems.append(f"barrier hazards {hazards}")
+    if total := sum(c.hazards.values()):
+        problems.append(f"{total:,} barrier hazards ({EFFECT})")
     if len(g) and not set(np.unique(g.operand).tolist()) <= {0, 1}:
         problems.append("global loads of C: the tiled kernel loads only A and B")
     if np.any(g.epoch % 2 == 1):
@@ -219,42 +246,63 @@ def _missing_tiles(origin, blocks, phases):
             if ((by, bx), phase, name) not in origin]
 
 
-def launches(N, T, seed=0):
-    """(TiledTrace, naive LoadCount) from counted launches at N×N, tile T: cached per (N, T, seed)."""
+def launches(N, T, seed=0, kernel=None):
+    """(TiledTrace, naive LoadCount) from counted launches at N×N, tile T, of `kernel` (a @cuda.jit
+    kernel or a Kernel; the library's tiled by default) and of naive: cached per (N, T, seed, kernel)."""
     _validate(N, T)
-    return _launches(int(N), int(T), int(seed))  # one cache key however the arguments were written
+    return _launches(int(N), int(T), int(seed), _tiled_kernel(kernel))  # one key however it was written
+
+
+def _tiled_kernel(kernel):
+    """The Kernel to replay: one object per kernel, so that it can key the cache."""
+    return resolve("tiled" if kernel is None else kernel)
 
 
 @functools.lru_cache(maxsize=48)
-def _launches(N, T, seed):
+def _launches(N, T, seed, kernel):
     A, B = operands(N, seed)
-    naive = count_loads("naive", A, B, tile=T, trace=True)
+    try:
+        return TiledTrace(_traced(kernel, A, B, T)), _naive(N, T, seed)
+    except TraceMismatch as problem:
+        raise _refusal(kernel, N, T, problem) from None
+
+
+@functools.lru_cache(maxsize=48)
+def _naive(N, T, seed):
+    naive = count_loads("naive", *operands(N, seed), tile=T, trace=True)
     n = naive.trace  # the comparison needs the naive launch's blocks to be the tiled one's: T×T threads
     if not (n.tx.max() < T and n.ty.max() < T and n.bx.max() == n.by.max() == -(-N // T) - 1):
-        raise TraceMismatch(f"the naive launch's blocks are not {T}×{T} threads on the tiled kernel's grid")
-    return TiledTrace(_traced("tiled", A, B, T)), naive
+        raise RuntimeError(f"the naive launch's blocks are not {T}×{T} threads on the tiled kernel's grid")
+    return naive
 
 
 class TileStepper:
-    """One block and one thread of the tiled kernel at N×N, tile width T, phase by phase.
+    """One block and one thread of a tiled kernel (`kernel`, the library's tiled by default) at N×N,
+    tile width T, phase by phase.
 
     `frames()` lists what each phase draws (plain dicts, for tests and for your own plots), `strip()`
     draws every phase (one row each), `frame_figure(t)` one phase, and `widget()` the interactive
-    stepper (needs ipywidgets). Rows and columns count from 0, as the code does.
+    stepper (needs ipywidgets). Rows and columns count from 0, as the code does. A kernel whose counted
+    launch lacks the tiled kernel's shape of phases raises TraceMismatch, saying what differs.
     """
 
-    def __init__(self, N=8, T=4, block=(0, 0), thread=(1, 2), seed=0):
+    def __init__(self, N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
         _validate(N, T, block, thread)
         self.N, self.T, self.seed = int(N), int(T), seed
         self.block = tuple(int(b) for b in block)
         self.thread = tuple(int(t) for t in thread)
-        self.tiled, self.naive = launches(self.N, self.T, seed)
+        self.kernel = _tiled_kernel(kernel)
+        self.tiled, self.naive = launches(self.N, self.T, seed, self.kernel)
         self.phases = self.tiled.phases
+        try:  # every frame now: a kernel that breaks the structure is refused before anything is drawn
+            self._frames = [self._frame(t) for t in range(self.phases)]
+        except TraceMismatch as problem:
+            raise _refusal(self.kernel, self.N, self.T, problem) from None
 
     # ---- what is drawn -------------------------------------------------------------------------
     def frames(self):
         """One dict per phase t = 0, 1, …: see `frame`."""
-        return [self.frame(t) for t in range(self.phases)]
+        return list(self._frames)
 
     def frame(self, t):
         """What phase t shows, read from the traces (coordinates are (row, column) of A, B, C, sA or sB):
@@ -271,6 +319,9 @@ class TileStepper:
         """
         if not 0 <= t < self.phases:
             raise ValueError(f"phase t runs from 0 to {self.phases - 1} (N={self.N}, T={self.T}), got {t}")
+        return self._frames[t]
+
+    def _frame(self, t):
         tiles = {name: self._tile(t, name) for name in OPERANDS}
         k_lo = tiles["A"]["origin"][1]
         k_hi = min(k_lo + self.T, self.tiled.shape[1])
@@ -342,7 +393,7 @@ class TileStepper:
         return max(1, max(int(m.max()) for m in self._loads_so_far(self.phases - 1).values()))
 
     def _title(self):
-        return (f"Tiled kernel, N = {self.N}, T = {self.T}: block (by, bx) = {self.block}, "
+        return (f"Tiled kernel {self.kernel.name}, N = {self.N}, T = {self.T}: block (by, bx) = {self.block}, "
                 f"thread (ty, tx) = {self.thread}")
 
     def _panel_size(self):
@@ -583,7 +634,7 @@ def stepper_widget(stepper=None):
     for name in ("N", "T", "by", "bx", "ty", "tx"):
         controls[name].observe(stepping.rebuild, names="value")
     controls["phase"].observe(stepping.redraw, names="value")
-    _seen.add((s.N, s.T, s.seed))
+    _seen.add((s.N, s.T, s.seed, s.kernel))
     stepping.redraw()
     return box
 
@@ -642,31 +693,40 @@ class _Stepping:
         self.busy = True
         try:
             self._new_stepper()
+        except TraceMismatch as refused:  # e.g. an edited kernel with one phase at the old size, more now
+            self.status.value = html.escape(str(refused))
+            return
         finally:
             self.busy = False
         self.redraw()
 
     def _new_stepper(self):
-        c, seed = self.box.controls, self.box.stepper.seed
+        c, seed, kernel = self.box.controls, self.box.stepper.seed, self.box.stepper.kernel
         N, T = c["N"].value, c["T"].value
-        if (N, T, seed) not in _seen:
+        if (N, T, seed, kernel) not in _seen:
             self.status.value = f"counting N = {N}, T = {T} …"
         for name, top in (("by", -(-N // T) - 1), ("bx", -(-N // T) - 1), ("ty", T - 1), ("tx", T - 1)):
             _clamp(c[name], top)
-        self.box.stepper = TileStepper(N, T, (c["by"].value, c["bx"].value), (c["ty"].value, c["tx"].value), seed)
-        _seen.add((N, T, seed))
+        self.box.stepper = TileStepper(N, T, (c["by"].value, c["bx"].value), (c["ty"].value, c["tx"].value), seed,
+                                       kernel)
+        _seen.add((N, T, seed, kernel))
         _clamp(c["phase"], self.box.stepper.phases - 1)
         c["play"].max = self.box.stepper.phases - 1
 
 
-_seen = set()  # (N, T, seed) already counted: the status line says "counting" only for new ones
+_seen = set()  # (N, T, seed, kernel) already counted: the status line says "counting" only for new ones
 
 
-def step_through(N=8, T=4, block=(0, 0), thread=(1, 2), seed=0):
-    """Show the static strip of every phase, then (where ipywidgets is installed) the interactive
-    stepper. The strip is what a page without a widget front end shows; the widget's text form says so."""
+def step_through(N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
+    """Show the static strip of every phase of `kernel` (the library's tiled by default), then (where
+    ipywidgets is installed) the interactive stepper. The strip is what a page without a widget front
+    end shows; the widget's text form says so. A kernel the stepper cannot replay is named, with why."""
     from IPython.display import display
-    s = TileStepper(N, T, block, thread, seed)
+    try:
+        s = TileStepper(N, T, block, thread, seed, kernel)
+    except TraceMismatch as refused:
+        print(refused)
+        return
     fig = s.strip()
     display(fig)
     plt.close(fig)
