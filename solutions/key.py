@@ -14,9 +14,10 @@ class Answer:
 
 
 ANSWERS = {
-    "1.1": Answer(None, "Two accumulators per even column; A[row, k] is loaded once into a register and "
-                        "used for both. A's loads halve (M·K·⌈N/2⌉), B's stay M·N·K: the first step towards "
-                        "register tiling (notebook 7)."),
+    "1.1": Answer(None, "Thread coarsening: T/2 × T threads per T×T tile of C, thread x computing columns 2x and "
+                        "2x + 1 with two accumulators; A[row, k] is loaded once into a register and used for both. "
+                        "A's loads halve (M·K·⌈N/2⌉), B's stay M·N·K, and no thread idles (the old version let odd "
+                        "columns do nothing, half of every warp). The first step towards register tiling (notebook 7)."),
     "1.2": Answer(120, "Each of the 3·4 threads reads a row of A (5 values) and a column of B (5): "
                        "2·M·N·K = 2·3·4·5 = 120."),
     "2.1": Answer(None, "A's tile in sA, B read from global memory inside the k loop (guarded at the edges)."),
@@ -27,18 +28,33 @@ ANSWERS = {
     "3.1": Answer(None, "Each thread stores two elements of each tile per phase, then 2T multiply-adds. "
                         "Loads are unchanged (every element still enters shared memory once per block); "
                         "barriers per thread halve: 2·⌈K/2T⌉ = 16 for K = 64, T = 4, against 32."),
-    "3.2": Answer((250, 50), "Naive 2T³ = 250, tiled 2T² = 50: ratio T = 5."),
-    "4.1": Answer(266, "M·K·⌈N/T⌉ + K·N·⌈M/T⌉ = 10·7·2 + 7·6·3 = 140 + 126 = 266."),
-    "4.2": Answer((549.755813888, 274.877906944, 137.438953472),
-                  "2N³/T loads of 4 bytes: 8·8192³/T bytes = 550, 275 and 137 GB. Time does not follow: "
-                  "T = 16 and T = 32 take about the same time although T = 32 loads half the bytes, "
-                  "because the tiled kernel is no longer limited by global loads but by shared-memory "
-                  "reads and instruction issue (notebook 4, 'Where the time goes')."),
+    "3.2": Answer((256, 48), "Naive: every one of the 4·8 outputs reads BK = 4 values of A and 4 of B: "
+                             "2·BM·BN·BK = 256. Staged: BM·BK + BK·BN = 16 + 32 = 48. The ratio 2·BM·BN/(BM + BN) "
+                             "= 5.33, the harmonic mean of 4 and 8: closer to 4, because the short side "
+                             "(4 rows, so each value of B is reused only 4 times) limits the reuse."),
+    "3.3": Answer(None, "Each thread loads sA[ty, tx] and two elements of sB (columns col and col + T), then for "
+                        "each k reads a = sA[ty, k] once and uses it for both accumulators. A's tile now serves 2T "
+                        "columns: A's loads halve to M·K·⌈N/2T⌉, B's stay K·N·⌈M/T⌉."),
+    "4.1": Answer(6, "Naive: 2·10·7·6 = 840, a quarter is 210. Tiled: 70·⌈6/T⌉ + 42·⌈10/T⌉: T = 4 gives "
+                     "140 + 126 = 266, T = 5 gives 140 + 84 = 224, both above 210; T = 6 covers all 6 columns of "
+                     "C with one block column: 70 + 84 = 154. (T = 6 … 9 all load 154: the ceilings, not T, set "
+                     "the count.)"),
+    "4.2": Answer(13, "Loads per FMA = 2·⌈N/T⌉/N for square N: N = 12 and 16 give the ideal 0.5; N = 13 pays a "
+                      "whole fourth block column for one extra column, 2·4/13 = 0.615, the most; 17 pays a fifth for "
+                      "one column too, but 2·5/17 = 0.588 spreads it over more. One row or column past a multiple "
+                      "of T costs a whole block of loads, and most at small N."),
+    "4.3": Answer(None, "sA of 2T×T and sB of T×2T, each thread loading two elements of each per step (rows row and "
+                        "row + T of A, columns col and col + T of B) and accumulating a 2×2 group of results. The "
+                        "block tile, not the thread count, sets the loads: M·K·⌈N/2T⌉ + K·N·⌈M/2T⌉, what the "
+                        "tiled kernel loads at 2T, with a quarter of its threads."),
     "5.1": Answer(None, "Put cuda.syncthreads() after the k loop, inside the t loop: nobody may overwrite "
                         "sA/sB for the next phase while a neighbour still reads the current one."),
-    "5.2": Answer((4, 4), "At T = 8 a warp is four rows of 8 threads (ty = 0…3). Each row loads 8 consecutive "
-                          "floats (32 bytes, one sector) of A, and likewise of B: 4 sectors each, as many as "
-                          "one row of 32 (T = 32) touches: the cooperative load is coalesced at every T."),
+    "5.2": Answer((8, 8), "Swapped, threadIdx.x walks rows: the first warp (linear index tx + 8·ty < 32) is tx = 0…7, "
+                          "ty = 0…3, i.e. 8 rows of the tile × 4 of its columns. Its load of A reads rows 0…7, 4 "
+                          "consecutive floats each: 8 sectors (a row of a 32×32 A is 128 bytes, so no two rows share "
+                          "one); its load of B likewise 8 rows of B × 4 columns: 8 sectors. The lesson's mapping "
+                          "touches 4 of each. At T = 4 the whole block is 16 threads, 4 × 4 floats: 16 bytes of a "
+                          "row fit in one sector either way, so both mappings touch 4 sectors of each."),
     "6.1": Answer(None, "Reordering the loop changes no load: each thread still reads its row of A and "
                         "column of B from global memory, 2N³ in all, so the tiled check fails it."),
     "6.2": Answer(5, "At each k an 8×8 block reads 8 elements of A, one from each of its 8 rows (64-byte "
@@ -51,7 +67,11 @@ ANSWERS.update({
     "7.1": Answer(None, "TM = 2 rows of one column per thread: each thread loads TM elements of each T×T tile, "
                         "then for every k reads sB[k, tx] once into a register and uses it for its TM results. "
                         "Global loads are the tiled kernel's; shared reads per FMA fall from 2 to (TM + 1)/TM."),
-    "7.2": Answer(0.375, "Per k a thread reads TM = 8 values of A and TN = 4 of B and makes 8·4 = 32 "
-                         "multiply-adds: (8 + 4)/(8·4) = 12/32 = 0.375 shared reads per FMA, against 2 in the "
-                         "tiled kernel and 0.25 for 8×8."),
+    "7.2": Answer(0.375, "(TM + TN)/(TM·TN) with TM·TN = 32 is (TM + TN)/32, smallest when TM + TN is, i.e. when the "
+                         "tile is as square as possible: 8×4 or 4×8, 12/32 = 0.375 (16×2 gives 0.5625, 32×1 "
+                         "1.03). For a fixed number of results, a square tile shares each value with the most others."),
+    "7.3": Answer(None, "TM×TN = 2×2 per thread, (T/TN)×(T/TM) = 2×2 threads: each thread loads TM·TN = 4 elements of "
+                        "each tile, then per k reads a[i] = sA[ty·TM + i, k] (TM values) and b[j] = sB[k, tx·TN + j] "
+                        "(TN values) into registers and does the TM·TN outer product: 4 reads for 4 FMAs, exactly 1 "
+                        "per multiply-add. No column reaches it at T = 4: (TM + 1)/TM ≥ 5/4."),
 })

@@ -22,3 +22,31 @@ def test_the_checks_can_fail():
 def test_the_register_tiling_check_refuses_two_shared_reads_per_fma():
     from tiledlab.core.kernels import tiled
     assert not check(tiled, tile=4, max_shared_reads=column_tile_reads)  # right, tiled, but 2 reads per FMA
+
+
+def test_the_load_budget_puzzles_refuse_naive_and_plain_tiling():
+    from solutions.kernels import big_tile_loads, two_per_thread_loads, wide_tile, wide_tile_loads
+    from tiledlab.core.kernels import tiled
+    assert not check(naive, tile=4, max_loads=two_per_thread_loads)  # 1.1: A must be read once per column pair
+    for budget in (wide_tile_loads, big_tile_loads):  # 3.3 and 4.3: the lesson's T×T tile loads too much
+        assert not check(naive, tile=4, max_loads=budget)
+        assert not check(tiled, tile=4, max_loads=budget)
+    assert not check(wide_tile, tile=4, max_loads=big_tile_loads)  # 4.3 needs both dimensions doubled
+
+
+def test_the_reads_per_fma_budget_refuses_every_column_tile():
+    from solutions.kernels import HALF_THE_TILED_READS, column_tile, outer_product
+    from tiledlab.core.kernels import tiled
+    assert HALF_THE_TILED_READS == 1
+    assert not check(naive, tile=4, max_shared_reads_per_fma=HALF_THE_TILED_READS)  # no shared reads, but 2N³ loads
+    assert not check(tiled, tile=4, max_shared_reads_per_fma=HALF_THE_TILED_READS)  # 2 reads per FMA
+    assert not check(column_tile, tile=4, max_shared_reads_per_fma=HALF_THE_TILED_READS)  # (TM + 1)/TM = 1.5
+    tallest_column = outer_product.changed(outer_product.code(outer_product.bind()).tree, constants={"TM": 4, "TN": 1})
+    assert not check(tallest_column, tile=4, max_shared_reads_per_fma=HALF_THE_TILED_READS)  # 5/4 at T = 4
+    assert check(outer_product, tile=4, max_shared_reads_per_fma=HALF_THE_TILED_READS)  # 2×2: exactly 1
+
+
+def test_a_shared_read_limit_is_given_one_way():
+    from solutions.kernels import column_tile_reads
+    with pytest.raises(ValueError, match="not both"):
+        check(naive, tile=4, max_shared_reads=column_tile_reads, max_shared_reads_per_fma=1)

@@ -17,18 +17,22 @@ TOO_MANY_LOADS = "stage tiles in cuda.shared.array and reuse them from there."
 
 
 def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
-          hint=TOO_MANY_LOADS):
+          hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None):
     """Run a student's @cuda.jit(A, B, C) kernel: look for barrier hazards and for elements of C stored
     by two threads, compare with numpy on odd shapes, then count its global loads.
 
     With limit_loads=True the kernel must also load no more than the tiled formula, so a naive kernel fails.
     `max_loads(M, K, N, T)` sets another limit on loads, for exercises with their own count, and
-    `max_shared_reads(M, K, N, T)` a limit on shared-memory reads (the register-tiling exercises).
+    `max_shared_reads(M, K, N, T)` a limit on shared-memory reads (the register-tiling exercises), and
+    `max_shared_reads_per_fma` the same limit as a number per multiply-add of the T×T tiles (the zeros of
+    edge tiles included, as `formulas.shared_traffic` counts them).
     `hint` is what to try when a kernel loads more than the exercise allows.
     A kernel the counting lab cannot follow fails, with the line it could not follow. A thread may
     store its own element of C more than once (accumulating in C): that passes, with a note.
     Returns True when everything holds; prints what went wrong otherwise.
     """
+    if max_shared_reads and max_shared_reads_per_fma is not None:
+        raise ValueError("give max_shared_reads or max_shared_reads_per_fma, not both")
     rng = np.random.default_rng(seed)
     shapes = list(shapes) + [tuple(int(n) for n in rng.integers(1, 3 * tile + 5, size=3)) for _ in range(2)]
 
@@ -65,6 +69,8 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
         if limit_loads and c.total > limit:
             print(f"Right answer, but {c.total:,} loads is more than the {limit:,} this exercise allows: {hint}")
             return False
+    if max_shared_reads_per_fma is not None:
+        max_shared_reads = _per_fma(max_shared_reads_per_fma)
     if max_shared_reads and not _few_shared_reads(counted, tile, max_shared_reads):
         return False
     most = max(int(c.C_stores.max()) for c in counted)
@@ -84,14 +90,19 @@ def _print_race(race, what):
           "thread only.")
 
 
+def _per_fma(reads_per_fma):
+    """A limit on shared reads: `reads_per_fma` for every multiply-add of the T×T tiles."""
+    return lambda M, K, N, T: int(reads_per_fma * shared_traffic(M, K, N, T, T, T)["fmas"])
+
+
 def _few_shared_reads(counted, tile, max_shared_reads):
     print("Shared-memory reads:")
     for c in counted:
         M, K, N = c.shape
         reads, limit = int(c.shared_reads.sum()), max_shared_reads(M, K, N, tile)
-        tiled = shared_traffic(M, K, N, tile, tile, tile)["reads"]
-        print(f"  {M}×{K}·{K}×{N}, tile={tile}: {reads:,} (the tiled kernel reads {tiled:,}; this exercise "
-              f"allows {limit:,})")
+        tiled = shared_traffic(M, K, N, tile, tile, tile)
+        print(f"  {M}×{K}·{K}×{N}, tile={tile}: {reads:,}, {reads / tiled['fmas']:.4g} per multiply-add (the tiled "
+              f"kernel reads {tiled['reads']:,}, 2 per multiply-add; this exercise allows {limit:,})")
         if reads > limit:
             print(f"Right answer, but {reads:,} shared reads is more than the {limit:,} this exercise allows: "
                   "read a value once from shared memory into a register, then use it for every result that needs it.")
