@@ -20,12 +20,10 @@ from ..core.registry import KERNELS, LADDER, SEARCH, predicted
 from . import require_gpu
 from .bench import MIN_SAMPLE_MS, progress_bar, rel_err
 from .cublas import timed_sgemm
-from .sass import COLUMNS, sass_text, summary
+from .sass import SASS_FIELDS, kernel_facts
 from .timing import time_launch
 
 CONSTANTS = ("T", "BM", "BN", "BK", "TM", "TN")
-SASS_FIELDS = ["kernel", "regs", "local_bytes", "shared_bytes", "sass_source", *COLUMNS, "loop_ffma_share",
-               "kernel_local_insts"]
 FIELDS = ["kernel", "group", "N", "config", *CONSTANTS, "threads", "launch_bounds", "median_ms", "min_ms", "max_ms",
           "repeats", "launches_per_sample", "tflops", "pct_cublas", "rel_err", "reference", "global_loads_per_fma",
           "shared_reads_per_fma", "compile_s", "odd_shape_rel_err", *SASS_FIELDS[1:], "idea", "clock"]
@@ -45,22 +43,6 @@ def jobs(kernels=None, search=True):
         found = [j for j in found if j[0] in kernels] + [(k, k, {}, "chosen") for k in kernels
                                                           if k not in {j[0] for j in found}]
     return found
-
-
-def kernel_facts(kernel, sass=True):
-    """Registers and local memory per thread, shared memory per block, and main-loop SASS counts of a
-    compiled (launched) numba kernel; empty on the simulator, which compiles nothing."""
-    overloads = getattr(kernel, "overloads", None)
-    if not overloads:
-        return {}
-    overload = next(iter(overloads.values()))
-    facts = {"regs": overload.regs_per_thread, "local_bytes": overload.local_mem_per_thread,
-             "shared_bytes": overload.shared_mem_per_block}
-    if sass:
-        text, facts["sass_source"] = sass_text(overload)
-        if text:
-            facts.update(summary(text))
-    return facts
 
 
 def _config(launch):

@@ -142,6 +142,27 @@ def sass_text(overload):
 
 # --- compiled kernels of the registry (GPU only) ----------------------------------------------------
 
+SASS_FIELDS = ["kernel", "regs", "local_bytes", "shared_bytes", "sass_source", *COLUMNS, "loop_ffma_share",
+               "kernel_local_insts"]  # the columns of sass.csv
+
+
+def kernel_facts(kernel, sass=True):
+    """Registers and local memory per thread, shared memory per block, and main-loop SASS counts of a
+    compiled (launched) numba kernel; empty on the simulator, which compiles nothing."""
+    overloads = getattr(kernel, "overloads", None)
+    if not overloads:
+        return {}
+    overload = next(iter(overloads.values()))
+    facts = {"regs": overload.regs_per_thread, "local_bytes": overload.local_mem_per_thread,
+             "shared_bytes": overload.shared_mem_per_block}
+    if sass:
+        text, facts["sass_source"] = sass_text(overload)
+        if text:
+            facts.update(summary(text))
+    return facts
+
+
+
 SHAPE = (64, 64, 64)  # every kernel is compiled by one launch on this product before its SASS is read
 
 
@@ -165,7 +186,6 @@ def of(kernel, tile=None, **constants):
 def table(jobs):
     """One row per (kernel, tile) of `jobs` (tile None or "": the kernel's own constants): registers,
     local and shared memory, and the main loop's counts (the columns of the ladder's sass.csv)."""
-    from .ladder import SASS_FIELDS, kernel_facts
     rows = []
     for kernel, tile in jobs:
         facts = kernel_facts(compiled(kernel, tile or None))
