@@ -98,3 +98,21 @@ def test_row_refuses_zero_or_several_matches_and_names_the_query(kernel, n, foun
 def test_row_refuses_an_unknown_column():
     with pytest.raises(KeyError, match="kernal"):
         data.row(data.load("h200/bench.csv"), kernal="naive")
+
+
+
+@pytest.mark.parametrize("name, key, kernels", [
+    ("h200/ladder.csv", ["kernel", "N"], None),  # notebooks 00 and 07, takeaways
+    ("h200/bench.csv", ["kernel", "N"], ("naive", "cublas")),  # notebook 04: naive_ms[N], cublas_tflops[N]
+    ("h200/effects.csv", ["kernel", "N", "tile"], None),  # notebook 05: timed()
+    ("h200/profile.csv", ["kernel", "N", "tile"], None),  # notebook 05: counters()
+    ("h200/latency.csv", ["level", "index"], None),  # notebook 05: signed[level]
+    ("h200/sass.csv", ["kernel"], None),  # notebook 07
+    ("h200/notebooks.csv", ["notebook"], None),  # notebook 00
+    ("simulator/notebooks.csv", ["notebook"], None)])
+def test_labels_the_notebooks_look_up_by_index_are_unique(name, key, kernels):
+    """pandas 2 and 3 agree on .loc[label] only where the index is unique; elsewhere notebooks use data.row."""
+    table = data.load(name)
+    if kernels:
+        table = table[table["kernel"].isin(kernels)]
+    assert not table.duplicated(key).any(), table[table.duplicated(key, keep=False)][key]
