@@ -1,6 +1,7 @@
 """Committed data: the loader gives the numbers written in the CSV, and a rewrite keeps its columns."""
 import csv
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -67,3 +68,51 @@ def test_write_rows_keeps_ints_and_leaves_missing_fields_blank(tmp_path):
 def test_provenance_reads_the_first_row():
     line = data.provenance(data.load("h200/bench.csv"))
     assert line.startswith("measured on NVIDIA H200 (compute capability 9.0) on 20")
+
+
+def test_row_picks_the_one_matching_row_as_a_series():
+    bench = data.load("h200/bench.csv")
+    r = data.row(bench, kernel="tiled", N=4096, tile=16)
+    assert isinstance(r, pd.Series) and (r["kernel"], r["N"], r["tile"]) == ("tiled", 4096, 16)
+    assert r["median_ms"] == bench["median_ms"][10]
+
+
+def test_value_is_a_scalar_on_every_pandas():
+    bench = data.load("h200/bench.csv")  # ("tiled", 4096) occurs once per tile: a MultiIndex lookup would be a Series
+    ms = data.value(bench, "median_ms", kernel="naive", N=4096)
+    assert not isinstance(ms, (pd.Series, pd.DataFrame)) and f"{ms:.3f}" == f"{bench['median_ms'][8]:.3f}"
+
+
+def test_row_skips_blank_cells_instead_of_failing_on_them():
+    prof = data.load("h200/profile.csv")  # the roof rows have no N
+    assert data.row(prof, kernel="naive", N=1024)["tile"] == 16
+    assert data.row(prof, kernel="roof: DRAM read")["kernel"] == "roof: DRAM read"
+
+
+@pytest.mark.parametrize("kernel, n, found", [("naive", 5, "no row"), ("tiled", 4096, "3 rows")])
+def test_row_refuses_zero_or_several_matches_and_names_the_query(kernel, n, found):
+    with pytest.raises(LookupError, match=f"{found} with kernel='{kernel}', N={n}:"):
+        data.row(data.load("h200/bench.csv"), kernel=kernel, N=np.int64(n))  # N as a column's max() gives it
+
+
+def test_row_refuses_an_unknown_column():
+    with pytest.raises(KeyError, match="kernal"):
+        data.row(data.load("h200/bench.csv"), kernal="naive")
+
+
+
+@pytest.mark.parametrize("name, key, kernels", [
+    ("h200/ladder.csv", ["kernel", "N"], None),  # notebooks 00 and 07, takeaways
+    ("h200/bench.csv", ["kernel", "N"], ("naive", "cublas")),  # notebook 04: naive_ms[N], cublas_tflops[N]
+    ("h200/effects.csv", ["kernel", "N", "tile"], None),  # notebook 05: timed()
+    ("h200/profile.csv", ["kernel", "N", "tile"], None),  # notebook 05: counters()
+    ("h200/latency.csv", ["level", "index"], None),  # notebook 05: signed[level]
+    ("h200/sass.csv", ["kernel"], None),  # notebook 07
+    ("h200/notebooks.csv", ["notebook"], None),  # notebook 00
+    ("simulator/notebooks.csv", ["notebook"], None)])
+def test_labels_the_notebooks_look_up_by_index_are_unique(name, key, kernels):
+    """pandas 2 and 3 agree on .loc[label] only where the index is unique; elsewhere notebooks use data.row."""
+    table = data.load(name)
+    if kernels:
+        table = table[table["kernel"].isin(kernels)]
+    assert not table.duplicated(key).any(), table[table.duplicated(key, keep=False)][key]

@@ -1,6 +1,6 @@
 """Measurements committed with the package (from a real GPU), with their provenance, for readers without
-one: `load("h200/bench.csv")` reads a file of this folder as a pandas DataFrame; `stamp()` and
-`write_rows()` make new ones."""
+one: `load("h200/bench.csv")` reads a file of this folder as a pandas DataFrame, `row()` and `value()`
+pick one of its rows by column values; `stamp()` and `write_rows()` make new ones."""
 import datetime
 from importlib import resources
 
@@ -43,6 +43,25 @@ def path(name):
 def load(name):
     """A committed data file as a DataFrame, e.g. load('h200/bench.csv')."""
     return read_csv(path(name))
+
+
+def row(table, **where):
+    """The one row whose columns equal `where`, as a Series: row(bench, kernel="naive", N=4096).
+    Zero or several matches raise LookupError (pandas 2 and 3 differ on duplicate index labels; masks do not)."""
+    match = pd.Series(True, index=table.index)
+    for column, wanted in where.items():
+        match &= (table[column] == wanted).fillna(False).astype(bool)  # a blank cell matches nothing
+    found = table[match]
+    if len(found) != 1:
+        query = ", ".join(f"{column}={wanted!r}" if isinstance(wanted, str) else f"{column}={wanted}"
+                          for column, wanted in where.items())  # N=4096, not N=np.int64(4096)
+        raise LookupError(f"{'no row' if found.empty else f'{len(found)} rows'} with {query}: expected exactly one")
+    return found.iloc[0]
+
+
+def value(table, column, **where):
+    """`column` of the one row whose columns equal `where`: value(bench, "median_ms", kernel="naive", N=4096)."""
+    return row(table, **where)[column]
 
 
 def provenance(table):

@@ -95,7 +95,7 @@ def line_by_line():
 def caches():
     """06: naive / tiled at each memory level on the H200: exactly T-fold only for load instructions."""
     prof = lesson_counters(4096)
-    naive = prof.set_index("kernel").loc["naive"]
+    naive = data.row(prof, kernel="naive")
     tiled = prof.query("kernel == 'tiled'").sort_values("tile")
     ts = tiled["tile"].tolist()
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
