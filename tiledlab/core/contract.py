@@ -99,9 +99,24 @@ def shared_declarations(func, namespace):
         if isinstance(node, ast.Assign) and is_call(node.value, "cuda.shared.array"):
             call = node.value
             args = call.args[:2] + [k.value for k in call.keywords if k.arg in ("shape", "dtype")]
-            shape, dtype = (eval(compile(ast.Expression(a), "<shared>", "eval"), namespace) for a in args[:2])
+            shape, dtype = (_value(a, namespace) for a in args[:2])
             found.append((node, tuple(int(n) for n in np.atleast_1d(shape)), dtype))
     return found
+
+
+def _value(node, namespace):
+    """The value of a declaration's shape or dtype: numbers, constants' names, tuples of them, and
+    dotted names (np.float32); anything else is a ValueError (the contract allows nothing else)."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return namespace[node.id]
+    if isinstance(node, ast.Tuple):
+        return tuple(_value(e, namespace) for e in node.elts)
+    if isinstance(node, ast.Attribute):
+        return getattr(_value(node.value, namespace), node.attr)
+    raise ValueError(f"line {node.lineno}: {ast.unparse(node)}: a shared array's shape and type must be numbers, "
+                     "constants' names or dotted names")
 
 
 def is_call(node, dotted):
