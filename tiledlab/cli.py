@@ -350,27 +350,25 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
         return action.help if action.default in (None, False) else super()._get_help_string(action)
 
 
-def _positive(kind):
-    """An argparse type: a whole number of at least 1 (N, repeats)."""
+def _whole(kind, least, below):
+    """An argparse type: a whole number of at least `least`; `below` says what a smaller one is."""
     def parse(text):
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{kind} must be a whole number, got {text!r}")
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{kind} must be at least 1, got {value}")
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{kind} {below}, got {value}")
         return value
     return parse
 
 
-def _nonnegative(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"warm-up launches must be a whole number, got {text!r}")
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"warm-up launches cannot be negative, got {value}")
-    return value
+def _positive(kind):
+    """A whole number of at least 1 (N, repeats)."""
+    return _whole(kind, 1, "must be at least 1")
+
+
+_nonnegative = _whole("warm-up launches", 0, "cannot be negative")
 
 
 def _kernels_option(p, help, default=None):
