@@ -15,7 +15,7 @@ The source directory is the repository root so that the pages come straight from
 """
 project = "tiledlab"
 author = "tiledlab authors"
-copyright = "tiledlab authors"
+copyright = "2026 tiledlab authors. Code: MIT licence; text and figures: CC BY 4.0"
 try:
     from importlib.metadata import version as _version
     release = _version("tiledlab")
