@@ -7,6 +7,7 @@ form instead of trying to load its JavaScript.
 import os
 import pathlib
 import platform
+import tempfile
 import time
 
 from ..data import stamp
@@ -38,11 +39,18 @@ def execute(path, inplace=False, timeout=1800):
     """Run one notebook in a fresh kernel; return the seconds it took. With inplace, save its outputs."""
     import nbclient
     import nbformat
+    from traitlets.config import Config
 
     path = pathlib.Path(path)
     nb = nbformat.read(path, as_version=4)
+    # Local sockets (ipc) where the platform has them: a TCP kernel warns, once per notebook, that its
+    # traffic is not encrypted, which is true and beside the point on one machine.
+    config = Config()
+    if os.name == "posix":  # for ipc, `ip` is the sockets' path prefix: absolute, as the kernel runs elsewhere
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = os.path.join(tempfile.gettempdir(), f"tiledlab-kernel-{os.getpid()}")
     client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=False,
-                                     resources={"metadata": {"path": str(path.parent)}})
+                                     resources={"metadata": {"path": str(path.parent)}}, config=config)
     start = time.perf_counter()
     client.execute()
     seconds = time.perf_counter() - start
