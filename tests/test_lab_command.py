@@ -43,7 +43,12 @@ def test_working_copy_refuses_the_committed_folder_and_an_empty_one(src, tmp_pat
 
 def test_lab_argv_allows_root_only_as_root(tmp_path):
     as_root = lab.lab_argv(tmp_path, ["--no-browser"], root=True, python="py")
-    assert as_root == ["py", "-m", "jupyter", "lab", str(tmp_path), "--allow-root", "--no-browser"]
+    assert as_root == ["py", "-m", "jupyter", "lab", str(tmp_path), *lab.QUIET, "--allow-root", "--no-browser"]
+
+
+def test_lab_starts_without_news_or_update_toasts(tmp_path):
+    argv = lab.lab_argv(tmp_path, root=False)
+    assert "--LabApp.news_url=None" in argv and "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate" in argv
     assert "--allow-root" not in lab.lab_argv(tmp_path, root=False)
     assert lab.lab_argv(tmp_path, ["--allow-root"], root=True).count("--allow-root") == 1
 

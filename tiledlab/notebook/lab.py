@@ -133,15 +133,20 @@ def is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
+QUIET = ["--LabApp.news_url=None",  # no "get notified about Jupyter news?" toast over the first notebook
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]  # nor an update notice
+
+
 def lab_argv(notebook_dir, extra=(), *, root=None, python=None) -> list[str]:
-    """The command that starts JupyterLab on ``notebook_dir``.
+    """The command that starts JupyterLab on ``notebook_dir``, without news or update toasts.
 
     ``--allow-root`` is added when ``root`` is true (default: when running as root) and the caller
-    did not pass it already. ``extra`` options go to ``jupyter lab`` as they are.
+    did not pass it already. ``extra`` options go to ``jupyter lab`` as they are (after ours, so
+    they win).
     """
     root = is_root() if root is None else root
     extra = list(extra)
-    argv = [python or sys.executable, "-m", "jupyter", "lab", str(notebook_dir)]
+    argv = [python or sys.executable, "-m", "jupyter", "lab", str(notebook_dir), *QUIET]
     if root and "--allow-root" not in extra:
         argv.append("--allow-root")
     return argv + extra
