@@ -2,6 +2,8 @@ import pathlib
 import re
 import tomllib
 
+from packaging.specifiers import SpecifierSet
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
@@ -9,24 +11,65 @@ def _name(spec):
     return re.split(r"[<>=!;\[ ]", spec.strip(), maxsplit=1)[0].lower()
 
 
+def _specs(requirements):
+    """{name: version spec} of requirement strings, without extras, markers or comments."""
+    specs = {}
+    for r in requirements:
+        r = r.split("#")[0].split(";")[0].strip()
+        specs[_name(r)] = re.sub(r"^[\w.-]+(\[[^\]]*\])?", "", r).strip()
+    return specs
+
+
 TEST_TOOLS = {"pytest", "pytest-xdist", "pytest-timeout", "nbval"}
+GPU_EXTRAS = ("cuda12", "cuda13")
 
 
 def _project():
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
+def _conda_specs():
+    lines = (ROOT / "environment.yml").read_text().split("dependencies:")[1].splitlines()
+    return _specs(line.split("- ", 1)[1] for line in lines
+                  if line.startswith("  - ") and not line.strip().startswith("- pip"))
+
+
 def test_environment_yml_names_the_same_packages_as_pyproject():
     deps = _project()["dependencies"]
-    lines = (ROOT / "environment.yml").read_text().split("dependencies:")[1].splitlines()
-    conda = {_name(line.split("- ", 1)[1]) for line in lines
-             if line.startswith("  - ") and not line.strip().startswith("- pip")}
-    assert conda - {"python"} == {_name(d) for d in deps}
+    assert set(_conda_specs()) - {"python"} == {_name(d) for d in deps}
+
+
+def test_environment_yml_pins_as_pyproject_with_a_gpu():
+    """One conda environment serves the simulator and a GPU: the base pins, numpy capped as the cuda extras cap it."""
+    project = _project()
+    expected = _specs(project["dependencies"])
+    gpu_numpy = {_specs(project["optional-dependencies"][extra])["numpy"] for extra in GPU_EXTRAS}
+    assert len(gpu_numpy) == 1
+    expected["numpy"] = re.sub(r"<[\d.]+", gpu_numpy.pop(), expected["numpy"])
+    conda = _conda_specs()
+    conda.pop("python")
+    assert conda == expected
+
+
+def test_numpy_2_5_is_refused_only_by_the_gpu_extras():
+    """numba-cuda 0.30 compiles GPU kernels only below numpy 2.5; its simulator runs on 2.5."""
+    project = _project()
+    assert "2.5.5" in SpecifierSet(_specs(project["dependencies"])["numpy"])
+    for extra in GPU_EXTRAS:
+        specs = _specs(project["optional-dependencies"][extra])
+        assert "numba-cuda" in specs and "2.5.5" not in SpecifierSet(specs["numpy"]) and "2.4.6" in SpecifierSet(specs["numpy"])
 
 
 def test_ci_runs_the_readme_test_command():
-    command = (ROOT / ".ci" / "run").read_text().split("# README's test command:\n")[1].strip()
+    command = (ROOT / ".ci" / "run").read_text().split("# README's test command:\n")[1].splitlines()[0].strip()
     assert command in (ROOT / "README.md").read_text()
+
+
+def test_ci_also_runs_the_unit_suite_on_python_3_12_with_numpy_2_5():
+    run = (ROOT / ".ci" / "run").read_text()
+    assert run.rstrip().endswith(".ci/unit-py312") and "set -euo pipefail" in run  # after the main run; failing fails CI
+    script = (ROOT / ".ci" / "unit-py312").read_text()
+    assert "'numpy>=2.5'" in script and "--ignore=tests/browser" in script and "set -euo pipefail" in script
 
 
 def test_test_tools_are_in_the_test_extra_not_in_the_base_install():
