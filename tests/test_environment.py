@@ -83,3 +83,11 @@ def test_test_tools_are_in_the_test_extra_not_in_the_base_install():
 def test_every_test_runs_under_a_timeout():
     options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     assert 0 < int(options["timeout"]) <= 900 and options["timeout_method"] == "signal"
+
+
+def test_the_readmes_two_commands_make_their_own_virtual_environment():
+    readme = (ROOT / "README.md").read_text()
+    run = "    python3 -m venv .venv && .venv/bin/python -m pip install -e . && .venv/bin/python -m tiledlab lab\n"
+    test = "    python3 -m venv .venv && .venv/bin/python -m pip install -e '.[test]' && .venv/bin/python -m pytest\n"
+    assert run in readme and test in readme  # a system Python that refuses pip outside a venv runs them too
+    assert "py -m venv .venv" in readme  # and Windows users are told what to type
