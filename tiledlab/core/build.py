@@ -38,7 +38,8 @@ def _cached(key, make):
     return _cache[key]
 
 
-def _key(constants):
+def key(constants):
+    """A set of constants as a hashable, ordered key."""
     return tuple(sorted((constants or {}).items()))
 
 
@@ -48,7 +49,7 @@ def bind(fn, constants, launch_bounds=None):
         bound = types.FunctionType(fn.__code__, {**fn.__globals__, **constants}, fn.__name__,
                                    fn.__defaults__, fn.__closure__)
         return jit(bound, launch_bounds)
-    return _cached(("bind", fn, _key(constants), launch_bounds), make)
+    return _cached(("bind", fn, key(constants), launch_bounds), make)
 
 
 def from_tree(func, namespace, filename, tag, launch_bounds=None, helpers=""):

@@ -170,7 +170,7 @@ class Kernel:
 
     def compiled(self, bound, launch_bounds=None):
         """The compiled kernel at constants that `bind` returned, built once per set of them."""
-        key = (_key(bound), launch_bounds)
+        key = (build.key(bound), launch_bounds)
         if key not in self._builds:
             self._builds[key] = self._compile(bound, launch_bounds)
         return self._builds[key]
@@ -190,7 +190,7 @@ class Kernel:
         if self.tree is None:
             return build.bind(self.function, constants, launch_bounds)
         return build.from_tree(code.tree, {**self.namespace, **constants}, code.filename,
-                               ("variant", self.function, code.helpers, ast.dump(code.tree), _key(constants)),
+                               ("variant", self.function, code.helpers, ast.dump(code.tree), build.key(constants)),
                                launch_bounds, code.helpers)
 
     def shared_bytes(self, constants, tree=None):
@@ -242,10 +242,6 @@ class Kernel:
             raise ValueError(f"{getattr(obj, '__name__', type(obj).__name__)!r} is not a kernel: decorate "
                              "a function of (A, B, C) with @cuda.jit")
         return lesson(obj)
-
-
-def _key(constants):
-    return tuple(sorted(constants.items()))
 
 
 _wrapped = {}  # plain function → its Kernel with the lesson's geometry
