@@ -63,6 +63,8 @@ def test_launch_order():
     with_effects = profile.launches([64], [8], effects_n=128)
     assert with_effects[:2] == [("naive", 64, 16), ("tiled", 64, 8)]
     assert ("tiled sB transposed padded", 128, 8) in with_effects and ("tiled", 128, 8) not in with_effects
+    assert profile.launches([64], [8], fair=True) == [("naive", 64, 16), ("tiled", 64, 8),
+                                                      ("naive_unsigned", 64, 16), ("tiled_unsigned", 64, 8)]
 
 
 def test_without_ncu_it_says_so_and_fails(monkeypatch, capsys):
@@ -135,3 +137,19 @@ def test_flop_per_byte_counts_two_flop_per_ffma_at_every_level():
     assert d["flop_per_l2_byte"] == 2000 / 500
     assert d["flop_per_shared_byte"] == 2000 / 250
     assert d["flop_per_load_instruction_byte"] == 2000 / (5 * 32 * 4)  # a warp's instruction: 32 lanes × 4 bytes
+
+
+def test_cupys_own_kernels_are_not_cublas_rows(monkeypatch):
+    import types
+
+    from tiledlab.experiments import device
+    monkeypatch.setattr(profile.shutil, "which", lambda name: "/bin/true")
+    monkeypatch.setattr(profile, "require_gpu", lambda what: None)
+    monkeypatch.setattr(device, "properties", lambda: {"sms": 132})
+    monkeypatch.setattr(profile.subprocess, "run", lambda *a, **k: types.SimpleNamespace(stdout="ncu 2025.1"))
+
+    def job(kind, spec, labels, timeout, log):  # what ncu reports: CuPy copies an operand before the GEMM
+        return [{"ncu_kernel": "cupy_copy__float_float32"}, {"ncu_kernel": "sm80_xmma_gemm_f32f32"}] if kind == "cublas" else []
+    monkeypatch.setattr(profile, "_job", job)
+    rows = profile.run(ns=(), tiles=(), cublas_n=64, log=lambda *a: None)
+    assert [(r["kernel"], r["ncu_kernel"]) for r in rows] == [("cublas", "sm80_xmma_gemm_f32f32")]

@@ -295,7 +295,7 @@ def _profile(args):
     from .notebook import table
     out = _out_folder(args.out)
     rows = profile.run(args.n, args.tile, effects_n=args.effects_n, cublas_n=args.cublas_n, roofs=args.roofs,
-                       ladder_n=args.ladder_n)
+                       ladder_n=args.ladder_n, fair=args.fair)
     out.mkdir(parents=True, exist_ok=True)
     write_rows([{**r, **stamp()} for r in rows], out / "profile.csv")
     table(["kernel", "N", "T", "ms", "inst/warp-FMA", "blocks/SM", "top stalls"],
@@ -444,6 +444,8 @@ def _profile_options(sub):
     p.add_argument("--effects-n", type=_positive("N"), help="also profile the variants of `effects` at this N")
     p.add_argument("--cublas-n", type=_positive("N"), help="also profile cuBLAS (through CuPy) at this N")
     p.add_argument("--roofs", action="store_true", help="also profile the roof kernels and two latency chases")
+    p.add_argument("--fair", action="store_true", help="also profile the fair pair (naive_unsigned, "
+                   "tiled_unsigned) at each N and T")
     p.add_argument("--ladder-n", type=_positive("N"), help="also profile the ladder (tiled T = 32, every "
                    "register-tiled rung, the best of the search) at this N")
     p.add_argument("--out", default="profile-out", help="folder for profile.csv")

@@ -23,6 +23,7 @@ import sys
 from . import Unavailable, require_gpu
 from .bench import NAIVE_TILE
 
+CUPY_OWN = "cupy_"  # CuPy's own kernels (a copy of an operand, say) launched beside cuBLAS's: not cuBLAS
 STALL_REASONS = ("barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss", "lg_throttle",
                  "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction",
                  "not_selected", "selected", "short_scoreboard", "sleeping", "tex_throttle", "wait")
@@ -224,13 +225,15 @@ def derived(r, sms):
     return out
 
 
-def launches(ns, tiles, effects_n=None, ladder_n=None):
-    """(label, N, tile) of the matmul launches, in launch order: naive and tiled at each N, then the
-    variants of `effects` at `effects_n`, then the ladder at `ladder_n` (tile 0: a kernel by name of
-    tiledlab.core.registry at its own constants)."""
+def launches(ns, tiles, effects_n=None, ladder_n=None, fair=False):
+    """(label, N, tile) of the matmul launches, in launch order: naive and tiled at each N (with `fair`,
+    the fair pair after them, as in bench), then the variants of `effects` at `effects_n`, then the
+    ladder at `ladder_n` (tile 0: a kernel by name of tiledlab.core.registry at its own constants)."""
     from ..core.registry import LADDER
+    from .bench import FAIR, LESSON
     from .effects import variants
-    main = [(k, n, t) for n in ns for k, t in [("naive", NAIVE_TILE)] + [("tiled", t) for t in tiles]]
+    pairs = [LESSON, FAIR] if fair else [LESSON]
+    main = [(k, n, t) for n in ns for naive, tiled in pairs for k, t in [(naive, NAIVE_TILE)] + [(tiled, t) for t in tiles]]
     more = [(label, effects_n, t) for t in tiles for label in variants() if label not in ("naive", "tiled")]
     ladder = [("tiled", ladder_n, 32)] + [(name, ladder_n, 0) for name in LADDER if name not in ("naive", "tiled")]
     return main + (more if effects_n else []) + (ladder if ladder_n else [])
@@ -297,17 +300,18 @@ def _job(kind, spec, labels, timeout, log):
 
 
 def run(ns=(1024,), tiles=(8, 16, 32), effects_n=None, cublas_n=None, roofs=False, chase_steps=20000, log=print,
-        ladder_n=None):
+        ladder_n=None, fair=False):
     """Counters for every launch (see the module's docstring), with `derived()` figures, one row each."""
     if shutil.which("ncu") is None:
         raise Unavailable("ncu (Nsight Compute) is not on PATH; profile needs it")
     require_gpu("profile")
     from .device import properties
     sms = properties()["sms"]
-    spec = launches(ns, tiles, effects_n, ladder_n)
+    spec = launches(ns, tiles, effects_n, ladder_n, fair)
     rows = _job("matmul", spec, [{"kernel": k, "N": n, "tile": t} for k, n, t in spec], 900, log)
     if cublas_n:
-        rows += [{**r, "kernel": "cublas", "N": cublas_n, "tile": 0} for r in _job("cublas", cublas_n, None, 300, log)]
+        rows += [{**r, "kernel": "cublas", "N": cublas_n, "tile": 0} for r in _job("cublas", cublas_n, None, 300, log)
+                 if not r["ncu_kernel"].startswith(CUPY_OWN)]
     if roofs:
         labels = [{"kernel": name, "N": "", "tile": ""} for name in roof_labels(chase_steps)]
         rows += _job("roofs", chase_steps, labels, 300, log)
