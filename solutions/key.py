@@ -61,6 +61,9 @@ ANSWERS = {
                      "rows: 4 lines), and 8 neighbouring elements of B (1 line). Those 5 lines stay in use "
                      "for the next k, so 5 lines, 640 bytes, hold the naive kernel's working set; A and B "
                      "are 2 KiB."),
+    "6.3": Answer(1.0, "About 1: both widths issue the same shared-memory wavefronts per warp-FMA, and "
+                       "shared memory with the load/store unit binds both, so halving the global loads again from "
+                       "T = 16 to T = 32 buys almost nothing. (Any answer within 10% of the measured ratio counts.)"),
 }
 # notebook 7
 ANSWERS.update({

@@ -9,7 +9,7 @@ import pytest
 from tiledlab import data
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PAGES = ["00_start_here", "02_redundant_reads", "03_one_tile_step", "04_whole_matrix", "05_line_by_line"]
+PAGES = ["00_start_here", "02_redundant_reads", "03_one_tile_step", "04_whole_matrix", "05_line_by_line", "06_caches"]
 
 
 def lesson_cells(name):

@@ -2,6 +2,7 @@
 import os
 import sys
 
+import pandas as pd
 import pytest
 
 from tiledlab.experiments import profile
@@ -153,3 +154,26 @@ def test_cupys_own_kernels_are_not_cublas_rows(monkeypatch):
     monkeypatch.setattr(profile, "_job", job)
     rows = profile.run(ns=(), tiles=(), cublas_n=64, log=lambda *a: None)
     assert [(r["kernel"], r["ncu_kernel"]) for r in rows] == [("cublas", "sm80_xmma_gemm_f32f32")]
+
+
+def test_co_limits_name_every_resource_near_the_largest_bound():
+    row = {"bound_issue_ms": 9.7, "bound_shared_ms": 13.4, "bound_lsu_ms": 12.3, "bound_fma_ms": 2.1}
+    assert profile.co_limits(row) == (["shared-memory wavefronts", "load/store unit"], 13.4)
+    assert profile.co_limits(row, within=0.01) == (["shared-memory wavefronts"], 13.4)
+    assert profile.co_limits({"bound_issue_ms": 5.0, "bound_shared_ms": float("nan")}) == (["issue"], 5.0)
+    assert profile.co_limits({"bound_issue_ms": 5.0, "bound_shared_ms": pd.NA, "bound_lsu_ms": None}) == (["issue"], 5.0)
+    assert profile.co_limits({}) == ([], None)
+
+
+def test_stall_names_are_read_from_top_stalls_and_each_has_a_meaning():
+    names = profile.stall_names("long_scoreboard 71%, not_selected 8%, lg_throttle 6%", "mio_throttle 37%, barrier 18%, not_selected 16%")
+    assert names == ["long_scoreboard", "not_selected", "lg_throttle", "mio_throttle", "barrier"]
+    assert profile.stall_names("nonsense 50%") == []
+    assert all(profile.STALLS[n] for n in profile.STALL_REASONS)
+
+
+def test_what_binds_is_a_resource_only_when_it_is_busy_most_of_the_time():
+    row = {"bound_issue_ms": 9.7, "bound_shared_ms": 13.4, "bound_lsu_ms": 12.3, "bound_fma_ms": 2.1}
+    assert profile.what_binds({**row, "time_ms": 17.0}) == "shared-memory wavefronts + load/store unit"
+    assert profile.what_binds({**row, "time_ms": 27.0}).startswith("latency (no resource busy 67%")
+    assert profile.what_binds({"time_ms": 5.0}) == ""

@@ -13,6 +13,7 @@ Nsight Compute Kernel Profiling Guide (metrics structure, stall reasons) and the
 import csv
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -24,9 +25,29 @@ from . import Unavailable, require_gpu
 from .bench import NAIVE_TILE
 
 CUPY_OWN = "cupy_"  # CuPy's own kernels (a copy of an operand, say) launched beside cuBLAS's: not cuBLAS
-STALL_REASONS = ("barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss", "lg_throttle",
-                 "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction",
-                 "not_selected", "selected", "short_scoreboard", "sleeping", "tex_throttle", "wait")
+# Why a warp did not issue an instruction in a cycle, in Nsight Compute's names (Kernel Profiling Guide,
+# "Warp Stall Reasons"), each with what it means for a kernel of this series.
+STALLS = {
+    "barrier": "waiting at a barrier (cuda.syncthreads) for the rest of its block",
+    "branch_resolving": "waiting for a branch's target to be computed",
+    "dispatch_stall": "picked, but the dispatcher could not hand the instruction to its pipe",
+    "drain": "waiting, after EXIT, for its memory writes to drain",
+    "imc_miss": "waiting for a constant (kernel arguments, sizes) missing from the constant cache",
+    "lg_throttle": "the queue of global/local memory instructions was full",
+    "long_scoreboard": "waiting for a global (or local) load's data: memory latency",
+    "math_pipe_throttle": "the arithmetic pipe it needs was busy with other warps' instructions",
+    "membar": "waiting at a memory fence",
+    "mio_throttle": "the memory input/output queue (shared-memory instructions) was full",
+    "misc": "any other reason",
+    "no_instruction": "no instruction fetched yet (instruction-cache miss, or just after a branch)",
+    "not_selected": "ready, but the scheduler issued another warp's instruction: no loss by itself",
+    "selected": "issuing: not a stall",
+    "short_scoreboard": "waiting for a shared-memory load's data (or a special-function result)",
+    "sleeping": "asleep (nanosleep)",
+    "tex_throttle": "the texture unit's queue was full",
+    "wait": "a fixed wait the compiler set after an instruction (a dependency of known latency)",
+}
+STALL_REASONS = tuple(STALLS)
 
 # tidy column → Nsight Compute metric
 METRICS = {
@@ -317,3 +338,54 @@ def run(ns=(1024,), tiles=(8, 16, 32), effects_n=None, cublas_n=None, roofs=Fals
         rows += _job("roofs", chase_steps, labels, 300, log)
     version = subprocess.run([shutil.which("ncu"), "--version"], capture_output=True, text=True).stdout.strip()
     return [{**r, **derived(r, sms), "ncu": version.splitlines()[-1] if version else ""} for r in rows]
+
+
+BOUNDS = {  # resource → the derived() column with the time that resource alone would need (ms)
+    "issue": "bound_issue_ms", "shared-memory wavefronts": "bound_shared_ms",
+    "load/store unit": "bound_lsu_ms", "FP32 FMA pipe": "bound_fma_ms",
+}
+
+
+def _number(value):
+    """A float, or None for a missing value (None, NaN, pandas' NA)."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(value) else value
+
+
+def co_limits(row, within=0.15):
+    """The resources whose time alone comes within `within` (a fraction) of the largest such time:
+    (names, largest ms). More than one name: no single wall, several resources bind together."""
+    times = {name: _number(row.get(column)) for name, column in BOUNDS.items()}
+    times = {name: t for name, t in times.items() if t is not None}
+    if not times:
+        return [], None
+    top = max(times.values())
+    return [name for name, t in sorted(times.items(), key=lambda kv: -kv[1]) if t >= (1 - within) * top], top
+
+
+def stall_names(*top_stalls):
+    """The stall reasons named in `top_stalls` strings ("long_scoreboard 71%, mio_throttle 8%"), each
+    once, in order of first mention: the rows of a glossary."""
+    names = []
+    for text in top_stalls:
+        for part in str(text).split(","):
+            name = part.strip().rsplit(" ", 1)[0]
+            if name in STALLS and name not in names:
+                names.append(name)
+    return names
+
+
+def what_binds(row, busy=2 / 3, within=0.15):
+    """In words: the co-limits, when the largest of them would keep its resource at least `busy` of the
+    measured time (few real kernels hold a pipe busier than that); otherwise latency, since no resource
+    is busy enough to be the reason."""
+    names, top = co_limits(row, within)
+    time = _number(row.get("time_ms"))
+    if top is None or not time:
+        return ""
+    if top >= busy * time:
+        return " + ".join(names)
+    return f"latency (no resource busy {busy:.0%} of the time)"
