@@ -17,9 +17,10 @@ STAMP = 2048  # a thread's stamp: block or epoch * STAMP + its index in the bloc
 
 
 class CountingBuffers:
-    """Extra kernel arguments for counting, for a kernel whose shared arrays are `shared` ({name: shape})."""
+    """Extra kernel arguments for counting, for a kernel whose shared arrays are `shared` ({name: shape});
+    `targets` are those that cp_async4 copies into, and `asynchronous` says the kernel copies or waits."""
 
-    def __init__(self, shared):
+    def __init__(self, shared, targets=(), asynchronous=False):
         self.shared = dict(shared)
         grid = _thread_grid
         self.layout = [  # (name, dtype, shape from the launch, initial value)
@@ -37,6 +38,9 @@ class CountingBuffers:
             ("C_other_writer", np.int64, _operand_shape(2), -1),  # ... and of another thread storing it too
             *[(f"{rw}_{name}", np.int64, _stamp_table(shape), -1)  # writers / readers of each element this epoch
               for name, shape in self.shared.items() for rw in ("wrote", "read")],
+            *[(f"pending_{name}", np.int64, _block_table(self.shared[name]), -1)  # group, thread of the last copy
+              for name in targets],
+            *[("async_done", np.int64, _block_table((STAMP,)), 0)] * bool(asynchronous or targets),  # groups done
         ]
 
     @property
@@ -80,6 +84,11 @@ def _one(L, cap):
 def _stamp_table(shape):
     # per block and element: the highest stamp of this epoch, and the lowest counted downwards (rewrite._tl_touch)
     return lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1], *shape, 2)
+
+
+def _block_table(shape):
+    # per block: an element of a shared array (pending copies) or a thread (its completed groups)
+    return lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1], *shape)
 
 
 def as_records(rows, fields=TRACE_FIELDS):

@@ -8,6 +8,12 @@ nested function), a view (a row, a slice, `.T`), iteration over an array, `globa
 `cuda` module under another name, a barrier inside an expression, and a helper function that uses
 `cuda` itself (a barrier, shared array or atomic in it would not be seen). A helper that takes and
 returns numbers only (such as the generated kernels' `row_fma`) is fine: it loads nothing.
+
+The inline-PTX calls of tiledlab.core.ptx are counted too, so each must be written where the rewrite can
+see all of it: called by its own name in the kernel itself (not aliased, not inside a helper), with its
+number of arguments and no keywords; `ldg4(A, i, j)` of an input A or B; `cp_async4(sA, di, dj, A, si, sj)`
+from an input into a shared array declared with alignment=16, as a statement of its own, like
+`cp_async_commit()` and `cp_async_wait(n)` with n a literal or a constant's name (known when it compiles).
 """
 import ast
 import builtins
@@ -16,7 +22,10 @@ import textwrap
 import types
 
 import numba
+import numpy as np
 from numba import cuda
+
+from ..core import ptx
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 BARRIERS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
@@ -31,6 +40,38 @@ def refusal(node, why, code=None):
 def is_barrier(node):
     """True for a call cuda.syncthreads(), cuda.syncthreads_count(p), _and(p) or _or(p)."""
     return isinstance(node, ast.Call) and ast.unparse(node.func) in {f"cuda.{b}" for b in BARRIERS}
+
+
+def ptx_name(node, namespace, local=()):
+    """'ldg4', 'cp_async4', 'cp_async_commit' or 'cp_async_wait' when `node` (a name, or a dotted name
+    through modules) is one of tiledlab.core.ptx's functions in `namespace`; None otherwise."""
+    return _ptx_of(_global_value(node, namespace, local))
+
+
+def _ptx_of(value):
+    """The name of the tiledlab.core.ptx function `value` is, or None."""
+    try:
+        return ptx.FUNCTIONS.get(value)
+    except TypeError:  # unhashable: no function of ptx
+        return None
+
+
+def _global_value(node, namespace, local):
+    """The value of a global name or of a dotted name through modules (ptx.ldg4); None otherwise."""
+    if isinstance(node, ast.Name):
+        return None if node.id in local else namespace.get(node.id)
+    if isinstance(node, ast.Attribute):
+        owner = _global_value(node.value, namespace, local)
+        return getattr(owner, node.attr, None) if isinstance(owner, types.ModuleType) else None
+    return None
+
+
+def ptx_call(node, namespace, local=()):
+    """The ptx function a call `node` makes by its own name (ldg4(...), ...), or None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        name = ptx_name(node.func, namespace, local)
+        return name if name == node.func.id else None
+    return None
 
 
 def check_countable(func, inputs, output, shared, namespace):
@@ -53,6 +94,7 @@ class _Scan:
         self.local = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
         self.local |= {a.arg for a in ast.walk(func) if isinstance(a, ast.arg)}
         self.local |= {d.name for d in ast.walk(func) if isinstance(d, _DEFINITIONS) and d is not func}
+        self.alignment = shared_alignment(func, namespace)
 
     def problem(self, node):
         """(node, why) when `node` could hide an access or a barrier; None when it is fine."""
@@ -72,6 +114,8 @@ class _Scan:
             return self._array_use(node)
         if node.id == "cuda":
             return self._cuda_use(node)
+        if ptx_name(node, self.namespace, self.local):
+            return self._ptx_use(node)
         if node.id not in self.local:
             return self._global_use(node)
         return None
@@ -87,6 +131,8 @@ class _Scan:
         if isinstance(parent, ast.Attribute) and parent.value is node:
             return None if parent.attr in ARRAY_ATTRIBUTES else \
                 f"read only {name}.shape of an array; {name}.{parent.attr} could read its elements uncounted"
+        if self._ptx_array_argument(node, parent):
+            return None  # ldg4(A, i, j), cp_async4(sA, di, dj, A, si, sj): _Call checks which array goes where
         if isinstance(parent, ast.Call) and node in parent.args + [k.value for k in parent.keywords]:
             return (f"passing {name} to {ast.unparse(parent.func)}: loads and stores inside a function are not "
                     f"counted; index {name}[i, j] in the kernel itself")
@@ -131,6 +177,10 @@ class _Scan:
         return None
 
     def _Attribute(self, node):
+        name = ptx_name(node, self.namespace, self.local)
+        if name:
+            return (f"{ast.unparse(node)} is tiledlab.core.ptx's {name}: import it with `from tiledlab.core.ptx "
+                    f"import {name}` and call it as {name}(...), so that the count sees it")
         if not (isinstance(node.value, ast.Name) and node.value.id == "cuda"):
             return None
         if node.attr in BARRIERS:
@@ -150,6 +200,11 @@ class _Scan:
                 return None
             return ("write the barrier as a statement of its own, cuda.syncthreads() or "
                     "n = cuda.syncthreads_count(p), so that the count sees where it happens")
+        name = ptx_call(node, self.namespace, self.local)
+        if name:
+            return self._ptx_call(node, name)
+        if ptx_name(node.func, self.namespace, self.local):
+            return None  # under another name: _Name or _Attribute refuses it
         return self._callee(node.func)
 
     def _callee(self, func):
@@ -166,6 +221,63 @@ class _Scan:
             return f"call functions by name: {ast.unparse(func)}(...) could not be followed"
         return helper_problem(value, ast.unparse(func))
 
+    # --- tiledlab.core.ptx: wide loads and asynchronous copies -------------------------------------------
+    def _ptx_use(self, node):
+        name, parent = ptx_name(node, self.namespace, self.local), self.parents.get(node)
+        if isinstance(parent, ast.Call) and parent.func is node:
+            return None if node.id == name else \
+                f"{node.id} is tiledlab.core.ptx's {name} under another name: call it as {name}(...)"
+        return (f"call {name}(...) where it stands; under another name (an alias, a container, an argument) "
+                "the loads, stores and groups it makes would not be counted")
+
+    def _ptx_array_argument(self, node, parent):
+        name = ptx_call(parent, self.namespace, self.local)
+        return name is not None and any(node is parent.args[k] for k in _ARRAY_ARGUMENTS[name]
+                                        if k < len(parent.args))
+
+    def _ptx_call(self, node, name):
+        arity = ptx.ARITY[name]
+        if node.keywords or len(node.args) != arity or any(isinstance(a, ast.Starred) for a in node.args):
+            return f"{name} takes {arity} arguments, given by position: {_SIGNATURES[name]}"
+        for k, kind in _ARRAY_ARGUMENTS[name].items():
+            why = self._ptx_array(node.args[k], name, kind)
+            if why:
+                return why
+        if name != "ldg4" and not isinstance(self.parents.get(node), ast.Expr):
+            return f"write {name}(...) as a statement of its own, so that the count sees where it happens"
+        if name == "cp_async_wait":
+            return self._wait_count(node.args[0])
+        return None
+
+    def _ptx_array(self, arg, name, kind):
+        given = arg.id if isinstance(arg, ast.Name) else ast.unparse(arg)
+        if kind == "input":
+            if given in self.inputs:
+                return None
+            return (f"{name} reads global memory through the read-only path: its array is an input of the kernel, "
+                    f"{' or '.join(self.inputs)}, by name; {given} is not")
+        if given not in self.shared:
+            return (f"cp_async4 copies into a shared array, named first: cp_async4(sA, di, dj, A, si, sj); "
+                    f"{given} is not one")
+        alignment = self.alignment.get(given)
+        if not (isinstance(alignment, int) and alignment % ptx.BYTES == 0):
+            return (f"cp_async4 writes 16 bytes at once into {given}: declare it with "
+                    "cuda.shared.array(shape, float32, alignment=16)")
+        return None
+
+    def _wait_count(self, arg):
+        if isinstance(arg, ast.Constant):
+            value = arg.value
+        elif isinstance(arg, ast.Name) and arg.id not in self.local:
+            value = self.namespace.get(arg.id)
+        else:
+            return (f"cp_async_wait(n) needs n known when the kernel compiles: a number or a constant's name, "
+                    f"not {ast.unparse(arg)}")
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            return (f"cp_async_wait(n) needs a whole number n ≥ 0 of groups left in flight, got "
+                    f"{ast.unparse(arg)} = {value!r}")
+        return None
+
     # --- scopes -----------------------------------------------------------------------------------------
     def _nested(self, node):
         return None if node is self.func else \
@@ -179,6 +291,29 @@ class _Scan:
     _Nonlocal = _Global
 
 
+_ARRAY_ARGUMENTS = {"ldg4": {0: "input"}, "cp_async4": {0: "shared", 3: "input"}, "cp_async_commit": {},
+                    "cp_async_wait": {}}  # argument position → the kind of array it must be
+_SIGNATURES = {"ldg4": "ldg4(A, i, j)", "cp_async4": "cp_async4(sA, di, dj, A, si, sj)",
+               "cp_async_commit": "cp_async_commit()", "cp_async_wait": "cp_async_wait(n)"}
+
+
+def shared_alignment(func, namespace):
+    """{name: the alignment= of its declaration, or None} of each `s = cuda.shared.array(...)` in `func`."""
+    found = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
+                isinstance(node.value, ast.Call) and ast.unparse(node.value.func) == "cuda.shared.array":
+            call = node.value
+            given = call.args[2:3] + [k.value for k in call.keywords if k.arg == "alignment"]
+            value = None
+            if given and isinstance(given[0], ast.Constant):
+                value = given[0].value
+            elif given and isinstance(given[0], ast.Name):
+                value = namespace.get(given[0].id)
+            found[node.targets[0].id] = value
+    return found
+
+
 def _user_function(value):
     return isinstance(value, types.FunctionType) or hasattr(value, "py_func")
 
@@ -186,6 +321,9 @@ def _user_function(value):
 def helper_problem(value, name, seen=None):
     """Why a call of the helper `value` could hide a barrier or an access (None when it cannot): a helper
     may take and return numbers, but may not use cuda, nor call a helper that does."""
+    if _ptx_of(value):
+        return (f"{name} is tiledlab.core.ptx's {_ptx_of(value)} inside a helper: its loads, stores and "
+                "groups would not be counted; call it in the kernel itself")
     if not _user_function(value):
         return None  # a builtin, a numba type, a math function
     seen = set() if seen is None else seen

@@ -10,6 +10,16 @@ Every barrier form (`cuda.syncthreads()`, `_count`, `_and`, `_or`) starts a new 
 and arithmetic are left exactly as written. What the rewrite could not follow (`countable`: aliases,
 views, arrays passed to functions, nested functions, `cuda` under another name, ...) is refused with
 the line it is on, never skipped.
+
+The inline-PTX calls of tiledlab.core.ptx are counted as what they move, element by element:
+`ldg4(A, i, j)` as four global loads A[i, j..j+3]; `cp_async4(sA, di, dj, A, si, sj)` as four global loads
+of A and four shared stores into sA, hazard-checked as stores in the epoch the copy is issued in (the
+copy itself then runs as written: on a GPU the real instruction). `cp_async_commit()` and
+`cp_async_wait(n)` count nothing, but the check follows them: each element a copy writes is pending
+until the issuing thread's wait covers the copy's group (`wait(n)` completes all groups but the n
+most recent committed ones; copies not yet committed stay pending), and a read or store of a pending
+element, by any thread, is a hazard (read-after-write, write-after-write). On the simulator a copy
+lands at once, so a missing wait changes no result there: this is where it shows.
 """
 import ast
 import inspect
@@ -17,11 +27,11 @@ from dataclasses import dataclass
 
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
-from ..core import build
+from ..core import build, ptx
 from ..core.contract import is_call, shared_declarations
 from ..core.launch import bind, resolve
 from .buffers import OPERANDS, STAMP, CountingBuffers
-from .countable import check_countable, is_barrier, refusal
+from .countable import check_countable, is_barrier, ptx_call, refusal
 
 _STAMP = STAMP  # the helpers' name for it: they are compiled apart from this module
 
@@ -32,6 +42,7 @@ _tl_x, _tl_y = cuda.grid(2)
 _tl_b = cuda.blockIdx.x + cuda.gridDim.x * cuda.blockIdx.y
 _tl_me = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y + 1
 """
+_ASYNC_PROLOGUE = "_tl_groups = 0"  # cp.async groups this thread has committed (kernels that copy asynchronously)
 
 
 # The helpers below are compiled into the kernel's own namespace: as device functions on a GPU, as
@@ -53,12 +64,22 @@ def _tl_record(trace, trace_pos, what, i, j, f7, f8):
             trace[p, 8] = f8
 
 
-def _tl_gload(arr, operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j):
+def _tl_gcount(operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j):
     seq = thread_loads[y, x]
     thread_loads[y, x] = seq + 1  # each thread owns its slot: no atomic needed
     cuda.atomic.add(counts, (i, j), 1)
     _tl_record(trace, trace_pos, operand, i, j, seq, epoch)
+
+
+def _tl_gload(arr, operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j):
+    _tl_gcount(operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j)
     return arr[i, j]
+
+
+def _tl_ldg4(arr, operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j):
+    for q in range(4):  # one 128-bit load: four elements, four loads counted
+        _tl_gcount(operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j + q)
+    return _tl_ptx_ldg4(arr, i, j)
 
 
 def _tl_gstore(arr, stores, writer, other_writer, mine, i, j, value):
@@ -101,18 +122,67 @@ def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, 
     return s[i, j]
 
 
-def _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j, value):
+def _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j):
     shared_stores[y, x] += 1
     _tl_record(strace, strace_pos, array, i, j, mine // _STAMP, 1)
     if _tl_others(read, b, i, j, mine):
         cuda.atomic.add(hazards, 1, 1)  # write-after-read: a neighbour may still need the old value
     if _tl_touch(wrote, b, i, j, mine):
         cuda.atomic.add(hazards, 2, 1)  # write-after-write
+
+
+def _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j, value):
+    _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j)
     s[i, j] = value
 
 
-HELPERS = (_tl_record, _tl_gload, _tl_gstore, _tl_seen, _tl_touch, _tl_others, _tl_sload, _tl_sstore)
+# Asynchronous copies. pending[b, i, j] = group * _STAMP + thread of the last copy into the element (-1:
+# none); done[b, thread] = how many of that thread's groups have completed (its waits say so).
+
+def _tl_pending(pending, done, b, i, j):
+    # True while the last copy into the element may still be in flight: its thread has not waited for it.
+    p = pending[b, i, j]
+    return p >= 0 and done[b, p % _STAMP] <= p // _STAMP
+
+
+def _tl_sload_async(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, pending, done,
+                    i, j):
+    if _tl_pending(pending, done, b, i, j):
+        cuda.atomic.add(hazards, 0, 1)  # read-after-write: the copy into it may not have landed
+    return _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j)
+
+
+def _tl_sstore_async(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, pending,
+                     done, i, j, value):
+    if _tl_pending(pending, done, b, i, j):
+        cuda.atomic.add(hazards, 2, 1)  # write-after-write: the copy may land after this store
+    _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j, value)
+
+
+def _tl_cp_async4(dst, di, dj, src, si, sj, operand, counts, thread_loads, trace, trace_pos, x, y, epoch,
+                  shared_stores, wrote, read, hazards, strace, strace_pos, array, b, mine, pending, done, group):
+    for q in range(4):  # four global loads and four shared stores, the stores pending until a wait
+        _tl_gcount(operand, counts, thread_loads, trace, trace_pos, x, y, epoch, si, sj + q)
+        if _tl_pending(pending, done, b, di, dj + q):
+            cuda.atomic.add(hazards, 2, 1)  # write-after-write: two copies into one element in flight
+        _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, di, dj + q)
+        pending[b, di, dj + q] = group * _STAMP + mine % _STAMP
+    _tl_ptx_cp_async4(dst, di, dj, src, si, sj)
+
+
+def _tl_async_wait(done, b, mine, groups, n):
+    # cp.async.wait_group n: all but the n most recent committed groups of this thread have completed.
+    if groups - n > done[b, mine % _STAMP]:
+        done[b, mine % _STAMP] = groups - n
+
+
+HELPERS = (_tl_record, _tl_gcount, _tl_gload, _tl_gstore, _tl_seen, _tl_touch, _tl_others, _tl_sload, _tl_scount,
+           _tl_sstore)
+ASYNC_HELPERS = (_tl_ldg4, _tl_pending, _tl_sload_async, _tl_sstore_async, _tl_cp_async4, _tl_async_wait)
 HELPER_SOURCE = "\n\n".join(inspect.getsource(h) for h in HELPERS)  # read once, at import
+ASYNC_HELPER_SOURCE = "\n\n".join(inspect.getsource(h) for h in ASYNC_HELPERS)
+# The real instructions (on the simulator: their Python definitions), under names the kernel cannot shadow.
+PTX_NAMESPACE = {"_tl_ptx_ldg4": ptx.ldg4, "_tl_ptx_cp_async4": ptx.cp_async4}
 _EPOCH = "_tl_epoch += 1"  # after every barrier
 
 
@@ -132,27 +202,38 @@ def _after(node, statement):
 
 
 class _Rewrite(ast.NodeTransformer):
-    """Every X[i, j] of A, B, C and the shared arrays made a counting helper call; check_countable has
-    refused every other use of them beforehand, so none is left uncounted."""
+    """Every X[i, j] of A, B, C and the shared arrays made a counting helper call, and every call of
+    tiledlab.core.ptx one that counts what it moves; check_countable has refused every other use of
+    them beforehand, so none is left uncounted."""
 
-    def __init__(self, params, shared):
-        self.params, self.shared = params, shared
+    def __init__(self, params, shared, namespace, targets=()):
+        self.params, self.shared, self.namespace = params, shared, namespace
         self.inputs, self.output = params[:2], params[2]
+        self.targets = targets  # shared arrays that cp_async4 copies into
+
+    def _global_args(self, name):
+        k = self.params.index(name)
+        return f"{k}, _tl_count_{OPERANDS[k]}, _tl_thread_loads, _tl_trace, _tl_trace_pos, _tl_x, _tl_y, _tl_epoch"
+
+    def _shared_args(self, name, reads):
+        pending = f", _tl_pending_{name}, _tl_async_done" if name in self.targets else ""
+        return (f"_tl_shared_{'reads' if reads else 'stores'}, _tl_wrote_{name}, _tl_read_{name}, _tl_hazards, "
+                f"_tl_shared_trace, _tl_shared_trace_pos, {list(self.shared).index(name)}, _tl_x, _tl_y, _tl_b, "
+                f"_tl_epoch * _STAMP + _tl_me{pending}")
+
+    def _async(self, name):
+        return "_async" if name in self.targets else ""
 
     def _load(self, name, i, j):
         if name in self.params:
-            return _call(f"_tl_gload({name}, {self.params.index(name)}, _tl_count_{OPERANDS[self.params.index(name)]}, "
-                         "_tl_thread_loads, _tl_trace, _tl_trace_pos, _tl_x, _tl_y, _tl_epoch, i, j)", i, j)
-        return _call(f"_tl_sload({name}, _tl_shared_reads, _tl_wrote_{name}, _tl_read_{name}, _tl_hazards, "
-                     f"_tl_shared_trace, _tl_shared_trace_pos, {list(self.shared).index(name)}, "
-                     "_tl_x, _tl_y, _tl_b, _tl_epoch * _STAMP + _tl_me, i, j)", i, j)
+            return _call(f"_tl_gload({name}, {self._global_args(name)}, i, j)", i, j)
+        return _call(f"_tl_sload{self._async(name)}({name}, {self._shared_args(name, True)}, i, j)", i, j)
 
     def _store(self, name, i, j, value):
         if name == self.output:
             return self._global_store(name, i, j, value)
-        return ast.Expr(_call(f"_tl_sstore({name}, _tl_shared_stores, _tl_wrote_{name}, _tl_read_{name}, "
-                              f"_tl_hazards, _tl_shared_trace, _tl_shared_trace_pos, {list(self.shared).index(name)}, "
-                              "_tl_x, _tl_y, _tl_b, _tl_epoch * _STAMP + _tl_me, i, j, v)", i, j, value))
+        return ast.Expr(_call(f"_tl_sstore{self._async(name)}({name}, {self._shared_args(name, False)}, i, j, v)",
+                              i, j, value))
 
     def _global_store(self, name, i, j, value):
         return ast.Expr(_call(f"_tl_gstore({name}, _tl_C_stores, _tl_C_writer, _tl_C_other_writer, "
@@ -168,6 +249,23 @@ class _Rewrite(ast.NodeTransformer):
             return node
         i, j = node.slice.elts
         return ast.copy_location(self._load(name, i, j), node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)  # the index expressions' own loads
+        name = ptx_call(node, self.namespace)
+        if name == "ldg4":  # four global loads
+            arr, i, j = node.args
+            return ast.copy_location(_call(f"_tl_ldg4({arr.id}, {self._global_args(arr.id)}, i, j)", i, j), node)
+        if name == "cp_async4":  # four global loads, four shared stores pending until a wait
+            dst, di, dj, src, si, sj = node.args
+            call = ast.parse(
+                f"_tl_cp_async4({dst.id}, di, dj, {src.id}, si, sj, {self._global_args(src.id)}, _tl_shared_stores, "
+                f"_tl_wrote_{dst.id}, _tl_read_{dst.id}, _tl_hazards, _tl_shared_trace, _tl_shared_trace_pos, "
+                f"{list(self.shared).index(dst.id)}, _tl_b, _tl_epoch * _STAMP + _tl_me, _tl_pending_{dst.id}, "
+                "_tl_async_done, _tl_groups)", mode="eval").body
+            call.args[1:3], call.args[4:6] = [di, dj], [si, sj]
+            return ast.copy_location(call, node)
+        return node
 
     def visit_Assign(self, node):
         if is_call(node.value, "cuda.shared.array"):
@@ -192,6 +290,13 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Expr(self, node):
         self.generic_visit(node)
+        name = ptx_call(node.value, self.namespace)
+        if name == "cp_async_commit":
+            return _after(node, "_tl_groups += 1")
+        if name == "cp_async_wait":
+            wait = _call("_tl_async_wait(_tl_async_done, _tl_b, _tl_epoch * _STAMP + _tl_me, _tl_groups, n)",
+                         node.value.args[0])
+            return [node, ast.copy_location(ast.Expr(wait), node)]
         return _after(node, _EPOCH) if is_barrier(node.value) else node
 
 
@@ -210,15 +315,32 @@ def shared_arrays(func, namespace):
 
 
 def _rewrite(kernel, bound):
-    """(rewritten FunctionDef, shared arrays, the code that was rewritten) of a Kernel at constants
-    that `Kernel.bind` returned, after the kernel contract is checked."""
+    """(rewritten FunctionDef, shared arrays, the code that was rewritten, the tiledlab.core.ptx functions
+    it calls) of a Kernel at constants that `Kernel.bind` returned, after the kernel contract is checked."""
     code = kernel.checked_code(bound)
     func = code.tree
     params = [a.arg for a in func.args.args]
     namespace = {**kernel.namespace, **bound}
     shared = shared_arrays(func, namespace)
     check_countable(func, params[:2], params[2], shared, namespace)
-    return _Rewrite(params, shared).visit(func), shared, code
+    calls = [(name, node) for node in ast.walk(func) if (name := ptx_call(node, namespace))]
+    use = PtxUse({name for name, _ in calls},
+                 tuple(dict.fromkeys(node.args[0].id for name, node in calls if name == "cp_async4")))
+    func = _Rewrite(params, shared, namespace, use.targets).visit(func)
+    if use.asynchronous:
+        func.body[:0] = ast.parse(_ASYNC_PROLOGUE).body
+    return func, shared, code, use
+
+
+@dataclass(frozen=True)
+class PtxUse:
+    """Which tiledlab.core.ptx functions a kernel calls, and the shared arrays cp_async4 copies into."""
+    names: set
+    targets: tuple
+
+    @property
+    def asynchronous(self):
+        return bool(self.names - {"ldg4"})
 
 
 @dataclass(frozen=True)
@@ -235,12 +357,13 @@ def instrumented(kernel, bound, launch_bounds=None):
     """The counting build of a Kernel at constants that `Kernel.bind` returned. The kernel's own launch
     bounds are replaced by (its threads per block, 1): the counting code needs many more registers, and
     capped like this (spilling if it must) even a 32×32 block still launches."""
-    func, shared, code = _rewrite(kernel, bound)
-    buffers = CountingBuffers(shared)
+    func, shared, code, use = _rewrite(kernel, bound)
+    buffers = CountingBuffers(shared, use.targets, use.asynchronous)
     func.body[:0] = ast.parse(_PROLOGUE).body
     func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
-    helpers = "\n\n".join([code.helpers] * bool(code.helpers) + [HELPER_SOURCE])
-    namespace = {**kernel.namespace, **bound, "_STAMP": _STAMP}
+    helpers = "\n\n".join([code.helpers] * bool(code.helpers) + [HELPER_SOURCE] +
+                          [ASYNC_HELPER_SOURCE] * bool(use.names))
+    namespace = {**kernel.namespace, **bound, "_STAMP": _STAMP, **(PTX_NAMESPACE if use.names else {})}
     threads = kernel.sizes(bound)[1]
     compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), code.helpers,
                                tuple(sorted(bound.items())), kernel.function or code.filename),

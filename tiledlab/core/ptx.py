@@ -1,0 +1,205 @@
+"""Two instructions numba-cuda has no words for, written in PTX: a 128-bit load and an asynchronous copy.
+
+PTX is the assembly language of NVIDIA GPUs that numba (through NVVM) writes; `ptxas` turns it into SASS,
+the instructions the GPU runs. Everything numba compiles comes out as PTX it chose itself. Two
+instructions that fast matrix products rely on are not among its choices:
+
+* `ldg4(A, i, j)` reads A[i, j], A[i, j+1], A[i, j+2], A[i, j+3] with one instruction,
+  `ld.global.nc.v4.f32`: a vector of four floats (v4.f32, 128 bits) from global memory through the
+  read-only data path (`nc`, "non-coherent": the data must not change while the kernel runs). On an
+  H100/H200 it becomes the SASS `LDG.E.128.CONSTANT`. Numba writes four 32-bit loads (`LDG.E`) for four
+  reads A[i, j + q] of a kernel argument: it cannot know that A[i, j] sits on a 16-byte boundary. A
+  quarter of the load instructions issue the same bytes.
+
+* `cp_async4(sA, di, dj, A, si, sj)` copies A[si, sj:sj+4] into the shared array sA[di, dj:dj+4] with
+  `cp.async.cg.shared.global [dst], [src], 16;`, 16 bytes from global to shared memory that never pass
+  through the thread's registers. The thread issues it and goes on; the copy lands later. SASS:
+  `LDGSTS.E.BYPASS.128` ("load global, store shared", bypassing L1, 128 bits).
+  `cp_async_commit()` (`cp.async.commit_group;`, SASS `LDGDEPBAR`) closes the copies issued so far into
+  a group, and `cp_async_wait(n)` (`cp.async.wait_group n;`, SASS `DEPBAR.LE SB0, n`) waits until at
+  most the n most recent groups are still in flight. A copy's data is there for the thread that issued
+  it only after a wait that covers its group, and for the other threads of the block only after that
+  wait and a `cuda.syncthreads()` behind it. With n > 0 a block loads the next tile while it computes
+  on this one: a pipeline of stages, one group per stage (Ampere's way, and cuBLAS's on this card).
+
+In a kernel (sA, sB declared with `cuda.shared.array((T, T), float32, alignment=16)`):
+
+    a0, a1, a2, a3 = ldg4(A, row, k)      # A[row, k:k+4]: one LDG.E.128 instead of four LDG.E
+    cp_async4(sB, ty, 4 * tx, B, kb, cb)  # B[kb, cb:cb+4] → sB[ty, 4tx:4tx+4], past the registers
+    cp_async_commit()                     # this step's copies make one group
+    cp_async_wait(0)                      # ... which has landed, for this thread
+    cuda.syncthreads()                    # ... and for every thread of the block
+
+numba-cuda 0.30.4 (the last numba-cuda; we stay on it for its simulator) offers neither: its vector
+types (`cuda.float32x4`) are built from four scalars, never loaded from an array in one piece, and it
+has no cp.async. It does give `numba.cuda.extending.intrinsic`, with which a function emits LLVM IR
+of its own, and llvmlite's `ir.InlineAsm`, a piece of PTX inside that IR. numba-cuda writes its own
+cache-hint loads (`cuda.ldcg` and the like, numba_cuda/numba/cuda/cache_hints.py) exactly this way; the
+four functions here follow it. numba-cuda's successor, numba-cuda-mlir, would offer `cuda.vector.load`
+and inline PTX as part of the language instead (and TMA, Hopper's tensor copy engine), but it has no
+simulator.
+
+The contract, which the caller keeps (nothing checks it on a GPU; the simulator does):
+* every array is float32, 2-D and C-contiguous; `dst` of cp_async4 is a `cuda.shared.array` declared
+  with `alignment=16`, the others are kernel arguments, never written while the kernel runs;
+* each four floats start on a 16-byte boundary: `j % 4 == 0` and a row length that is a multiple of 4
+  (so row i starts on a boundary too); the same for (di, dj) in dst and (si, sj) in src;
+* all four elements lie inside the array, indices are not negative (no wraparound, no bounds check):
+  a kernel guards the edges itself, with scalar reads where a group of four would stick out;
+* `cp_async_wait(n)`: n is a number known when the kernel compiles (0, 1, or a bound constant's name).
+A misaligned address is an error on the GPU ("misaligned address"), a read past an edge reads what lies
+there.
+
+On numba's CUDA simulator (tiledlab.SIMULATOR) there is no PTX to run, so each name is a Python
+function with the same effect, chosen when this module is imported: ldg4 returns the four elements,
+cp_async4 copies at once, commit and wait do nothing. They check the contract above and raise where a
+GPU would fault or read garbage. Because the copy lands at once, a kernel that forgets a wait still
+computes the right product on the simulator; the counting lab (tiledlab.counting) is what catches it:
+it keeps every element a copy writes "pending" until the thread's wait covers its group, and counts a
+read of a pending element as a hazard.
+"""
+import numpy as np
+
+from ..backend import SIMULATOR
+
+VEC = 4  # floats per instruction: 4 × 32 bits = 128 bits = 16 bytes
+BYTES = 16
+
+
+def _ldg4_sim(arr, i, j):
+    """A[i, j:j+4] as a 4-tuple of float32 (the simulator's ldg4)."""
+    _check("ldg4", arr, i, j)
+    return (arr[i, j], arr[i, j + 1], arr[i, j + 2], arr[i, j + 3])
+
+
+def _cp_async4_sim(dst, di, dj, src, si, sj):
+    """dst[di, dj:dj+4] = src[si, sj:sj+4], at once (the simulator's cp_async4)."""
+    _check("cp_async4 (shared destination)", dst, di, dj)
+    _check("cp_async4 (global source)", src, si, sj)
+    for q in range(VEC):
+        dst[di, dj + q] = src[si, sj + q]
+
+
+def _cp_async_commit_sim():
+    """Nothing to group: on the simulator every copy has landed already."""
+
+
+def _cp_async_wait_sim(n):
+    """Nothing to wait for on the simulator; n must still be a whole number ≥ 0, as on a GPU."""
+    if isinstance(n, bool) or not hasattr(n, "__index__") or n < 0:
+        raise TypeError(f"cp_async_wait(n): n must be a whole number ≥ 0 known when the kernel compiles, got {n!r}")
+
+
+def _check(what, arr, i, j):
+    """Raise where the GPU instruction would fault (misaligned) or read outside the array."""
+    if arr.dtype != np.float32 or len(arr.shape) != 2:
+        raise TypeError(f"{what}: needs a 2-D float32 array, got {len(arr.shape)}-D {arr.dtype}")
+    rows, cols = arr.shape
+    if not (0 <= i < rows and 0 <= j and j + VEC <= cols):
+        raise IndexError(f"{what}: elements [{i}, {j}:{j + VEC}] are not all inside the {rows}×{cols} array; "
+                         "guard the edges with scalar reads")
+    itemsize = arr.dtype.itemsize
+    offset = i * arr.strides[0] + j * arr.strides[1]
+    if arr.strides[1] != itemsize or offset % BYTES:
+        raise ValueError(f"{what}: [{i}, {j}] of a {rows}×{cols} array is {offset} bytes from its start, not on a "
+                         f"16-byte boundary (a misaligned address on a GPU): keep j % 4 == 0 and rows of a "
+                         "multiple of 4 floats")
+
+
+def _gpu_definitions():
+    """(ldg4, cp_async4, cp_async_commit, cp_async_wait) as numba intrinsics emitting inline PTX."""
+    from llvmlite import ir
+    from numba.cuda import cgutils, types
+    from numba.cuda.core.errors import NumbaTypeError, RequireLiteralValue
+    from numba.cuda.extending import intrinsic
+
+    f32, i32 = ir.FloatType(), ir.IntType(32)
+
+    def check_array(name, arr):
+        if not (isinstance(arr, types.Array) and arr.dtype == types.float32 and arr.ndim == 2 and
+                arr.layout == "C"):
+            raise NumbaTypeError(f"{name} needs a 2-D C-contiguous float32 array, got {arr}")
+
+    def check_indices(name, *indices):
+        if not all(isinstance(k, types.Integer) for k in indices):
+            raise NumbaTypeError(f"{name} needs integer indices, got {', '.join(map(str, indices))}")
+
+    def element_pointer(context, builder, arr_type, arr, index_types, indices):
+        # The address of arr[i, j] (a generic float*): no wraparound, no bounds check, as the contract says.
+        ary = context.make_array(arr_type)(context, builder, value=arr)
+        inds = [context.cast(builder, v, t, types.intp) for v, t in zip(indices, index_types)]
+        return cgutils.get_item_pointer(context, builder, arr_type, ary, inds, wraparound=False)
+
+    @intrinsic
+    def ldg4(typingctx, arr, i, j):
+        check_array("ldg4", arr)
+        check_indices("ldg4", i, j)
+        sig = types.UniTuple(types.float32, VEC)(arr, i, j)
+
+        def codegen(context, builder, sig, args):
+            arr_type, i_type, j_type = sig.args
+            ptr = element_pointer(context, builder, arr_type, args[0], (i_type, j_type), args[1:])
+            fnty = ir.FunctionType(ir.LiteralStructType([f32] * VEC), [ptr.type])
+            # Four float outputs ($0..$3) and a 64-bit address ($4). No side effect: a pure read of
+            # read-only data, which LLVM may move or merge like any load.
+            load = ir.InlineAsm(fnty, "ld.global.nc.v4.f32 {$0, $1, $2, $3}, [$4];", "=f,=f,=f,=f,l")
+            four = builder.call(load, [ptr])
+            return cgutils.pack_array(builder, [builder.extract_value(four, q) for q in range(VEC)])
+
+        return sig, codegen
+
+    @intrinsic
+    def cp_async4(typingctx, dst, di, dj, src, si, sj):
+        check_array("cp_async4's shared destination", dst)
+        check_array("cp_async4's global source", src)
+        check_indices("cp_async4", di, dj, si, sj)
+        sig = types.none(dst, di, dj, src, si, sj)
+
+        def codegen(context, builder, sig, args):
+            dst_type, di_type, dj_type, src_type, si_type, sj_type = sig.args
+            to = element_pointer(context, builder, dst_type, args[0], (di_type, dj_type), args[1:3])
+            source = element_pointer(context, builder, src_type, args[3], (si_type, sj_type), args[4:6])
+            # numba keeps a shared array's address as a generic pointer; cp.async wants a shared one:
+            # cast it back to the shared address space (LLVM folds this into the array's own address)
+            # and pass its 32-bit offset in the shared window.
+            shared = builder.ptrtoint(builder.addrspacecast(to, ir.PointerType(f32, addrspace=3)), i32)
+            fnty = ir.FunctionType(ir.VoidType(), [i32, source.type])
+            copy = ir.InlineAsm(fnty, f"cp.async.cg.shared.global [$0], [$1], {BYTES};", "r,l,~{memory}",
+                                side_effect=True)
+            builder.call(copy, [shared, source])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    def group_instruction(text):
+        def codegen(context, builder, sig, args):
+            # A side effect and a memory clobber: LLVM must not move loads of shared memory across it.
+            builder.call(ir.InlineAsm(ir.FunctionType(ir.VoidType(), []), text, "~{memory}", side_effect=True), [])
+            return context.get_dummy_value()
+        return codegen
+
+    @intrinsic
+    def cp_async_commit(typingctx):
+        return types.none(), group_instruction("cp.async.commit_group;")
+
+    @intrinsic
+    def cp_async_wait(typingctx, n):
+        if not isinstance(n, types.IntegerLiteral):
+            raise RequireLiteralValue(f"cp_async_wait(n): n must be known when the kernel compiles, got {n}")
+        if n.literal_value < 0:
+            raise NumbaTypeError(f"cp_async_wait(n): n must be ≥ 0, got {n.literal_value}")
+        return types.none(n), group_instruction(f"cp.async.wait_group {n.literal_value};")
+
+    return ldg4, cp_async4, cp_async_commit, cp_async_wait
+
+
+if SIMULATOR:
+    ldg4, cp_async4, cp_async_commit, cp_async_wait = (_ldg4_sim, _cp_async4_sim, _cp_async_commit_sim,
+                                                       _cp_async_wait_sim)
+else:
+    ldg4, cp_async4, cp_async_commit, cp_async_wait = _gpu_definitions()
+
+FUNCTIONS = {ldg4: "ldg4", cp_async4: "cp_async4", cp_async_commit: "cp_async_commit", cp_async_wait: "cp_async_wait"}
+ARITY = {"ldg4": 3, "cp_async4": 6, "cp_async_commit": 0, "cp_async_wait": 1}
+
+__all__ = ["ldg4", "cp_async4", "cp_async_commit", "cp_async_wait", "VEC"]
