@@ -127,3 +127,29 @@ def test_every_point_is_numbered_once_and_no_number_covers_a_marker_or_another_n
     for x, y in ax.transData.transform([(p[1], p[2]) for p in inside]):
         assert not any(b.x0 < x + r and x - r < b.x1 and b.y0 < y + r and y - r < b.y1 for b in boxes)
     plt.close(fig)
+
+
+def figure_texts(fig):
+    """Every text a figure shows: titles, axis labels, tick labels, legend entries, texts in the axes."""
+    fig.draw_without_rendering()
+    texts = [fig.get_suptitle()] if fig.get_suptitle() else []
+    for ax in fig.axes:
+        texts += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+        texts += [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels() + ax.texts]
+        if ax.get_legend():
+            texts += [t.get_text() for t in ax.get_legend().get_texts()]
+    for legend in fig.legends:
+        texts += [t.get_text() for t in legend.get_texts()]
+    return [t for t in texts if t]
+
+
+def test_every_tiled_label_of_the_takeaway_figures_says_its_t():
+    import re
+
+    from tiledlab.notebook import takeaways
+    figures = takeaways.figures()
+    tiled = [t for fig in figures.values() for t in figure_texts(fig) if re.search(r"(?<![-\w])tiled\b", t)]
+    assert tiled  # the figures do name the tiled kernel
+    assert [t for t in tiled if not re.search(r"\bT\b", t)] == []
+    for fig in figures.values():
+        plt.close(fig)

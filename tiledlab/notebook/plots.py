@@ -243,11 +243,12 @@ def annotate_counts(ax, image, counts, annotate=None):
     cell_text(ax, counts.astype(int), np.where(dark, "white", "black"))
 
 
-def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2, annotate=None):
+def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2, annotate=None, figsize=None):
     """Panels meant to be compared, side by side on ONE colour scale from 0 to the largest count
-    (whole-number ticks only). The counts are written in once the layout is final, so their size fits it."""
+    (whole-number ticks only), each `size` inches (or the whole figure `figsize`). The counts are
+    written in once the layout is final, so their size fits it."""
     vmax = max(int(m.max()) for m in maps)
-    fig, axes = plt.subplots(1, len(maps), figsize=(size * len(maps) + 1, size), squeeze=False,
+    fig, axes = plt.subplots(1, len(maps), figsize=figsize or (size * len(maps) + 1, size), squeeze=False,
                              layout="constrained")
     images = [heatmap(m, title, ax, cmap, annotate=False, vmin=0, vmax=vmax, colorbar=False)
               for ax, m, title in zip(axes[0], maps, titles)]
