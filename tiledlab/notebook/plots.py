@@ -172,14 +172,21 @@ def count_scale(cmap, vmin, vmax):
     return plt.get_cmap(cmap), Normalize(vmin, vmax), MaxNLocator(integer=True)
 
 
+def _cell_for(size, chars):
+    """(width, height) in points of a cell that holds `chars` characters at `size` points with a margin
+    on every side (a digit is about 0.62 em wide; the text fills 70 % of the width, 60 % of the height)."""
+    return 0.62 * max(chars, 1) * size / 0.7, size / 0.6
+
+
 def _fitting_size(ax, shape, chars):
     """The largest font size (points) at which `chars` characters fit one cell of a rows×cols grid drawn
-    over the whole of `ax`, with a margin on every side: a digit is about 0.62 em wide."""
+    over the whole of `ax`."""
     ax.figure.draw_without_rendering()  # the axes' final box, after the layout and the equal aspect
     box = ax.get_window_extent()
     rows, cols = shape
     cell_w, cell_h = (72 / ax.figure.dpi) * box.width / cols, (72 / ax.figure.dpi) * box.height / rows
-    return min(0.7 * cell_w / (0.62 * max(chars, 1)), 0.6 * cell_h)
+    per_point_w, per_point_h = _cell_for(1, chars)
+    return min(cell_w / per_point_w, cell_h / per_point_h)
 
 
 def cell_fontsize(ax, shape, chars, largest=None):
@@ -198,8 +205,7 @@ def fits_in_cells(ax, shape, chars):
 def grid_figsize(rows, cols, chars, margin=(1.6, 1.4)):
     """A figure size (inches) whose grid of rows×cols cells holds labels of `chars` characters at the
     lesson's size; `margin` leaves room for the axes' labels and the title."""
-    size = 0.85 * plt.rcParams["font.size"]
-    cell = max(0.62 * chars * size / 0.7, size / 0.6) / 72
+    cell = max(_cell_for(0.85 * plt.rcParams["font.size"], chars)) / 72
     return max(4.5, cols * cell + margin[0]), max(4.0, rows * cell + margin[1])
 
 
