@@ -89,3 +89,33 @@ def test_the_effects_view_draws_each_variant_over_its_plain_kernel(figure, capsy
 def test_an_unknown_view_is_refused():
     with pytest.raises(ValueError, match="view must be one of"):
         timings("everything")
+
+
+def notebook_code(name):
+    import pathlib
+
+    import nbformat
+    path = pathlib.Path(__file__).parent.parent / "notebooks" / f"{name}.ipynb"
+    return "\n".join(c.source for c in nbformat.read(path, 4).cells if c.cell_type == "code")
+
+
+def test_notebooks_1_2_3_and_5_each_show_the_view_of_their_step():
+    import re
+    views = {name: re.findall(r"timings\((?:view=)?\"(\w+)\"", notebook_code(name))
+             for name in ("01_naive_reads", "02_redundant_reads", "03_one_tile_step", "05_line_by_line")}
+    assert views == {"01_naive_reads": ["naive"], "02_redundant_reads": ["pair"], "03_one_tile_step": ["tile"],
+                     "05_line_by_line": ["effects"]}
+
+
+def test_no_notebook_writes_text_smaller_than_8_points():
+    import re
+    for name in ("00_start_here", "01_naive_reads", "02_redundant_reads", "03_one_tile_step", "04_whole_matrix",
+                 "05_line_by_line", "06_caches", "07_register_tiling"):
+        sizes = [int(s) for s in re.findall(r"\b(?:fontsize|size)=(\d+(?:\.\d+)?)\b", notebook_code(name))]
+        assert all(s >= 8 for s in sizes), (name, sizes)
+
+
+def test_notebook_1_compares_its_tiny_launch_with_a_launch_of_nothing_and_with_its_arithmetic():
+    code = notebook_code("01_naive_reads")
+    assert "does_nothing[blockspergrid, threadsperblock](dA, dB, dC)" in code
+    assert "flops = 2 * M * K * N" in code and "peaks.csv" in code
