@@ -92,23 +92,117 @@ def _cell(value):
     return str(value)
 
 
-def timings(gpu_ns=(1024, 2048, 4096), tiles=(8, 16, 32), sim_ns=(8, 16), sim_tiles=(4, 8)):
-    """Time naive and tiled live on this backend (small sizes on the simulator) and plot them beside
-    the committed H200 sweep: TFLOP/s on one scale on a GPU; on the simulator the live panel shows
-    Python's milliseconds, which say nothing of GPU speed. Returns (live, committed): two DataFrames."""
+VIEWS = {  # view: the kernels its panels draw (None: every one of the rows), and the step it belongs to
+    "lesson": (("naive", "tiled", "cublas"), "the lesson's pair and cuBLAS against N"),
+    "naive": (("naive", "naive_unsigned"), "the naive kernel and its fair twin against N, beside 2N³ loads"),
+    "pair": (("naive", "tiled", "naive_unsigned", "tiled_unsigned"), "naive against tiled at one T, both pairs"),
+    "tile": (("naive_unsigned", "tiled_unsigned"), "the fair pair's time against T at one N"),
+    "effects": (None, "the layout variants of effects.csv as bars"),
+}
+
+
+def timings(view="lesson", tile=16, n=None, gpu_ns=(1024, 2048, 4096), tiles=(8, 16, 32), sim_ns=(8, 16),
+            sim_tiles=(4, 8)):
+    """Time kernels live on this backend (small sizes on the simulator) and plot them beside committed
+    H200 data: on the simulator the live panel shows Python's milliseconds, which say nothing of GPU
+    speed. `view` picks what the panels show, one per step of the series:
+
+    - "lesson" (the default): naive and tiled against N, the committed sweep with cuBLAS (TFLOP/s);
+    - "naive": naive and the fair naive_unsigned, time against N beside a line of slope 3 (2N³ loads);
+    - "pair": naive against tiled at one tile width `tile`, the lesson pair and the fair pair;
+    - "tile": the fair pair's time against T at one N (`n`; the largest committed N by default),
+      naive_unsigned as the line of no tiling;
+    - "effects": the committed layout variants (h200/effects.csv at `n`, its largest N by default):
+      each one's time over its plain kernel's, beside the lesson pair timed live.
+
+    Every view but the default prints what its committed panel says, computed from the rows.
+    Returns (live, committed): two DataFrames, the rows the two panels draw."""
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {sorted(VIEWS)}, got {view!r}")
     ns, ts = (sim_ns, sim_tiles) if SIMULATOR else (gpu_ns, tiles)
-    live = pd.DataFrame(bench.run(ns, ts, warmup=0 if SIMULATOR else 1, repeats=2 if SIMULATOR else 10,
-                                  progress=False))
-    ref = data.load("h200/bench.csv")
-    ref = ref[ref["kernel"].isin(["naive", "tiled", "cublas"])]  # the lesson's pair (bench.csv also has the fair pair)
-    first = ref.iloc[0]
-    fig, axes = plt.subplots(1, 2, figsize=(14, 4.8), sharey=not SIMULATOR, layout="constrained")
-    if SIMULATOR:
-        plots.bench_plot(live, "live, CUDA simulator: Python's time, not a GPU's", axes[0], "median_ms", legend=False)
-    else:
-        plots.bench_plot(live, f"live: {live['device'][0]}, N = {ns[0]}…{ns[-1]}", axes[0], legend=False)
-    plots.bench_plot(ref, f"committed: {first['device']} ({first['date']}), N = {ref['N'].min()}…{ref['N'].max()}",
-                     axes[1], legend=False)
-    plots.shared_legend(fig, axes)
+    live = _live(view, ns, ts, min(tile, max(sim_tiles)) if SIMULATOR else tile)
+    ref = _committed(view, tile, n)
+    fig, axes = plt.subplots(1, 2, figsize=(14, 4.8), sharey=view == "lesson" and not SIMULATOR,
+                             layout="constrained")
+    _draw(view, live, axes[0], live=True)
+    _draw(view, ref, axes[1], live=False)
+    plots.shared_legend(fig, axes[:1] if view == "effects" else axes)
     plt.show()
+    if view != "lesson":
+        print(_reading(view, ref))
     return live, ref
+
+
+def _live(view, ns, ts, tile):
+    """The rows of the live panel: what the view shows, timed on this backend."""
+    runs = {"naive": (ns, (), True), "pair": (ns, (tile,), True), "tile": (ns[-1:], ts, True)}
+    sizes, widths, fair = runs.get(view, (ns, ts, False))
+    rows = pd.DataFrame(bench.run(sizes, widths, warmup=0 if SIMULATOR else 1, repeats=2 if SIMULATOR else 10,
+                                  progress=False, fair=fair))
+    kernels = VIEWS[view][0] or VIEWS["lesson"][0]  # effects: the lesson's pair, live
+    return rows[rows["kernel"].isin(kernels)].reset_index(drop=True)
+
+
+def _committed(view, tile, n):
+    """The rows of the committed panel."""
+    if view == "effects":
+        effects = data.load("h200/effects.csv")
+        return effects[effects["N"] == (n or effects["N"].max())].reset_index(drop=True)
+    ref = data.load("h200/bench.csv")
+    ref = ref[ref["kernel"].isin(VIEWS[view][0])]  # bench.csv holds both pairs and cuBLAS
+    if view == "pair":
+        ref = ref[ref["kernel"].str.startswith("naive") | (ref["tile"] == tile)]
+    if view == "tile":
+        ref = ref[ref["N"] == (n or ref["N"].max())]
+    return ref.reset_index(drop=True)
+
+
+def _title(rows, live):
+    """A panel's title: where its rows were measured; on the simulator, what its times are not."""
+    sizes = sorted(rows["N"].unique())
+    span = f"N = {sizes[0]}" + (f"…{sizes[-1]}" if len(sizes) > 1 else "")
+    if live and SIMULATOR:
+        return f"live, CUDA simulator, {span}:\nPython's time, which says nothing of GPU speed"
+    first = rows.iloc[0]
+    return f"live: {first['device']}, {span}" if live else f"committed: {first['device']} ({first['date']})\n{span}"
+
+
+def _draw(view, rows, ax, live):
+    """One panel of a view."""
+    title = _title(rows, live)
+    metric = "median_ms" if (live and SIMULATOR) or view in ("naive", "tile") else "tflops"
+    if view == "effects" and not live:
+        plots.effect_bars(rows, title, ax)
+    elif view == "tile":
+        plots.tile_plot(rows, title, ax)
+    else:
+        plots.bench_plot(rows, title, ax, metric, legend=False)
+        if view == "naive" and not (live and SIMULATOR):  # Python's time follows no GPU's loads
+            plots.cubic_guide(ax, rows, "naive_unsigned")
+
+
+def _reading(view, ref):
+    """One or a few lines saying what the committed panel shows, computed from its rows."""
+    def ms(kernel, n, tile=None):
+        return data.value(ref, "median_ms", kernel=kernel, N=n, **({} if tile is None else {"tile": tile}))
+    sizes = sorted(ref["N"].unique())
+    if view == "naive":
+        slopes = {k: np.polyfit(np.log(g["N"].astype(float)), np.log(g["median_ms"].astype(float)), 1)[0]
+                  for k, g in ref.groupby("kernel")}
+        factors = [ms("naive", n) / ms("naive_unsigned", n) for n in sizes]
+        return (f"committed, N = {sizes[0]}…{sizes[-1]}: log-log slope of time, naive {slopes['naive']:.2f}, "
+                f"naive_unsigned {slopes['naive_unsigned']:.2f} (2N³ loads: 3); naive takes "
+                f"{min(factors):.2f}…{max(factors):.2f}× naive_unsigned's time")
+    if view == "pair":
+        t = int(ref.loc[ref["kernel"] == "tiled", "tile"].iloc[0])
+        return "\n".join(f"N = {n}: naive / tiled T={t} = {ms('naive', n) / ms('tiled', n, t):.2f}×, "
+                         f"fair pair naive_unsigned / tiled_unsigned T={t} = "
+                         f"{ms('naive_unsigned', n) / ms('tiled_unsigned', n, t):.2f}×" for n in sizes)
+    if view == "tile":
+        (n,) = sizes
+        tiled = ref[ref["kernel"] == "tiled_unsigned"].sort_values("tile")
+        factors = ", ".join(f"{ms('naive_unsigned', n) / r.median_ms:.2f}× at T = {r.tile}" for r in tiled.itertuples())
+        return f"N = {n}: naive_unsigned / tiled_unsigned = {factors} (global loads: T times fewer)"
+    worst = plots.effect_factors(ref).sort_values("factor").iloc[-1]
+    return (f"N = {sizes[0]}: the costliest change is {worst['kernel']} at T = {worst['tile']}, "
+            f"{worst['factor']:.2f}× the time of {worst['base']}")

@@ -1,7 +1,10 @@
 """Pictures for the lessons: count heat maps on shared colour scales, and timing plots with their spread."""
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.colors import BoundaryNorm, Normalize
 from matplotlib.ticker import MaxNLocator
 
 KERNEL_STYLE = {"naive": ("--", "o"), "tiled": ("-", "s"), "cublas": (":", "D"),
@@ -79,6 +82,71 @@ def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
     return ax
 
 
+def cubic_guide(ax, table, through):
+    """A dotted line ∝ N³ through the smallest-N time of kernel `through`: where a kernel's times lie
+    along it, its time grows as its 2N³ global loads do."""
+    first = table[table["kernel"] == through].sort_values("N").iloc[0]
+    ns = np.array(sorted(table["N"].unique()), float)
+    ax.plot(ns, first["median_ms"] * (ns / first["N"]) ** 3, ":", color="0.4", lw=2,
+            label="∝ N³, as the 2N³ loads")
+
+
+def tile_plot(table, title, ax=None):
+    """The fair pair at one N against the tile width: tiled_unsigned's time at each T (bars: min–max),
+    naive_unsigned's as the line of no tiling, and naive_unsigned / T, the time if it fell as the
+    global loads do."""
+    ax = ax or plt.subplots(figsize=(7.5, 4.5))[1]
+    tiled = table[table["kernel"] == "tiled_unsigned"].sort_values("tile")
+    naive = table[table["kernel"] == "naive_unsigned"].iloc[0]
+    ts = tiled["tile"].to_numpy(int)
+    y = tiled["median_ms"].to_numpy(float)
+    ax.errorbar(ts, y, yerr=[y - tiled["min_ms"].to_numpy(float), tiled["max_ms"].to_numpy(float) - y], fmt="-s",
+                capsize=3, ms=8, color="C2", label=f"tiled T = {ts[0]}…{ts[-1]}, unsigned indices")
+    ax.axhline(naive["median_ms"], color=color("naive_unsigned", None), ls="-.", lw=2,
+               label=label("naive_unsigned", naive["tile"]) + ": no tiling")
+    ax.plot(ts, naive["median_ms"] / ts, ":o", color="0.4", ms=6, label="naive_unsigned / T: if time fell as loads do")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(ts, [str(t) for t in ts])
+    ax.minorticks_off()
+    ax.set_xlabel(f"tile width T (N = {naive['N']})")
+    ax.set_ylabel("time per launch, ms (median; bars: min–max)")
+    ax.set_title(title)
+    ax.grid(True, which="major", alpha=0.3)
+    return ax
+
+
+def effect_factors(effects):
+    """Each variant of effects.csv beside its plain kernel at the same N and T: kernel, N, tile, base,
+    factor (the variant's time over the plain kernel's)."""
+    base = effects["kernel"].str.split(" ").str[0]
+    plain = effects.set_index(["kernel", "N", "tile"])["median_ms"]
+    rows = effects.assign(base=base)[effects["kernel"] != base]
+    factor = [r.median_ms / plain[(r.base, r.N, r.tile)] for r in rows.itertuples()]
+    return rows.assign(factor=factor)[["kernel", "N", "tile", "base", "factor"]].reset_index(drop=True)
+
+
+def effect_bars(effects, title, ax=None):
+    """The layout variants of effects.csv as bars: each one's time over its plain kernel's at the same N,
+    one bar per block width T; 1 is the plain kernel."""
+    ax = ax or plt.subplots(figsize=(7.5, 4.5))[1]
+    factors = effect_factors(effects)
+    variants = list(dict.fromkeys(factors["kernel"]))
+    tiles = sorted(factors["tile"].unique())
+    width = 0.8 / len(tiles)
+    for k, t in enumerate(tiles):
+        at = factors[factors["tile"] == t].set_index("kernel")["factor"]
+        xs = np.arange(len(variants)) + (k - (len(tiles) - 1) / 2) * width
+        ax.bar(xs, [at[v] for v in variants], width, color=TILE_COLOR.get(t, "C7"), label=f"T = {t} ({t}×{t} blocks)")
+    ax.axhline(1, color="k", lw=1)
+    ax.set_xticks(range(len(variants)), [textwrap.fill(v, 10) for v in variants], fontsize=10)
+    ax.set_ylabel("time / the plain kernel's (same T)")
+    ax.set_title(title)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(loc="upper right", fontsize=9)
+    return ax
+
+
 def shared_legend(fig, axes):
     """One legend outside the panels, for every line drawn in any of them (each label once)."""
     seen = {}
@@ -89,41 +157,117 @@ def shared_legend(fig, axes):
     fig.legend([seen[t] for t in order], order, loc="outside right upper")
 
 
+FEW_COUNTS = 12  # up to this many whole numbers on a colour scale, each gets its own band of colour
+SMALLEST_LABEL = 8  # points: no text written inside a cell is smaller
+
+
+def count_scale(cmap, vmin, vmax):
+    """(colormap, norm, ticks) for whole-number counts from vmin to vmax: one band of colour and one tick
+    per number when there are few of them, else a continuous scale ticked at whole numbers only."""
+    vmin, vmax = int(vmin), int(vmax)
+    if vmax - vmin + 1 <= FEW_COUNTS:
+        levels = vmax - vmin + 1
+        return (plt.get_cmap(cmap).resampled(levels), BoundaryNorm(np.arange(vmin - 0.5, vmax + 1), levels),
+                list(range(vmin, vmax + 1)))
+    return plt.get_cmap(cmap), Normalize(vmin, vmax), MaxNLocator(integer=True)
+
+
+def _cell_for(size, chars):
+    """(width, height) in points of a cell that holds `chars` characters at `size` points with a margin
+    on every side (a digit is about 0.62 em wide; the text fills 70 % of the width, 60 % of the height)."""
+    return 0.62 * max(chars, 1) * size / 0.7, size / 0.6
+
+
+def _fitting_size(ax, shape, chars):
+    """The largest font size (points) at which `chars` characters fit one cell of a rows×cols grid drawn
+    over the whole of `ax`."""
+    ax.figure.draw_without_rendering()  # the axes' final box, after the layout and the equal aspect
+    box = ax.get_window_extent()
+    rows, cols = shape
+    cell_w, cell_h = (72 / ax.figure.dpi) * box.width / cols, (72 / ax.figure.dpi) * box.height / rows
+    per_point_w, per_point_h = _cell_for(1, chars)
+    return min(cell_w / per_point_w, cell_h / per_point_h)
+
+
+def cell_fontsize(ax, shape, chars, largest=None):
+    """Font size (points) for labels of `chars` characters in the cells of a rows×cols grid on `ax`:
+    the lesson's size on a small grid, smaller on a large one, never below SMALLEST_LABEL (a grid too
+    large for that should not be labelled, or should be drawn larger)."""
+    largest = largest or 0.85 * plt.rcParams["font.size"]
+    return max(SMALLEST_LABEL, min(largest, _fitting_size(ax, shape, chars)))
+
+
+def fits_in_cells(ax, shape, chars):
+    """Whether labels of `chars` characters fit the cells at SMALLEST_LABEL points or more."""
+    return _fitting_size(ax, shape, chars) >= SMALLEST_LABEL
+
+
+def grid_figsize(rows, cols, chars, margin=(1.6, 1.4)):
+    """A figure size (inches) whose grid of rows×cols cells holds labels of `chars` characters at the
+    lesson's size; `margin` leaves room for the axes' labels and the title."""
+    cell = max(_cell_for(0.85 * plt.rcParams["font.size"], chars)) / 72
+    return max(4.5, cols * cell + margin[0]), max(4.0, rows * cell + margin[1])
+
+
+def cell_text(ax, texts, colors=None, **style):
+    """Write texts[i, j] in cell (i, j) of an image drawn on `ax`, at the size `cell_fontsize` computes
+    for the grid and its longest text; `colors[i, j]`, when given, picks each text's colour."""
+    texts = np.asarray(texts, dtype=object)
+    size = cell_fontsize(ax, texts.shape, max(len(str(t)) for t in texts.flat))
+    for (i, j), text in np.ndenumerate(texts):
+        ax.text(j, i, str(text), ha="center", va="center", fontsize=size,
+                color="black" if colors is None else colors[i, j], **style)
+    return size
+
+
 def heatmap(counts, title, ax=None, cmap="viridis", annotate=None, vmin=None, vmax=None, colorbar=True):
-    """A matrix of counts drawn cell by cell, written in when small enough to read. Returns the image."""
+    """A matrix of whole-number counts drawn cell by cell, written in when the numbers fit (at least
+    SMALLEST_LABEL points); the colour bar has whole-number ticks only. Returns the image."""
     ax = ax or plt.subplots(figsize=(4.5, 4))[1]
-    vmin = counts.min() if vmin is None else vmin
-    vmax = counts.max() if vmax is None else vmax
-    im = ax.imshow(counts, cmap=cmap, vmin=vmin, vmax=vmax)
-    annotate = counts.size <= 256 if annotate is None else annotate
-    if annotate:
-        for (i, j), v in np.ndenumerate(counts):
-            dark = (v - vmin) > 0.6 * (vmax - vmin) if vmax > vmin else False
-            ax.text(j, i, str(v), ha="center", va="center", fontsize=0.85 * plt.rcParams["font.size"],
-                    color="white" if dark else "black")
+    vmin = int(counts.min()) if vmin is None else vmin
+    vmax = int(counts.max()) if vmax is None else vmax
+    cmap, norm, ticks = count_scale(cmap, vmin, vmax)
+    im = ax.imshow(counts, cmap=cmap, norm=norm)
     ax.set_title(title)
     ax.set_xlabel("column")
     ax.set_ylabel("row")
     integer_ticks(ax)
     if colorbar:
-        plt.colorbar(im, ax=ax, fraction=0.046)
+        plt.colorbar(im, ax=ax, fraction=0.046, ticks=ticks)
+    annotate_counts(ax, im, counts, annotate)
     return im
 
 
-def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2):
-    """Panels meant to be compared, side by side on ONE colour scale from 0 to the largest count."""
+def annotate_counts(ax, image, counts, annotate=None):
+    """Each count written in its cell, white on dark colours, when asked or (annotate=None) when the
+    grid is small enough for the numbers to be read."""
+    chars = len(str(int(counts.max())))
+    if annotate is False or (annotate is None and (counts.size > 256 or not fits_in_cells(ax, counts.shape, chars))):
+        return
+    rgb = image.cmap(image.norm(counts))[..., :3]
+    dark = rgb @ [0.299, 0.587, 0.114] < 0.5  # the cell's luminance
+    cell_text(ax, counts.astype(int), np.where(dark, "white", "black"))
+
+
+def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2, annotate=None, figsize=None):
+    """Panels meant to be compared, side by side on ONE colour scale from 0 to the largest count
+    (whole-number ticks only), each `size` inches (or the whole figure `figsize`). The counts are
+    written in once the layout is final, so their size fits it."""
     vmax = max(int(m.max()) for m in maps)
-    fig, axes = plt.subplots(1, len(maps), figsize=(size * len(maps) + 1, size), squeeze=False,
+    fig, axes = plt.subplots(1, len(maps), figsize=figsize or (size * len(maps) + 1, size), squeeze=False,
                              layout="constrained")
-    for ax, m, title in zip(axes[0], maps, titles):
-        im = heatmap(m, title, ax, cmap, vmin=0, vmax=vmax, colorbar=False)
-    fig.colorbar(im, ax=list(axes[0]), fraction=0.03, pad=0.02, label="count (same scale in every panel)")
+    images = [heatmap(m, title, ax, cmap, annotate=False, vmin=0, vmax=vmax, colorbar=False)
+              for ax, m, title in zip(axes[0], maps, titles)]
+    fig.colorbar(images[0], ax=list(axes[0]), fraction=0.03, pad=0.02, label="count (same scale in every panel)",
+                 ticks=count_scale(cmap, 0, vmax)[2])
     if suptitle:
         fig.suptitle(suptitle)
+    for ax, image, m in zip(axes[0], images, maps):
+        annotate_counts(ax, image, m, annotate)
     return fig, axes[0]
 
 
-def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3), extra_legend=()):
+def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3), extra_legend=(), legend=True):
     """A log-log roofline: each roof (label, TB/s) rises as bandwidth × intensity until the FP32 rate
     (TFLOP/s) caps it; `points` are (label or None, FLOP per byte, TFLOP/s, style dict). The legend,
     outside the data, lists the roofs, the labelled points and any `extra_legend` handles."""
@@ -139,6 +283,83 @@ def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3), extra_legend
     ax.set_ylabel("TFLOP/s")
     ax.set_title(title)
     ax.grid(True, which="major", alpha=0.3)
-    handles = ax.get_legend_handles_labels()[0] + list(extra_legend)
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, fontsize=10)
+    if legend:
+        handles = ax.get_legend_handles_labels()[0] + list(extra_legend)
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, fontsize=10)
+    return ax
+
+
+# The rungs of a ladder on one figure: a colour per group (a qualitative map), a hollow marker per rung.
+RUNG_GROUPS = {"lesson": ("C1", "s", "the lesson's tiled kernel"), "ladder": ("C0", None, "register-tiled rungs"),
+               "search": ("C2", "D", "search kernel"), "cublas": ("C3", "*", "cuBLAS")}
+RUNG_MARKERS = "o^v<>phXPd"  # the register-tiled rungs', in their order
+
+
+def rung_points(rungs):
+    """Roofline points for (name, group, FLOP per byte, TFLOP/s) rungs, numbered in their order: the
+    labels read "1  tiled T=32", the style is the group's colour with a hollow marker of the rung's own
+    (overlapping points stay visible through each other)."""
+    points, k = [], 0
+    for i, (name, group, intensity, tflops) in enumerate(rungs, 1):
+        color, marker, _ = RUNG_GROUPS[group]
+        if marker is None:
+            marker, k = RUNG_MARKERS[k % len(RUNG_MARKERS)], k + 1
+        style = dict(marker=marker, color=color, markerfacecolor="none", markeredgewidth=2, alpha=0.85)
+        points.append((f"{i}  {name}", intensity, tflops, style))
+    return points
+
+
+def plain_log_ticks(ax, xs, ys):
+    """Log axes ticked at the given values, written as plain numbers (a zoomed panel spans too little
+    of a decade for powers of ten)."""
+    from matplotlib.ticker import NullFormatter
+    ax.set_xticks(xs, [f"{v:g}" for v in xs])
+    ax.set_yticks(ys, [f"{v:g}" for v in ys])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def group_legend(groups):
+    """Legend handles that name the colour of each group of rungs."""
+    from matplotlib.patches import Patch
+    return [Patch(color=RUNG_GROUPS[g][0], label=f"colour: {RUNG_GROUPS[g][2]}") for g in dict.fromkeys(groups)]
+
+
+AROUND = [(1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1), (0, 1), (0, -1)]  # right first, then left, ...
+
+
+def number_points(ax, points, size=10, marker_pt=9, leave_out=None):
+    """Write each point's number (the first word of its label) beside it, where the number covers no
+    marker and no other number: the first free place of eight around the point, further out with a
+    leader line if all are taken. Points outside the axes' limits, or inside the box `leave_out`
+    ((x0, x1), (y0, y1) in data units: a region enlarged in another panel), are not numbered."""
+    fig = ax.figure
+    fig.draw_without_rendering()
+    scale = fig.dpi / 72  # pixels per point
+    frame = ax.get_window_extent()
+    xy = ax.transData.transform([(x, y) for _, x, y, _ in points])
+    shown = [frame.x0 <= px <= frame.x1 and frame.y0 <= py <= frame.y1 for px, py in xy]
+    r = (marker_pt / 2 + 1.5) * scale
+    taken = [(px - r, py - r, px + r, py + r) for (px, py), seen in zip(xy, shown) if seen]  # every marker
+    if leave_out:
+        (x0, x1), (y0, y1) = leave_out
+        shown = [seen and not (x0 <= x <= x1 and y0 <= y <= y1) for seen, (_, x, y, _) in zip(shown, points)]
+
+    def free(box):
+        x0, y0, x1, y1 = box
+        return (frame.x0 <= x0 and x1 <= frame.x1 and frame.y0 <= y0 and y1 <= frame.y1 and
+                not any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for b in taken))
+
+    crowd = [sum(np.hypot(*(xy[i] - xy[j])) < 4 * r for j in range(len(xy))) for i in range(len(xy))]
+    for i in sorted((i for i in range(len(points)) if shown[i]), key=lambda i: -crowd[i]):
+        text = points[i][0].split()[0]
+        w, h = (0.62 * len(text) * size + 2) * scale, (size + 2) * scale
+        spots = [(xy[i][0] + sx * (d + w / 2), xy[i][1] + sy * (d + h / 2), d > r + 2 * scale)
+                 for d in (r + 2 * scale, 2.5 * r, 4 * r) for sx, sy in AROUND]
+        cx, cy, far = next(((cx, cy, far) for cx, cy, far in spots
+                            if free((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2))), spots[-1])
+        taken.append((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2))
+        ax.annotate(text, xy=points[i][1:3], xytext=((cx - xy[i][0]) / scale, (cy - xy[i][1]) / scale),
+                    textcoords="offset points", ha="center", va="center", fontsize=size, color=points[i][3]["color"],
+                    fontweight="bold", arrowprops=dict(arrowstyle="-", color="0.5", lw=0.8, shrinkA=0, shrinkB=4) if far else None)
     return ax
