@@ -244,7 +244,7 @@ def test_reading_a_copy_before_its_wait_is_a_hazard(rng, variant):
     M, N = 13, 12
     A, B = operands(rng, M, N, N)
     c = count_loads(copy_kernel(**variant), A, B)
-    assert c.hazards == {"read_after_write": M * N, "write_after_read": 0, "write_after_write": 0}
+    assert c.hazards == {"read_after_write": 0, "write_after_read": 0, "write_after_write": 0, "copy_in_flight": M * N}
     np.testing.assert_array_equal(c.C, A)  # on the simulator the copies have landed anyway
 
 
@@ -260,7 +260,7 @@ def test_wait_n_leaves_the_n_latest_groups_in_flight(rng, wait, pending):
     n = 16
     A, B = operands(rng, n, n, n)
     c = count_loads(two_stages, A, B, WAIT=wait)
-    assert c.hazards == {"read_after_write": pending * n * n, "write_after_read": 0, "write_after_write": 0}
+    assert c.hazards == {"read_after_write": 0, "write_after_read": 0, "write_after_write": 0, "copy_in_flight": pending * n * n}
     assert (c.maps["A"] == 1).all() and (c.maps["B"] == 1).all() and c.shared_stores.sum() == 2 * n * n
 
 
@@ -468,3 +468,11 @@ def test_on_a_gpu_the_async_copies_and_waits_are_right(rng):
     np.testing.assert_array_equal(prepare(two_stages, A, B)().result(), A + B)
     c = count_loads(tiled_wide, *operands(rng, 13, 20, 12), T)  # the counting build, with the real instructions
     assert {"A": c.A, "B": c.B} == formulas.tiled_loads(13, 20, 12, T) and not any(c.hazards.values())
+
+
+def test_the_message_for_a_copy_in_flight_names_the_wait_not_a_barrier(rng):
+    from tiledlab.counting.hazards import hazard_message
+    A, B = operands(rng, 13, 12, 12)
+    message = hazard_message(count_loads(copy_kernel(wait=False), A, B).hazards)
+    assert message.startswith("156 copies in flight") and "cp_async_wait" in message and "syncthreads" not in message
+    assert "barrier hazards" in hazard_message({"read_after_write": 2, "copy_in_flight": 0})

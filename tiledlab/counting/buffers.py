@@ -12,7 +12,7 @@ OPERANDS = ("A", "B", "C")  # counts are keyed by argument position, not by the 
 TRACE_FIELDS = ("operand", "i", "j", "by", "bx", "ty", "tx", "seq", "epoch")
 # One record per shared-memory access: array = position among the kernel's shared arrays; store 0/1.
 SHARED_TRACE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "epoch", "store")
-HAZARDS = ("read_after_write", "write_after_read", "write_after_write")
+HAZARDS = ("read_after_write", "write_after_read", "write_after_write", "copy_in_flight")  # the last: cp_async4
 STAMP = 2048  # a thread's stamp: block or epoch * STAMP + its index in the block + 1 (at most 1024 threads)
 
 

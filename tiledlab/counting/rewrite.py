@@ -148,14 +148,14 @@ def _tl_pending(pending, done, b, i, j):
 def _tl_sload_async(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, pending, done,
                     i, j):
     if _tl_pending(pending, done, b, i, j):
-        cuda.atomic.add(hazards, 0, 1)  # read-after-write: the copy into it may not have landed
+        cuda.atomic.add(hazards, 3, 1)  # copy in flight: the copy into it may not have landed
     return _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j)
 
 
 def _tl_sstore_async(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, pending,
                      done, i, j, value):
     if _tl_pending(pending, done, b, i, j):
-        cuda.atomic.add(hazards, 2, 1)  # write-after-write: the copy may land after this store
+        cuda.atomic.add(hazards, 3, 1)  # copy in flight: it may land after this store
     _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j, value)
 
 
@@ -164,7 +164,7 @@ def _tl_cp_async4(dst, di, dj, src, si, sj, operand, counts, thread_loads, trace
     for q in range(4):  # four global loads and four shared stores, the stores pending until a wait
         _tl_gcount(operand, counts, thread_loads, trace, trace_pos, x, y, epoch, si, sj + q)
         if _tl_pending(pending, done, b, di, dj + q):
-            cuda.atomic.add(hazards, 2, 1)  # write-after-write: two copies into one element in flight
+            cuda.atomic.add(hazards, 3, 1)  # copy in flight: two copies into one element at once
         _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, di, dj + q)
         pending[b, di, dj + q] = group * _STAMP + mine % _STAMP
     _tl_ptx_cp_async4(dst, di, dj, src, si, sj)
