@@ -106,3 +106,38 @@ def test_profile_adds_the_ladder_at_one_n():
     assert spec[2] == ("tiled", 4096, 32) and spec[-1] == ("best", 4096, 0)
     assert ("regtile_vec", 4096, 0) in spec and ("naive", 4096, 16) not in spec
     assert {"local_ld_inst", "local_st_inst"} <= set(profile.METRICS)  # spills show as local-memory traffic
+
+
+def test_a_peer_is_timed_like_cublas_and_measured_against_it():
+    from tiledlab.experiments.timing import Timing
+
+    def timer(launch):
+        return Timing(2.0, 2.0, 2.0, 1, "cuda events")
+
+    def blas(A, B, timer):
+        return Timing(1.0, 1.0, 1.0, 1, "cuda events"), A @ B
+
+    def peer(A, B, t):
+        assert t is timer  # the same timer as cuBLAS's and our kernels'
+        return Timing(1.25, 1.25, 1.25, 1, "cuda events"), A @ B, "BLOCK_M: 128"
+
+    rows = ladder.measure_at(32, [], timer, blas, {}, _Bar(), peer=peer)
+    assert [r["kernel"] for r in rows] == ["cublas", "triton"]
+    assert rows[1]["pct_cublas"] == 80.0 and rows[1]["config"] == "BLOCK_M: 128" and rows[1]["group"] == "triton"
+    assert ladder.sass_rows(rows) == []  # peers have no SASS of ours
+
+
+class _Bar:
+    def set_postfix_str(self, text):
+        pass
+
+    def update(self):
+        pass
+
+
+def test_the_async_rungs_run_after_the_search():
+    from tiledlab.core.registry import ASYNC
+    found = ladder.jobs()
+    groups = [g for *_, g in found]
+    assert ASYNC and groups[-len(ASYNC):] == ["async"] * len(ASYNC)
+    assert "async" not in [g for *_, g in ladder.jobs(search=False)]

@@ -267,7 +267,7 @@ def _ladder(args):
     from .notebook import table
     out = _out_folder(args.out)
     rows = ladder.run(args.n, kernels=args.kernels, search=not args.no_search, cublas=not args.no_cublas,
-                      sass=not args.no_sass, progress=not args.quiet)
+                      sass=not args.no_sass, progress=not args.quiet, triton=args.triton)
     provenance = {**stamp(), "cupy": cupy_version()}
     out.mkdir(parents=True, exist_ok=True)
     write_rows([{**r, **provenance} for r in rows], out / "ladder.csv", ladder.FIELDS + list(provenance))
@@ -415,6 +415,7 @@ def _bench_options(sub):
     p.add_argument("--sass", action="store_true", help="also write DIR/sass.csv: each kernel's main-loop "
                    "instructions, one row per kernel and tile (needs a GPU, and nvdisasm or cuobjdump)")
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
+    p.add_argument("--triton", action="store_true", help="also time Triton's FP32 matmul (needs Triton and PyTorch)")
     p.add_argument("--force", action="store_true", help="run a long simulator sweep anyway")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -429,6 +430,7 @@ def _ladder_options(sub):
     _kernels_option(p, "only these kernels (names of the registry)")
     p.add_argument("--no-search", action="store_true", help="the rungs only, not the search")
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
+    p.add_argument("--triton", action="store_true", help="also time Triton's FP32 matmul (needs Triton and PyTorch)")
     p.add_argument("--no-sass", action="store_true", help="skip reading the SASS (needs nvdisasm or cuobjdump)")
     p.add_argument("--out", default="ladder-out", help="folder for ladder.csv and sass.csv")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -157,7 +157,9 @@ class Kernel:
         if self.function is not None:
             return dict(self.function.__globals__)
         from numba import cuda, float32, uint64
-        return {"cuda": cuda, "float32": float32, "uint64": uint64}
+
+        from . import ptx
+        return {"cuda": cuda, "float32": float32, "uint64": uint64, **{name: getattr(ptx, name) for name in ptx.__all__[:4]}}
 
     @property
     def filename(self):

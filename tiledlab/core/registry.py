@@ -5,7 +5,7 @@ kernel="regtile_2d", BM=64, TM=4)` changes some of them. `LADDER` lists the rung
 adding one idea to the one before (`KERNELS[name].idea`); `SEARCH` is a small search over the block
 and thread tile of the best rung, and "best" names its winner on the H200.
 """
-from . import formulas, regtile
+from . import formulas, regtile, unrolled
 from .generated import generated
 from .fair import naive_unsigned, tiled_unsigned
 from .kernel import lesson
@@ -51,6 +51,31 @@ _ALL = [
     _gen("s_64x128x8_8x8_db", (64, 128, 8, 8, 8), "smaller block tile, double-buffered: more blocks for small N",
          buffers=2),
     _gen("s_64x64x8_4x4", (64, 64, 8, 4, 4), "4×4 thread tile, 64×64 block", buffers=2),
+    # asynchronous copies (core.ptx): global → shared past the registers, a pipeline of stages
+    _gen("a_128x256x8_8x16_warp_s2", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with cp.async: 2 stages, "
+         "16-byte copies, one barrier per step", warp=(4, 8), stages=2, **unrolled.ASYNC),
+    _gen("a_128x256x8_8x16_warp_s3", (128, 256, 8, 8, 16), "the same with 3 stages: two tiles in flight",
+         warp=(4, 8), stages=3, **unrolled.ASYNC),
+    _gen("a_128x128x8_8x8_warp_s3", (128, 128, 8, 8, 8), "cp.async, 3 stages, 128×128 block, 8×8 thread tile",
+         warp=(4, 8), stages=3, **unrolled.ASYNC),
+    _gen("a_128x128x8_8x8_warp_s4", (128, 128, 8, 8, 8), "the same with 4 stages", warp=(4, 8), stages=4,
+         **unrolled.ASYNC),
+    _gen("a_64x128x8_8x8_s3", (64, 128, 8, 8, 8), "cp.async, 3 stages, 64×128 block: more blocks for small N",
+         stages=3, **unrolled.ASYNC),
+    _gen("a_64x128x8_8x8_s4", (64, 128, 8, 8, 8), "the same with 4 stages", stages=4, **unrolled.ASYNC),
+    # B copied asynchronously, A through registers (transposed on its way into shared memory, so its reads
+    # stay conflict-free 128-bit ones): one barrier per step
+    _gen("h_128x256x8_8x16_warp_s2", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with B by cp.async in 2 stages, "
+         "A through registers", warp=(4, 8), stages=2, **unrolled.HYBRID),
+    _gen("h_128x256x8_8x16_warp_s3", (128, 256, 8, 8, 16), "the same with 3 stages", warp=(4, 8), stages=3,
+         **unrolled.HYBRID),
+    _gen("h_128x128x8_8x8_warp_s3", (128, 128, 8, 8, 8), "B by cp.async in 3 stages, A through registers, 128×128 "
+         "block", warp=(4, 8), stages=3, **unrolled.HYBRID),
+    _gen("h_128x128x8_8x8_warp_s4", (128, 128, 8, 8, 8), "the same with 4 stages", warp=(4, 8), stages=4,
+         **unrolled.HYBRID),
+    _gen("h_64x128x8_8x8_s3", (64, 128, 8, 8, 8), "B by cp.async in 3 stages, A through registers, 64×128 block",
+         stages=3, **unrolled.HYBRID),
+    _gen("h_64x128x8_8x8_s4", (64, 128, 8, 8, 8), "the same with 4 stages", stages=4, **unrolled.HYBRID),
 ]
 KERNELS = {k.name: k for k in _ALL}  # every kernel of the series, by name
 # The ladder's last rung, profiled as "best" (ladder_profile.csv); not the fastest in the committed data: its
@@ -61,6 +86,7 @@ KERNELS["best"] = KERNELS[BEST]
 LADDER = ["naive", "tiled", "regtile_1d", "regtile_2d", "regtile_vec", "gen_unrolled_sA_mk", "gen_unrolled",
           "gen_cheap_loads", "gen_prefetch", "gen_double", "gen_double_lb", "gen_warp", "best"]
 SEARCH = [name for name in KERNELS if name.startswith("s_")]
+ASYNC = [name for name in KERNELS if name[:2] in ("a_", "h_")]  # the rungs with asynchronous copies
 
 
 def predicted(name, M, K, N, tile=None, **constants):

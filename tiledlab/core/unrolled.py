@@ -20,6 +20,12 @@ Each rung adds one idea (the options of `generate_source`):
   buffers      1: one shared tile and two barriers per step; 2: two tiles, one barrier per step
   warp         (WY, WX): a warp's 32 threads compute a WY×WX patch of thread tiles (None: whole rows)
   pad          floats added to each shared row (a multiple of 4 keeps rows 16-byte aligned)
+  stages       0: tiles reach shared memory through registers (global loads, then stores); 2, 3 or 4: an
+               asynchronous pipeline (core.ptx): each tile is copied global → shared by cp.async, 16 bytes
+               at a time past the registers, `stages` tiles in flight; one barrier per step. A's tile is
+               then stored as it lies in A (sA[m, k], a copy cannot transpose) and read 4 k at a time.
+               Shapes whose rows are not 16-byte aligned (K or N not a multiple of 4), and the last
+               partial tile of K, take a plain path of scalar loads into the same stages.
 
 The thread's TM×TN results are TM tuples, `acc0` … (one per row), updated by the generated device
 function `row_fma` (`generate_helpers`): numba compiles a tuple per row several times faster than
@@ -40,7 +46,10 @@ from .kernel import MAX_THREADS_PER_BLOCK
 from .rules import Rule, check_all
 
 VEC = 4  # floats in one 128-bit shared load
-OPTIONS = dict(transposed=True, edge="clamp", loads="rows", uidx=True, prefetch=True, buffers=1, warp=None, pad=4)
+OPTIONS = dict(transposed=True, edge="clamp", loads="rows", uidx=True, prefetch=True, buffers=1, warp=None, pad=4,
+               stages=0)
+ASYNC = dict(transposed=False, prefetch=False, buffers=1, edge="clamp")  # stages: A and B copied asynchronously
+HYBRID = dict(transposed=True, prefetch=True, buffers=1, edge="clamp")  # stages: B copied, A through registers
 
 
 def _whole(*values):
@@ -63,6 +72,28 @@ def _a_load_fits(BM, BN, BK, TM, TN, loads):
     per, a_k = BM * BK // _threads(BM, BN, TM, TN), _a_k(BM, BN, BK, TM, TN, loads)
     rows = _threads(BM, BN, TM, TN) // (BK // a_k)
     return BK % a_k == 0 and per % a_k == 0 and rows * (per // a_k) == BM
+
+
+def _async_fits(BM, BN, BK, NT, copies_a=True):
+    """Pieces of 4 floats: A's tile has BM rows of BK/4, B's BK rows of BN/4; each pass of the NT threads
+    copies whole rows of pieces, and the passes cover each tile exactly (A's only when A is copied)."""
+    a_row, b_row = BK // VEC, BN // VEC
+    a_fits = NT % a_row == 0 and (BM * a_row) % NT == 0
+    return (a_fits or not copies_a) and NT % b_row == 0 and (BK * b_row) % NT == 0
+
+
+SHARED_LIMIT = 48 * 1024  # bytes of static shared memory a block may declare (cuda.shared.array)
+
+
+def _shared_bytes(BM, BN, BK, transposed, buffers, pad, stages):
+    """Bytes of the block's two shared tiles, as `plan` shapes them."""
+    if stages and not transposed:
+        a = stages * BM * (BK + VEC)
+    elif stages:
+        a = stages * BK * (BM + pad)
+    else:
+        a = buffers * BK * (BM + pad) if transposed else buffers * BM * (BK + 1)
+    return 4 * (a + (stages or buffers) * BK * (BN + pad))
 
 
 def _warp_fits(warp, TYN, TXN):
@@ -100,9 +131,23 @@ OPTION_RULES = [
          "pad is a whole number of floats ≥ 0, a multiple of 4 to keep shared rows 16-byte aligned"),
     Rule(lambda warp, BM, BN, TM, TN: warp is None or _warp_fits(warp, BM // TM, BN // TN),
          "warp is None or (WY, WX) with WY·WX = 32, dividing the block's (BM/TM)×(BN/TN) thread tiles"),
+    Rule(lambda stages: stages in (0, 2, 3, 4) and _whole(stages), "stages is 0 (no asynchronous copies), 2, 3 or 4"),
+    Rule(lambda stages, transposed, prefetch, buffers, edge: not stages or (prefetch, buffers, edge) ==
+         (transposed, 1, "clamp"), "with stages, buffers=1 and edge='clamp' (stages replace the buffers), and "
+         "prefetch=transposed: A's tile is either copied as it lies (transposed=False: the copies are the "
+         "prefetch) or goes through registers to be transposed (transposed=True: prefetched there)"),
+    Rule(lambda stages, BK: not stages or BK % VEC == 0, "with stages, BK is a multiple of 4: A's rows are copied "
+         "4 floats at a time"),
+    Rule(lambda stages, transposed, BM, BN, BK, TM, TN: not stages or _async_fits(BM, BN, BK, _threads(BM, BN, TM, TN),
+                                                                          copies_a=not transposed),
+         "with stages, the 16-byte pieces of A's BM×BK and B's BK×BN tiles split evenly over the threads, "
+         "whole rows of pieces per pass"),
     Rule(lambda loads, BM, BN, BK, TM, TN: _a_load_fits(BM, BN, BK, TM, TN, loads),
          "the threads load A's BM×BK tile in whole passes (loads='rows': min(BM·BK/threads, BK) "
          "consecutive k each, dividing BK)"),
+    Rule(lambda BM, BN, BK, transposed, buffers, pad, stages: _shared_bytes(BM, BN, BK, transposed, buffers, pad, stages)
+         <= SHARED_LIMIT, f"a block's shared tiles fit the {SHARED_LIMIT // 1024} KiB a kernel may declare statically "
+         "(fewer stages, or a smaller block tile)"),
 ]
 
 
@@ -130,6 +175,7 @@ class Plan:
     buffers: int
     warp: tuple
     pad: int
+    stages: int
     TXN: int       # threads along x, one per column group of the block tile
     TYN: int       # threads along y, one per row group
     NT: int        # threads per block
@@ -176,7 +222,12 @@ def plan(name, BM, BN, BK, TM, TN, **options):
     NT, nbuf = TXN * TYN, options["buffers"]
     a_k = _a_k(BM, BN, BK, TM, TN, options["loads"])
     a_tpr, b_rows = BK // a_k, NT // 32
-    a_shape = (nbuf * BK, BM + options["pad"]) if options["transposed"] else (nbuf * BM, BK + 1)
+    if options["stages"] and not options["transposed"]:  # A as it lies, rows padded to stay 16-byte aligned
+        a_shape, nbuf = (options["stages"] * BM, BK + VEC), options["stages"]
+    elif options["stages"]:  # A transposed through registers, one tile per stage
+        a_shape, nbuf = (options["stages"] * BK, BM + options["pad"]), options["stages"]
+    else:
+        a_shape = (nbuf * BK, BM + options["pad"]) if options["transposed"] else (nbuf * BM, BK + 1)
     return Plan(name, BM, BN, BK, TM, TN, **options, TXN=TXN, TYN=TYN, NT=NT, gm=gm, gn=gn, sm=BM // gm,
                 sn=BN // gn, a_k=a_k, a_tpr=a_tpr, a_rows=NT // a_tpr, a_passes=BM * BK // NT // a_k,
                 b_rows=b_rows, b_cq=BN // 32, b_passes=BK // b_rows, a_shape=a_shape,
@@ -194,6 +245,8 @@ def declarations(p):
         L.append("    # sA[m, k]: A's tile as it lies in A.")
     if p.buffers == 2:
         L.append("    # Two buffers stacked along the first axis: one is filled while the other is read.")
+    if p.stages:
+        L.append(f"    # {p.stages} stages stacked along the first axis: tiles copied asynchronously, {p.stages - 1} in flight.")
     return L + [f"    # Rows padded by {p.pad} floats: a row length that is not a power of two lets NVVM see that the",
                 "    # 4 loads of a group are adjacent (with 128-float rows it fuses fewer of them).",
                 f"    sA = cuda.shared.array({p.a_shape}, float32, alignment=16)",
@@ -286,23 +339,24 @@ def shared_store_b(p, i, q, value, h):
     return f"sB[{_plus('bk', i * p.b_rows + h * p.BK)}, {_plus('bn', 32 * q)}] = {value}"
 
 
-def _tile_loads(p, ind, kx, to_registers, h, guard):
-    """One global load per element the thread brings of the tile at k = kx: into pa_*/pb_* or shared."""
+def _tile_loads(p, ind, kx, to_registers, h, guard, b_too=True):
+    """One global load per element the thread brings of the tile at k = kx: into pa_*/pb_* or shared
+    (without B's with b_too=False: the pipeline copies those)."""
     a = [f"pa_{i}_{q} = {global_load_a(p, i, q, kx, guard)}" if to_registers
          else shared_store_a(p, i, q, global_load_a(p, i, q, kx, guard), h) for i, q in p.a_regs]
     b = [f"pb_{i}_{q} = {global_load_b(p, i, q, kx, guard)}" if to_registers
-         else shared_store_b(p, i, q, global_load_b(p, i, q, kx, guard), h) for i, q in p.b_regs]
+         else shared_store_b(p, i, q, global_load_b(p, i, q, kx, guard), h) for i, q in p.b_regs] if b_too else []
     return [ind + line for line in a + b]
 
 
-def tile_loads(p, ind, kx, to_registers, h):
+def tile_loads(p, ind, kx, to_registers, h, b_too=True):
     """The global loads of the tile at k = kx; with edge='clamp', checked against K only in the last tile."""
     if p.edge != "clamp":
-        return _tile_loads(p, ind, kx, to_registers, h, guard=True)
+        return _tile_loads(p, ind, kx, to_registers, h, guard=True, b_too=b_too)
     return ([f"{ind}if {_plus(kx, p.BK)} <= K:  # the whole tile lies inside K: no checks"]
-            + _tile_loads(p, ind + "    ", kx, to_registers, h, guard=False)
+            + _tile_loads(p, ind + "    ", kx, to_registers, h, guard=False, b_too=b_too)
             + [f"{ind}else:  # the last, partial tile: columns of A / rows of B past K read as 0"]
-            + _tile_loads(p, ind + "    ", kx, to_registers, h, guard=True))
+            + _tile_loads(p, ind + "    ", kx, to_registers, h, guard=True, b_too=b_too))
 
 
 def shared_stores(p, ind, h):
@@ -364,6 +418,146 @@ def main_loop(p):
     return L
 
 
+def async_indices(p):
+    """Which 16-byte pieces of A's and B's tiles the thread copies (of B's only, with A through
+    registers), and the clamped edges."""
+    a_row, b_row = p.BK // VEC, p.BN // VEC
+    a_step, b_step = p.NT // a_row, p.NT // b_row
+    a_passes, b_passes = p.BM * a_row // p.NT, p.BK * b_row // p.NT
+    if p.transposed:  # A: as the register path loads it
+        L = load_indices(p)[:2] + [f"    ar_{i} = min({_plus('row0 + am', i * p.a_rows)}, M - 1)" for i in range(p.a_passes)]
+    else:
+        L = [f"    am = tid // {a_row}  # A's tile: row am" + (f" (+{a_step} per pass)" if a_passes > 1 else "")
+             + f", columns ak .. ak+3", f"    ak = (tid % {a_row}) * {VEC}"]
+    L += [f"    bk = tid // {b_row}  # B's tile: row bk" + (f" (+{b_step} per pass)" if b_passes > 1 else "")
+         + ", columns bn .. bn+3: neighbouring threads copy neighbouring 16 bytes", f"    bn = (tid % {b_row}) * {VEC}",
+         "    # Rows of A past M only feed rows of C past M, which are never stored: read row M-1 instead;",
+         "    # likewise columns of B past N. Only the K edge must read as zero.",
+         "    aligned = K % 4 == 0 and N % 4 == 0  # every row starts on a 16-byte boundary: copies allowed"]
+    if not p.transposed:
+        L += [f"    ar_{i} = min({_plus('row0 + am', i * a_step)}, M - 1)" for i in range(a_passes)]
+    L += ["    bc = min(col0 + bn, N - 4)  # the piece's first column (used when aligned: then N >= 4)"]
+    L += [f"    bc_{q} = min({_plus('col0 + bn', q)}, N - 1)  # column of element q, for the scalar path"
+          for q in range(VEC)]
+    return L
+
+
+def _async_passes(p):
+    a_row, b_row = p.BK // VEC, p.BN // VEC
+    return (p.BM * a_row // p.NT, p.NT // a_row), (p.BK * b_row // p.NT, p.NT // b_row)
+
+
+def async_tile(p, ind, kx, fa, fb):
+    """The tile at k = kx into the stage whose rows start at fa (A) and fb (B): 16-byte copies when the
+    tile lies inside K and rows are aligned, else scalar loads (zero past K) stored the plain way."""
+    (a_passes, a_step), (b_passes, b_step) = _async_passes(p)
+    if p.transposed:
+        a_passes = 0  # A goes through registers (a_registers, a_to_shared)
+    copies = [f"{ind}    cp_async4(sA, {_plus(fa, _plus('am', i * a_step))}, ak, A, ar_{i}, {_plus(kx, 'ak')})"
+              for i in range(a_passes)]
+    copies += [f"{ind}    cp_async4(sB, {_plus(fb, _plus('bk', i * b_step))}, bn, B, {_plus(kx, _plus('bk', i * b_step))}, bc)"
+               for i in range(b_passes)]
+    scalar = []
+    for i in range(a_passes):
+        for q in range(VEC):
+            k = _plus(_plus(kx, "ak"), q)
+            load = _guarded(f"A[{p.index(f'ar_{i}')}, {p.index(k)}]", [f"{k} < K"])
+            scalar.append(f"{ind}    sA[{_plus(fa, _plus('am', i * a_step))}, {_plus('ak', q)}] = {load}")
+    for i in range(b_passes):
+        r = _plus(kx, _plus("bk", i * b_step))
+        for q in range(VEC):
+            load = _guarded(f"B[{p.index(r)}, {p.index(f'bc_{q}')}]", [f"{r} < K"])
+            scalar.append(f"{ind}    sB[{_plus(fb, _plus('bk', i * b_step))}, {_plus('bn', q)}] = {load}")
+    return ([f"{ind}if aligned and {_plus(kx, p.BK)} <= K:  # 16-byte copies, global → shared, past the registers"]
+            + copies + [f"{ind}else:  # rows not 16-byte aligned, or the last partial tile: plain loads, zero past K"]
+            + scalar)
+
+
+def async_multiply_adds(p, ind):
+    """The tile in the stage at rows sa (A) and sb (B): for each 4 k, the thread's TM rows of A as 4 k each
+    (one 128-bit shared read per row), then per k its TN values of B and one row_fma per row."""
+    L = []
+    for g in range(p.BK // VEC):
+        for i in range(p.TM):
+            r = _plus("sa", _plus("ra", (i // VEC) * p.sm + i % VEC))
+            L.append(f"{ind}a{i} = (" + ", ".join(f"sA[{r}, {VEC * g + v}]" for v in range(VEC))
+                     + f")  # row {i}, k = {VEC * g} .. {VEC * g + 3}")
+        for v in range(VEC):
+            k = VEC * g + v
+            bs = [f"sB[{_plus('sb', k)}, {_plus('cb', gg * p.sn + w)}]" for gg in range(p.gn) for w in range(VEC)]
+            L.append(f"{ind}b = ({', '.join(bs)})  # step k = {k}: the thread's {p.TN} values of B")
+            L += [f"{ind}acc{i} = row_fma(acc{i}, a{i}[{v}], b)" for i in range(p.TM)]
+    return L
+
+
+def a_to_shared(p, ind, fa):
+    """The registers pa_* (A's next tile) stored transposed into the stage whose rows of sA start at fa."""
+    return [f"{ind}sA[{_plus(fa, _plus('ak', q))}, {_plus('am', i * p.a_rows)}] = pa_{i}_{q}" for i, q in p.a_regs]
+
+
+def stage_multiply_adds(p, ind):
+    """Transposed A: the tile in the stage at rows sa (sA) and sb (sB), k by k as in `multiply_adds`."""
+    L = []
+    for k in range(p.BK):
+        bs = [f"sB[{_plus('sb', k)}, {_plus('cb', g * p.sn + v)}]" for g in range(p.gn) for v in range(VEC)]
+        L.append(f"{ind}b = ({', '.join(bs)})  # step k = {k}: the thread's {p.TN} values of B")
+        for i in range(p.TM):
+            r = _plus("ra", (i // VEC) * p.sm + i % VEC)
+            L.append(f"{ind}acc{i} = row_fma(acc{i}, sA[{_plus('sa', k)}, {r}], b)")
+    return L
+
+
+def hybrid_main_loop(p):
+    """B through a pipeline of copies as in `async_main_loop`; A through registers, one tile ahead
+    (loaded while a tile is multiplied, stored after the next barrier into the next stage)."""
+    S = p.stages
+    L = ["    # A's first tile through registers into stage 0, its second into registers; B's first "
+         f"{S - 1} tiles copied."]
+    L += (tile_loads(p, "    ", "0", True, 0, b_too=False) + a_to_shared(p, "    ", "0")
+          + tile_loads(p, "    ", str(p.BK), True, 0, b_too=False))
+    for s in range(S - 1):
+        L.append(f"    if {s * p.BK} < K:")
+        L += async_tile(p, "        ", str(s * p.BK), "", str(s * p.BK))
+        L.append("    cp_async_commit()")
+    L += [f"    for t in range((K + {p.BK - 1}) // {p.BK}):",
+          f"        cp_async_wait({S - 2})  # B's tile t has landed, for this thread",
+          "        cuda.syncthreads()  # ... and for every thread; A's tile t is stored; tile t-1 is finished",
+          f"        na = ((t + 1) % {S}) * {p.BK}  # A's tile t+1 goes to its stage now, read after the next barrier"]
+    L += a_to_shared(p, "        ", "na")
+    L += [f"        k2 = (t + 2) * {p.BK}  # A's tile t+2 into registers: in flight during the multiply"]
+    L += tile_loads(p, "        ", "k2", True, 0, b_too=False)
+    L += [f"        nxt = ((t + {S - 1}) % {S}) * {p.BK}  # B's tile t+{S - 1} into the stage tile t-1 used",
+          f"        k1 = (t + {S - 1}) * {p.BK}", "        if k1 < K:"]
+    L += async_tile(p, "            ", "k1", "", "nxt")
+    L += ["        cp_async_commit()  # one group per step, empty or not: the wait above counts groups",
+          f"        sa = (t % {S}) * {p.BK}  # tile t's stage: rows of sA", "        sb = sa  # ... and of sB"]
+    return L + stage_multiply_adds(p, "        ")
+
+
+def async_main_loop(p):
+    """The pipeline: the first stages-1 tiles in flight, then per tile: wait for the oldest, barrier,
+    start the tile stages-1 ahead into the stage freed last step, multiply the oldest."""
+    S = p.stages
+    if p.transposed:
+        return hybrid_main_loop(p)
+    L = [f"    # The first {S - 1} tiles start on their way before the loop; each is one commit group."]
+    for s in range(S - 1):
+        L.append(f"    if {s * p.BK} < K:")
+        L += async_tile(p, "        ", str(s * p.BK), str(s * p.BM), str(s * p.BK))
+        L.append("    cp_async_commit()")
+    L += [f"    for t in range((K + {p.BK - 1}) // {p.BK}):",
+          f"        cp_async_wait({S - 2})  # all but the {S - 2} newest groups have landed: tile t, for this thread",
+          "        cuda.syncthreads()  # ... and for every thread; and everyone has finished tile t-1",
+          f"        nxt = (t + {S - 1}) % {S}  # the stage tile t-1 used: free now, so tile t+{S - 1} goes there",
+          f"        k1 = (t + {S - 1}) * {p.BK}",
+          "        if k1 < K:"]
+    L += async_tile(p, "            ", "k1", f"nxt * {p.BM}", f"nxt * {p.BK}")
+    L += ["        cp_async_commit()  # one group per step, empty or not: the wait above counts groups",
+          f"        sa = (t % {S}) * {p.BM}  # tile t's stage: rows of sA",
+          f"        sb = (t % {S}) * {p.BK}  # ... and of sB"]
+    return L + async_multiply_adds(p, "        ")
+
+
 def write_back(p):
     """The TM×TN results stored to C, skipping rows and columns past its edges."""
     L = ["    # Store the TM×TN results; rows and columns past the edges of C are skipped."]
@@ -377,16 +571,18 @@ def write_back(p):
 
 
 def generate_source(BM=128, BN=128, BK=8, TM=8, TN=8, transposed=True, edge="clamp", loads="rows", uidx=True,
-                    prefetch=True, buffers=1, warp=None, pad=4, name="unrolled"):
+                    prefetch=True, buffers=1, warp=None, pad=4, stages=0, name="unrolled"):
     """The text of kernel `name(A, B, C)` for these constants and options; a pure function of them."""
     constants = dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN)
     options = dict(transposed=transposed, edge=edge, loads=loads, uidx=uidx, prefetch=prefetch, buffers=buffers,
-                   warp=warp, pad=pad)
+                   warp=warp, pad=pad, stages=stages)
     check_all(RULES, constants, name)
     check_all(OPTION_RULES, {**constants, **options}, name)
     p = plan(name, **constants, **options)
     parts = (declarations, thread_indices, block_origin, load_indices, clamped_edges, accumulators, main_loop,
              write_back)
+    if p.stages:
+        parts = (declarations, thread_indices, block_origin, async_indices, accumulators, async_main_loop, write_back)
     return "\n".join(line for part in parts for line in part(p)) + "\n"
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core.launch import prepare, resolve
 from ..core.operands import operands
-from ..core.registry import KERNELS, LADDER, SEARCH, predicted
+from ..core.registry import ASYNC, KERNELS, LADDER, SEARCH, predicted
 from . import require_gpu
 from .bench import MIN_SAMPLE_MS, progress_bar, rel_err
 from .cublas import timed_sgemm
@@ -36,7 +36,8 @@ def jobs(kernels=None, search=True):
     register-tiled rungs, the search; or only `kernels` (names of the registry)."""
     rungs = [name for name in LADDER if name not in ("naive", "tiled", "best")]
     found = [("naive", "naive", {"T": 16}, "lesson"), ("tiled", "tiled", {"T": 32}, "lesson")] + \
-            [(name, name, {}, "ladder") for name in rungs] + [(name, name, {}, "search") for name in SEARCH if search]
+            [(name, name, {}, "ladder") for name in rungs] + [(name, name, {}, "search") for name in SEARCH if search] + \
+            [(name, name, {}, "async") for name in ASYNC if search]
     if kernels:
         for name in kernels:
             resolve(name)  # a clear ValueError for a name the registry does not know
@@ -71,17 +72,20 @@ def compile_all(jobs, facts=kernel_facts, bar=None, odd_shape=ODD_SHAPE):
     return found
 
 
-def measure(jobs, ns, timer=None, blas=timed_sgemm, facts=kernel_facts, progress=True, seed=0, odd_shape=ODD_SHAPE):
-    """The rows of `run` for these jobs (see `jobs`); `timer(launch) -> Timing` and `blas(A, B, timer)`
-    are parameters so that the bookkeeping can be tested without a GPU."""
+def measure(jobs, ns, timer=None, blas=timed_sgemm, facts=kernel_facts, progress=True, seed=0, odd_shape=ODD_SHAPE,
+            peer=None):
+    """The rows of `run` for these jobs (see `jobs`); `timer(launch) -> Timing`, `blas(A, B, timer)` and
+    `peer(A, B, timer) -> (Timing, C, config)` (Triton's product) are parameters so that the bookkeeping
+    can be tested without a GPU."""
     timer = timer or (lambda launch: time_launch(launch, 2, 10, MIN_SAMPLE_MS))
     with progress_bar(len(jobs) * (1 + len(ns)), progress, "ladder") as bar:
         compiled = compile_all(jobs, facts, bar, odd_shape)
-        return [row for n in ns for row in measure_at(n, jobs, timer, blas, compiled, bar, seed)]
+        return [row for n in ns for row in measure_at(n, jobs, timer, blas, compiled, bar, seed, peer)]
 
 
-def measure_at(n, jobs, timer, blas, compiled, bar, seed=0):
-    """The rows of `measure` at one N: cuBLAS's (when `blas` gives one), then one per job."""
+def measure_at(n, jobs, timer, blas, compiled, bar, seed=0, peer=None):
+    """The rows of `measure` at one N: cuBLAS's (when `blas` gives one), Triton's (with `peer`), then one
+    per job."""
     rows = []
     A, B = operands(n, n, n, seed)
     ref, reference = (A.astype(np.float64) @ B.astype(np.float64), "float64") if n <= FLOAT64_UP_TO else (None, "")
@@ -93,7 +97,14 @@ def measure_at(n, jobs, timer, blas, compiled, bar, seed=0):
             ref, reference = C.astype(np.float64), "cuBLAS"
         rows.append({"kernel": "cublas", "group": "cublas", "N": n, "config": "cupy.matmul", **_timed(timing, n),
                      "pct_cublas": 100.0, "rel_err": rel_err(C, ref) if reference == "float64" else "",
-                     "reference": reference if reference == "float64" else "", "idea": "cuBLAS SGEMM (FP32)"})
+                     "reference": reference if reference == "float64" else "",
+                     "idea": "cuBLAS SGEMM (FP32; CuPy leaves TF32 off)"})
+    if peer:
+        timing, C, config = peer(A, B, timer)
+        rows.append({"kernel": "triton", "group": "triton", "N": n, "config": config, **_timed(timing, n),
+                     "pct_cublas": 100 * timing.tflops(n, n, n) / blas_tflops if blas_tflops else "",
+                     "rel_err": rel_err(C, ref) if ref is not None else "", "reference": reference if ref is not None else "",
+                     "idea": "Triton's FP32 matmul, tl.dot with input_precision='ieee', autotuned (experiments.triton_peer)"})
     for label, name, constants, group in jobs:
         bar.set_postfix_str(f"N={n} {label}")
         launch = prepare(name, A, B, **constants)
@@ -128,18 +139,25 @@ def sass_rows(rows):
     """One row per kernel: what the compiler made of it (registers, local memory, main-loop SASS)."""
     seen = {}
     for r in rows:
-        if r["kernel"] != "cublas" and r["kernel"] not in seen:
+        if r["kernel"] not in ("cublas", "triton") and r["kernel"] not in seen:
             seen[r["kernel"]] = {f: r.get(f, "") for f in SASS_FIELDS}
     return list(seen.values())
 
 
-def run(ns=(1024, 2048, 4096, 8192), kernels=None, search=True, cublas=True, sass=True, progress=True):
-    """The ladder at every N of `ns` (see the module's docstring); needs a GPU, CuPy for cuBLAS."""
+def run(ns=(1024, 2048, 4096, 8192), kernels=None, search=True, cublas=True, sass=True, progress=True, triton=False):
+    """The ladder at every N of `ns` (see the module's docstring); needs a GPU, CuPy for cuBLAS, Triton
+    and PyTorch for `triton`."""
     require_gpu("the ladder")
+    peer = None
+    if triton:
+        from . import Unavailable, triton_peer
+        if not triton_peer.available():
+            raise Unavailable("--triton needs Triton and PyTorch (pip install triton torch)")
+        peer = triton_peer.timed_matmul
     chosen = jobs(kernels, search)
     started = time.perf_counter()
     rows = measure(chosen, ns, blas=timed_sgemm if cublas else None,
-                   facts=lambda k: kernel_facts(k, sass), progress=progress)
+                   facts=lambda k: kernel_facts(k, sass), progress=progress, peer=peer)
     if progress:
         sys.stderr.write(f"ladder: {len(chosen)} kernels × {len(ns)} sizes in {time.perf_counter() - started:.0f} s\n")
     return rows

@@ -24,7 +24,8 @@ MEMORY = ("LDS", "STS", "LDG", "STG", "LDL", "STL", "LD", "ST", "LDSM")
 COLUMNS = {  # CSV column → instruction kinds counted in the main loop
     "loop_ffma": ("FFMA",), "loop_lds32": ("LDS.32",), "loop_lds64": ("LDS.64",), "loop_lds128": ("LDS.128",),
     "loop_sts": ("STS.32", "STS.64", "STS.128"), "loop_ldg": ("LDG.32", "LDG.64", "LDG.128"), "loop_bar": ("BAR",),
-    "loop_ldl": ("LDL.32", "LDL.64", "LDL.128"), "loop_stl": ("STL.32", "STL.64", "STL.128"), "loop_total": ("total",),
+    "loop_ldl": ("LDL.32", "LDL.64", "LDL.128"), "loop_stl": ("STL.32", "STL.64", "STL.128"),
+    "loop_ldgsts": ("LDGSTS",), "loop_total": ("total",),
 }
 
 

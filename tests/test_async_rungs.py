@@ -1,0 +1,79 @@
+"""The rungs with asynchronous copies (registry.ASYNC: `a_` copies A and B, `h_` copies B and brings A
+through registers): right on odd shapes, counted exactly like every rung, their pipeline checked by the
+counting lab, refused where they cannot be built; and on a GPU, compiled to LDGSTS."""
+import numpy as np
+import pytest
+
+import tiledlab
+from tiledlab.core import unrolled
+from tiledlab.core.generated import generated
+from tiledlab.core.launch import matmul
+from tiledlab.core.registry import ASYNC, KERNELS, predicted
+from tiledlab.counting.count import count_loads
+
+SMALL = dict(BM=64, BN=128, BK=8, TM=8, TN=8)  # small enough for the simulator, every piece whole
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(16)
+
+
+def operands(rng, M, K, N):
+    return rng.random((M, K), dtype=np.float32), rng.random((K, N), dtype=np.float32)
+
+
+@pytest.mark.parametrize("name", ASYNC)
+def test_every_async_rung_is_right_on_an_odd_shape(rng, name):
+    A, B = operands(rng, 33, 21, 70)  # K and N not multiples of 4: the plain path in every stage
+    np.testing.assert_allclose(matmul(A, B, kernel=name), A.astype(np.float64) @ B, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("family", ["ASYNC", "HYBRID"])
+@pytest.mark.parametrize("stages", [2, 4])  # 3 stages: the pipeline test below
+@pytest.mark.parametrize("shape", [(64, 24, 128), (66, 13, 130)], ids=["aligned", "odd"])
+def test_counts_equal_the_block_tile_formulas(rng, family, stages, shape):
+    kernel = generated(f"t_{family}_{stages}", **SMALL, stages=stages, **getattr(unrolled, family))
+    A, B = operands(rng, *shape)
+    c = count_loads(kernel, A, B)
+    want = predicted(kernel, *shape)
+    np.testing.assert_allclose(c.C, A.astype(np.float64) @ B, rtol=1e-5, atol=1e-5)
+    assert (int(c.maps["A"].sum()), int(c.maps["B"].sum())) == (want["A"], want["B"])
+    assert int(c.shared_reads.sum()) == want["reads"]
+    assert not any(c.hazards.values()), c.hazards
+
+
+@pytest.mark.parametrize("family, loop", [("ASYNC", "async_main_loop"), ("HYBRID", "hybrid_main_loop")])
+def test_a_pipeline_that_waits_for_too_few_copies_is_caught(rng, monkeypatch, family, loop):
+    original = getattr(unrolled, loop)
+
+    def one_group_short(p):  # wait until stages-1 groups are left in flight, not stages-2: one too many
+        return [line.replace(f"cp_async_wait({p.stages - 2})", f"cp_async_wait({p.stages - 1})") for line in original(p)]
+    monkeypatch.setattr(unrolled, loop, one_group_short)
+    kernel = generated(f"short_{family}", **SMALL, stages=3, **getattr(unrolled, family))
+    A, B = operands(rng, 64, 24, 128)
+    c = count_loads(kernel, A, B)
+    assert c.hazards["copy_in_flight"] > 0 and c.hazards["read_after_write"] == 0, c.hazards
+
+
+@pytest.mark.parametrize("options, why", [
+    (dict(stages=5, **unrolled.HYBRID), "stages is 0"),
+    (dict(stages=2, **{**unrolled.HYBRID, "buffers": 2}), "buffers=1"),
+    (dict(stages=2, **{**unrolled.ASYNC, "prefetch": True}), "prefetch=transposed"),
+])
+def test_impossible_pipelines_are_refused_with_the_reason(options, why):
+    with pytest.raises(ValueError, match=why):
+        generated("bad", **SMALL, **options)
+
+
+def test_stages_that_overflow_shared_memory_are_refused():
+    with pytest.raises(ValueError, match="48 KiB"):
+        generated("big", BM=128, BN=256, BK=8, TM=8, TN=16, warp=(4, 8), stages=4, **unrolled.HYBRID)
+
+
+@pytest.mark.skipif(tiledlab.SIMULATOR, reason="reads the SASS numba compiled on a GPU")
+@pytest.mark.parametrize("name", ["a_64x128x8_8x8_s3", "h_64x128x8_8x8_s3"])
+def test_the_main_loop_copies_with_ldgsts(name):
+    from tiledlab.experiments.sass import kernel_facts
+    facts = kernel_facts(KERNELS[name])
+    assert facts["loop_ldgsts"] > 0 and facts["loop_lds128"] > 0 and facts["local_bytes"] == 0, facts
