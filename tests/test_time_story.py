@@ -77,3 +77,38 @@ def test_with_one_roof_our_kernels_are_far_below_it_and_cublas_is_not(prof):
     assert all(share(row(prof, k, t)) < 0.3 for k, t in [("naive_unsigned", 16), ("tiled_unsigned", 8),
                                                         ("tiled_unsigned", 16), ("tiled_unsigned", 32)])
     assert share(row(prof, "cublas", 0)) > 0.7
+
+
+# --- notebook 7's asynchronous copies: what its prose says holds in async.csv and async_sass.csv -----------
+
+@pytest.fixture(scope="module")
+def asy():
+    return data.load("h200/async.csv")
+
+
+def fastest(table, n, prefix):
+    return table[(table["N"] == n) & table["kernel"].str.startswith(prefix)]["tflops"].max()
+
+
+def test_the_register_prefetch_rungs_beat_the_asynchronous_ones_at_every_n(asy):
+    for n in asy["N"].unique():
+        assert fastest(asy, n, "s_") > max(fastest(asy, n, "a_"), fastest(asy, n, "h_")), n
+
+
+def test_copying_b_alone_beats_copying_both_from_2048_and_not_at_1024(asy):
+    assert all(fastest(asy, n, "h_") > fastest(asy, n, "a_") for n in asy["N"].unique() if n >= 2048)
+    assert fastest(asy, 1024, "a_") > fastest(asy, 1024, "h_")
+
+
+def test_triton_is_ahead_of_every_numba_kernel_and_cublas_ahead_of_triton(asy):
+    for n in asy["N"].unique():
+        triton = data.value(asy, "tflops", kernel="triton", N=n)
+        assert max(fastest(asy, n, p) for p in ("s_", "a_", "h_")) < triton < data.value(asy, "tflops", kernel="cublas", N=n)
+
+
+def test_every_asynchronous_loop_copies_with_ldgsts_behind_one_barrier():
+    sass_rows = data.load("h200/async_sass.csv")
+    copies = sass_rows[sass_rows["kernel"].str.match(r"^[ah]_")]
+    assert len(copies) and (copies["loop_ldgsts"] > 0).all() and (copies["loop_bar"] == 1).all()
+    plain = data.row(sass_rows, kernel="s_128x256x8_8x16_warp")
+    assert (plain["loop_ldgsts"] == 0) and plain["loop_ffma_share"] > data.row(sass_rows, kernel="h_128x256x8_8x16_warp_s2")["loop_ffma_share"]
