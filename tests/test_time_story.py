@@ -95,9 +95,18 @@ def test_the_register_prefetch_rungs_beat_the_asynchronous_ones_at_every_n(asy):
         assert fastest(asy, n, "s_") > max(fastest(asy, n, "a_"), fastest(asy, n, "h_")), n
 
 
-def test_copying_b_alone_beats_copying_both_from_2048_and_not_at_1024(asy):
-    assert all(fastest(asy, n, "h_") > fastest(asy, n, "a_") for n in asy["N"].unique() if n >= 2048)
-    assert fastest(asy, 1024, "a_") > fastest(asy, 1024, "h_")
+def fastest_at(table, n, family, tile):
+    rows = table[(table["N"] == n) & table["kernel"].str.startswith(f"{family}_{tile}x")]
+    return rows["tflops"].max()
+
+
+def test_which_family_copies_faster_depends_on_the_block_tile(asy):
+    for n in asy["N"].unique():
+        assert fastest_at(asy, n, "a", "64x128") > fastest_at(asy, n, "h", "64x128"), n
+        assert fastest_at(asy, n, "a", "128x128") > fastest_at(asy, n, "h", "128x128"), n
+        assert fastest_at(asy, n, "h", "128x256") > fastest_at(asy, n, "a", "128x256"), n
+        copies = asy[(asy["N"] == n) & asy["kernel"].str.match(r"^[ah]_")].sort_values("tflops")
+        assert copies["kernel"].iloc[-1].startswith("h_128x256" if n >= 2048 else "a_64x128"), n
 
 
 def test_triton_is_ahead_of_every_numba_kernel_and_cublas_ahead_of_triton(asy):
@@ -112,3 +121,38 @@ def test_every_asynchronous_loop_copies_with_ldgsts_behind_one_barrier():
     assert len(copies) and (copies["loop_ldgsts"] > 0).all() and (copies["loop_bar"] == 1).all()
     plain = data.row(sass_rows, kernel="s_128x256x8_8x16_warp")
     assert (plain["loop_ldgsts"] == 0) and plain["loop_ffma_share"] > data.row(sass_rows, kernel="h_128x256x8_8x16_warp_s2")["loop_ffma_share"]
+
+
+# --- notebook 6's DRAM, model checks and stalls; notebook 4's signed tiled loops ----------------------------
+
+def test_tiled_dram_bytes_fall_as_one_over_t_beyond_l2(prof):
+    for t in (8, 16, 32):
+        dram = row(prof, "tiled_unsigned", t)["dram_read_bytes"]
+        assert abs(dram / (4 * N**3 / t) - 1) < 0.05, t
+    assert row(prof, "naive_unsigned")["dram_read_bytes"] < 0.6 * 4 * N**3 / 32
+
+
+def test_the_wavefront_bound_agrees_with_ncu_and_the_load_store_model_is_above_it(prof):
+    for t in (16, 32):
+        r = row(prof, "tiled_unsigned", t)
+        assert abs(r["shared_pipe_pct"] - 100 * r["bound_shared_ms"] / r["time_ms"]) < 3, t
+        assert r["pipe_lsu_pct"] < 0.5 * 100 * r["bound_lsu_ms"] / r["time_ms"], t
+
+
+def test_mio_throttle_leads_the_stalls_at_t32_only(prof):
+    assert row(prof, "tiled_unsigned", 32)["top_stalls"].startswith("mio_throttle")
+    assert not row(prof, "tiled_unsigned", 16)["top_stalls"].startswith("mio_throttle")
+
+
+def test_t8_reads_more_from_l2_than_the_fair_naive_kernel_at_every_n(prof):
+    for n in (1024, N):
+        assert row(prof, "tiled_unsigned", 8, n)["l2_read_sectors"] > row(prof, "naive_unsigned", n=n)["l2_read_sectors"]
+
+
+def test_signed_tiled_loops_carry_fix_ups_that_barely_cost_time():
+    sass_rows, bench = data.load("h200/bench_sass.csv"), data.load("h200/bench.csv")
+    for t in (8, 16, 32):
+        signed, unsigned = data.row(sass_rows, kernel="tiled", tile=t), data.row(sass_rows, kernel="tiled_unsigned", tile=t)
+        assert signed["loop_total"] / signed["loop_ffma"] > 1.2 * unsigned["loop_total"] / unsigned["loop_ffma"], t
+        ms = [data.value(bench, "median_ms", kernel=k, N=N, tile=t) for k in ("tiled", "tiled_unsigned")]
+        assert ms[0] / ms[1] < 1.1, t
