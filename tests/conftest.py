@@ -1,3 +1,5 @@
+import linecache
+
 import numpy as np
 import pytest
 
@@ -5,6 +7,14 @@ import tiledlab
 
 gpu_only = pytest.mark.skipif(tiledlab.SIMULATOR, reason="needs a real GPU: the simulator has no caches, "
                                                         "warps or clocks, and its times say nothing of GPU speed")
+
+
+def source_line(kernel, *as_written):
+    """The line number, in its file, of the first line of `kernel` (a numba dispatcher) holding any of
+    `as_written`: the line a refusal of that code must name."""
+    fn = kernel.py_func
+    lines = linecache.getlines(fn.__code__.co_filename)
+    return next(n for n in range(fn.__code__.co_firstlineno, len(lines) + 1) if any(c in lines[n - 1] for c in as_written))
 
 
 @pytest.fixture

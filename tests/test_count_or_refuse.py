@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import operands, simulator_only
+from conftest import operands, simulator_only, source_line
 from numba import cuda, float32, int32  # globals, as in a notebook: the simulator swaps module globals only
 
 from tiledlab.core import formulas
@@ -227,12 +227,9 @@ def test_an_access_the_count_could_miss_is_refused_with_its_line(rng, kernel, co
     A, B = operands(rng, 4, 4, 4)
     with pytest.raises(ValueError) as refused:
         count_loads(kernel, A, B, T)
-    message, fn = str(refused.value), kernel.py_func
-    lines = linecache.getlines(fn.__code__.co_filename)
+    message = str(refused.value)
     as_written = (code, code.replace("= (", "= ").rstrip(")"))  # the message quotes unparsed code: x, y = (A, B)
-    line = next(n for n in range(fn.__code__.co_firstlineno, len(lines) + 1)
-                if any(c in lines[n - 1] for c in as_written))
-    assert message.startswith(f"line {line}: "), message
+    assert message.startswith(f"line {source_line(kernel, *as_written)}: "), message
     assert code in message and re.search(why, message), message
 
 

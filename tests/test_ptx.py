@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import gpu_only, operands, simulator_only
+from conftest import gpu_only, operands, simulator_only, source_line
 from numba import cuda, float32  # globals, as in a notebook: the simulator swaps module globals only
 
 from tiledlab.core import formulas, launch_geometry, prepare, ptx
@@ -399,10 +399,8 @@ def test_a_ptx_call_the_count_could_not_follow_is_refused_with_its_line(rng, ker
     A, B = operands(rng, 8, 8, 8)
     with pytest.raises(ValueError) as refused:
         count_loads(kernel, A, B, T)
-    message, fn = str(refused.value), kernel.py_func
-    lines = linecache.getlines(fn.__code__.co_filename)
-    line = next(n for n in range(fn.__code__.co_firstlineno, len(lines) + 1) if code in lines[n - 1])
-    assert message.startswith(f"line {line}: "), message
+    message = str(refused.value)
+    assert message.startswith(f"line {source_line(kernel, code)}: "), message
     assert code in message and re.search(why, message), message
 
 

@@ -159,7 +159,7 @@ class Kernel:
         from numba import cuda, float32, uint64
 
         from . import ptx
-        return {"cuda": cuda, "float32": float32, "uint64": uint64, **{name: getattr(ptx, name) for name in ptx.__all__[:4]}}
+        return {"cuda": cuda, "float32": float32, "uint64": uint64, **{name: getattr(ptx, name) for name in ptx.ARITY}}
 
     @property
     def filename(self):

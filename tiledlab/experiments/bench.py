@@ -36,13 +36,15 @@ def rel_err(C, ref):
 NAIVE_TILE = 16  # the naive kernel runs in 16×16 blocks: its speed barely depends on the block shape
 
 
-def _swept(fair):
+def swept(fair):
+    """The (naive, tiled) pairs a sweep times at every N and tile width: the lesson's, and with `fair`
+    the fair pair (profile launches the same)."""
     return [LESSON, FAIR] if fair else [LESSON]
 
 
 def _named(kernels, fair):
-    swept = {k for pair in _swept(fair) for k in pair}
-    return [k for k in dict.fromkeys(kernels) if k not in swept]
+    paired = {k for pair in swept(fair) for k in pair}
+    return [k for k in dict.fromkeys(kernels) if k not in paired]
 
 
 def simulator_seconds(ns, tiles, warmup, repeats, kernels=(), fair=False):
@@ -53,7 +55,7 @@ def simulator_seconds(ns, tiles, warmup, repeats, kernels=(), fair=False):
     start = time.perf_counter()
     launch()
     per_n3 = (time.perf_counter() - start) / 16**3
-    per_n = len(_swept(fair)) * (1 + len(tiles)) + len(_named(kernels, fair))
+    per_n = len(swept(fair)) * (1 + len(tiles)) + len(_named(kernels, fair))
     return per_n3 * (warmup + repeats) * sum(n**3 for n in ns) * per_n
 
 
@@ -61,7 +63,7 @@ def jobs(ns, tiles, kernels=(), cublas=False, fair=False):
     """(kernel, N, tile) in the order they run: at each N naive and tiled at each tile width (and with
     `fair` naive_unsigned and tiled_unsigned likewise), then the kernels by name (each once, those of
     the sweep left out), then cuBLAS."""
-    sweep = [(k, n, t) for n in ns for naive, tiled in _swept(fair)
+    sweep = [(k, n, t) for n in ns for naive, tiled in swept(fair)
              for k, t in [(naive, NAIVE_TILE)] + [(tiled, t) for t in tiles]]
     return sweep + [(k, n, "") for n in ns for k in _named(kernels, fair)] + \
         ([("cublas", n, 0) for n in ns] if cublas else [])

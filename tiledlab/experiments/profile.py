@@ -251,10 +251,9 @@ def launches(ns, tiles, effects_n=None, ladder_n=None, fair=False):
     the fair pair after them, as in bench), then the variants of `effects` at `effects_n`, then the
     ladder at `ladder_n` (tile 0: a kernel by name of tiledlab.core.registry at its own constants)."""
     from ..core.registry import LADDER
-    from .bench import FAIR, LESSON
+    from .bench import swept
     from .effects import variants
-    pairs = [LESSON, FAIR] if fair else [LESSON]
-    main = [(k, n, t) for n in ns for naive, tiled in pairs for k, t in [(naive, NAIVE_TILE)] + [(tiled, t) for t in tiles]]
+    main = [(k, n, t) for n in ns for naive, tiled in swept(fair) for k, t in [(naive, NAIVE_TILE)] + [(tiled, t) for t in tiles]]
     more = [(label, effects_n, t) for t in tiles for label in variants() if label not in ("naive", "tiled")]
     ladder = [("tiled", ladder_n, 32)] + [(name, ladder_n, 0) for name in LADDER if name not in ("naive", "tiled")]
     return main + (more if effects_n else []) + (ladder if ladder_n else [])
