@@ -177,3 +177,9 @@ def test_what_binds_is_a_resource_only_when_it_is_busy_most_of_the_time():
     assert profile.what_binds({**row, "time_ms": 17.0}) == "shared-memory wavefronts + load/store unit"
     assert profile.what_binds({**row, "time_ms": 27.0}).startswith("latency (no resource busy 67%")
     assert profile.what_binds({"time_ms": 5.0}) == ""
+
+
+def test_named_kernels_follow_the_ladder_and_best_is_the_ladder_rung():
+    spec = profile.launches([64], [8], kernels=["a_64x128x16_8x8_s3", "s_128x256x8_8x16_warp"], kernels_n=4096)
+    assert spec[-2:] == [("a_64x128x16_8x8_s3", 4096, 0), ("s_128x256x8_8x16_warp", 4096, 0)]
+    assert profile.launches([64], [8], kernels=["a_64x128x16_8x8_s3"]) == profile.launches([64], [8])  # no N

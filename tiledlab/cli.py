@@ -295,7 +295,8 @@ def _profile(args):
     from .notebook import table
     out = _out_folder(args.out)
     rows = profile.run(args.n, args.tile, effects_n=args.effects_n, cublas_n=args.cublas_n, roofs=args.roofs,
-                       ladder_n=args.ladder_n, fair=args.fair)
+                       ladder_n=args.ladder_n, fair=args.fair, kernels=args.kernels, kernels_n=args.kernels_n,
+                       triton_n=args.triton_n)
     out.mkdir(parents=True, exist_ok=True)
     write_rows([{**r, **stamp()} for r in rows], out / "profile.csv")
     table(["kernel", "N", "T", "ms", "inst/warp-FMA", "blocks/SM", "top stalls"],
@@ -450,6 +451,10 @@ def _profile_options(sub):
                    "tiled_unsigned) at each N and T")
     p.add_argument("--ladder-n", type=_positive("N"), help="also profile the ladder (tiled T = 32, every "
                    "register-tiled rung, the best of the search) at this N")
+    _kernels_option(p, "also profile these kernels (names of the registry) at --kernels-n", [])
+    p.add_argument("--kernels-n", type=_positive("N"), help="the N of --kernels")
+    p.add_argument("--triton-n", type=_positive("N"), help="also profile Triton's FP32 matmul (its autotuned "
+                   "choice) at this N (needs Triton and PyTorch)")
     p.add_argument("--out", default="profile-out", help="folder for profile.csv")
 
 

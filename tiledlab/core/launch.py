@@ -11,7 +11,7 @@ import numpy as np
 from numba import cuda
 
 from .kernel import MAX_THREADS_PER_BLOCK, Kernel
-from .registry import KERNELS
+from .registry import KERNELS, best_for
 
 
 def validate_tile(tile):
@@ -50,6 +50,24 @@ def resolve(kernel):
             raise ValueError(f"kernel must be one of {sorted(KERNELS)} or a @cuda.jit function, got {kernel!r}")
         return KERNELS[kernel]
     return Kernel.of(kernel)
+
+
+def multiprocessors():
+    """SMs of the current GPU, from the driver; on the simulator, which has none, the committed H200's, so
+    that `best` picks there what it would pick on that card."""
+    count = getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", None)
+    if count is None:
+        from .. import data
+        count = int(data.load("h200/device.csv")["sms"].iloc[0])
+    return int(count)
+
+
+def by_shape(kernel, A, B):
+    """`kernel`, with the name "best" replaced by the kernel best_for chooses at this product's shape."""
+    if isinstance(kernel, str) and kernel == "best" and isinstance(A, np.ndarray) and isinstance(B, np.ndarray) \
+            and A.ndim == B.ndim == 2:
+        return best_for(A.shape[0], B.shape[1], multiprocessors())
+    return kernel
 
 
 def bind(kernel, tile=None, **constants):
@@ -115,8 +133,9 @@ def prepare(kernel, A, B, tile=None, build=None, launch_bounds=None, **constants
     named constants of a register-tiled kernel, and put A, B and a NaN-filled C on the device
     (elements a kernel never writes stay NaN). `build(kernel, bound, launch_bounds)` compiles it
     (Kernel.compiled by default; the counting lab passes its own). `launch_bounds` = (max threads,
-    min blocks per SM); a registry kernel with `min_blocks` gets them by default."""
-    source = resolve(kernel)
+    min blocks per SM); a registry kernel with `min_blocks` gets them by default. "best" is chosen by shape
+    (registry.best_for, over this card's SMs)."""
+    source = resolve(by_shape(kernel, A, B))
     bound = bind(source, tile, **constants)
     launch_bounds = source.launch_bounds(bound, launch_bounds)
     A, B = validate_operands(A, B)
@@ -131,7 +150,7 @@ def prepare(kernel, A, B, tile=None, build=None, launch_bounds=None, **constants
 
 def matmul(A, B, kernel="tiled", tile=None, **constants):
     """C = A @ B computed on the active backend by `kernel`: T×T thread blocks for the lesson's kernels
-    (`tile`, 16 by default), or a registry kernel at its constants (`matmul(A, B, "best")`,
+    (`tile`, 16 by default), or a registry kernel at its constants (`matmul(A, B, "best")`, chosen by shape,
     `matmul(A, B, "regtile_2d", BM=64, BN=64, TM=4, TN=4)`)."""
     return prepare(kernel, A, B, tile, **constants)().result()
 

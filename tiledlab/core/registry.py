@@ -63,6 +63,8 @@ _ALL = [
     _gen("a_64x128x8_8x8_s3", (64, 128, 8, 8, 8), "cp.async, 3 stages, 64×128 block: more blocks for small N",
          stages=3, **unrolled.ASYNC),
     _gen("a_64x128x8_8x8_s4", (64, 128, 8, 8, 8), "the same with 4 stages", stages=4, **unrolled.ASYNC),
+    _gen("a_64x128x16_8x8_s3", (64, 128, 16, 8, 8), "a_64x128x8_8x8_s3 with BK = 16: half the steps and "
+         "barriers, 3 stages (40 KiB of shared memory)", stages=3, **unrolled.ASYNC),
     # B copied asynchronously, A through registers (transposed on its way into shared memory, so its reads
     # stay conflict-free 128-bit ones): one barrier per step
     _gen("h_128x256x8_8x16_warp_s2", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with B by cp.async in 2 stages, "
@@ -81,12 +83,31 @@ KERNELS = {k.name: k for k in _ALL}  # every kernel of the series, by name
 # The ladder's last rung, profiled as "best" (ladder_profile.csv); not the fastest in the committed data: its
 # warp-tiled twin is faster at N >= 2048, s_64x128x8_8x8_db at N = 1024 (notebook 7 computes the fastest per N).
 BEST = "s_128x256x8_8x16"  # H200: 84 % of cuBLAS at N = 4096, 87 % of cuBLAS at N = 8192
-KERNELS["best"] = KERNELS[BEST]
+KERNELS["best"] = KERNELS[BEST]  # the ladder's last rung; matmul(A, B, "best") chooses by shape (best_for)
 
 LADDER = ["naive", "tiled", "regtile_1d", "regtile_2d", "regtile_vec", "gen_unrolled_sA_mk", "gen_unrolled",
           "gen_cheap_loads", "gen_prefetch", "gen_double", "gen_double_lb", "gen_warp", "best"]
 SEARCH = [name for name in KERNELS if name.startswith("s_")]
 ASYNC = [name for name in KERNELS if name[:2] in ("a_", "h_")]  # the rungs with asynchronous copies
+
+
+# What matmul(A, B, "best") runs, largest block tile first: the fastest kernel with that block tile in the
+# committed H200 data (async.csv), so that each size gets the largest tile that still fills the card.
+BY_SIZE = ["s_128x256x8_8x16_warp", "a_64x128x16_8x8_s3"]
+FILL = 0.9  # blocks per SM a grid must give (one block per SM fits at these registers: a wave, nearly full)
+
+
+def blocks(name, M, N):
+    """Blocks in the grid of kernel `name` for an M×N product C: one per BM×BN tile of C."""
+    c = KERNELS[name].constants
+    return -(-M // c["BM"]) * -(-N // c["BN"])
+
+
+def best_for(M, N, sms):
+    """The kernel of BY_SIZE that `best` runs for an M×N product on a card with `sms` SMs: the largest block
+    tile whose grid gives every SM a block (FILL of them at least); the smallest tile when none does.
+    A 128×256 tile at N = 1024 makes 32 blocks, so 100 of the H200's 132 SMs would idle."""
+    return next((name for name in BY_SIZE if blocks(name, M, N) >= FILL * sms), BY_SIZE[-1])
 
 
 def predicted(name, M, K, N, tile=None, **constants):

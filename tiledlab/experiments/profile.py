@@ -246,17 +246,20 @@ def derived(r, sms):
     return out
 
 
-def launches(ns, tiles, effects_n=None, ladder_n=None, fair=False):
+def launches(ns, tiles, effects_n=None, ladder_n=None, fair=False, kernels=(), kernels_n=None):
     """(label, N, tile) of the matmul launches, in launch order: naive and tiled at each N (with `fair`,
     the fair pair after them, as in bench), then the variants of `effects` at `effects_n`, then the
-    ladder at `ladder_n` (tile 0: a kernel by name of tiledlab.core.registry at its own constants)."""
-    from ..core.registry import LADDER
+    ladder at `ladder_n` (tile 0: a kernel by name of tiledlab.core.registry at its own constants), then
+    `kernels` (names of the registry) at `kernels_n`."""
+    from ..core.registry import BEST, LADDER
     from .bench import swept
     from .effects import variants
     main = [(k, n, t) for n in ns for naive, tiled in swept(fair) for k, t in [(naive, NAIVE_TILE)] + [(tiled, t) for t in tiles]]
     more = [(label, effects_n, t) for t in tiles for label in variants() if label not in ("naive", "tiled")]
+    # the ladder's last rung by its own name's label "best", but launched as registry.BEST, whatever the shape
     ladder = [("tiled", ladder_n, 32)] + [(name, ladder_n, 0) for name in LADDER if name not in ("naive", "tiled")]
-    return main + (more if effects_n else []) + (ladder if ladder_n else [])
+    named = [(name, kernels_n, 0) for name in kernels]
+    return main + (more if effects_n else []) + (ladder if ladder_n else []) + (named if kernels_n else [])
 
 
 def roof_labels(steps):
@@ -273,10 +276,12 @@ def child(kind, spec):
     from ..core.operands import operands
     if kind == "matmul":
         from ..core.launch import prepare
+        from ..core.registry import BEST
         from .effects import variants
         kernels = variants()
         for label, n, tile in spec:
-            launch = prepare(kernels.get(label, label), *operands(n, n, n, seed=n), tile or None)
+            name = BEST if label == "best" else label  # the ladder's rung, not the choice by shape
+            launch = prepare(kernels.get(name, name), *operands(n, n, n, seed=n), tile or None)
             cuda.synchronize()
             launch()
             cuda.synchronize()
@@ -284,6 +289,14 @@ def child(kind, spec):
         from .cublas import import_cupy, sgemm
         sgemm(*operands(spec, spec, spec, seed=spec))()
         import_cupy().cuda.runtime.deviceSynchronize()
+    elif kind == "triton":  # autotuned first; only the chosen configuration's launch is in the NVTX range
+        import torch
+        from .triton_peer import Launch
+        launch = Launch(*operands(spec, spec, spec, seed=spec))
+        launch().result()
+        torch.cuda.nvtx.range_push(TRITON_RANGE)
+        launch().result()
+        torch.cuda.nvtx.range_pop()
     elif kind == "roofs":
         from . import latency, peaks
         from .device import device_facts
@@ -305,9 +318,12 @@ def child(kind, spec):
                 cuda.synchronize()
 
 
-def _job(kind, spec, labels, timeout, log):
+TRITON_RANGE = "tiledlab-triton"  # the NVTX range ncu profiles in the triton child (autotuning stays outside)
+
+
+def _job(kind, spec, labels, timeout, log, extra=()):
     child = f"from tiledlab.experiments.profile import child; child({kind!r}, {json.dumps(spec)})"
-    found, used, dropped = counters([sys.executable, "-c", child], timeout=timeout, log=log)
+    found, used, dropped = counters([sys.executable, "-c", child], extra=extra, timeout=timeout, log=log)
     if dropped:
         log(f"metrics dropped (unknown to this ncu or GPU): {dropped}")
     if labels is not None and len(found) != len(labels):
@@ -320,18 +336,24 @@ def _job(kind, spec, labels, timeout, log):
 
 
 def run(ns=(1024,), tiles=(8, 16, 32), effects_n=None, cublas_n=None, roofs=False, chase_steps=20000, log=print,
-        ladder_n=None, fair=False):
+        ladder_n=None, fair=False, kernels=(), kernels_n=None, triton_n=None):
     """Counters for every launch (see the module's docstring), with `derived()` figures, one row each."""
     if shutil.which("ncu") is None:
         raise Unavailable("ncu (Nsight Compute) is not on PATH; profile needs it")
     require_gpu("profile")
     from .device import properties
     sms = properties()["sms"]
-    spec = launches(ns, tiles, effects_n, ladder_n, fair)
+    spec = launches(ns, tiles, effects_n, ladder_n, fair, kernels, kernels_n)
     rows = _job("matmul", spec, [{"kernel": k, "N": n, "tile": t} for k, n, t in spec], 900, log)
     if cublas_n:
         rows += [{**r, "kernel": "cublas", "N": cublas_n, "tile": 0} for r in _job("cublas", cublas_n, None, 300, log)
                  if not r["ncu_kernel"].startswith(CUPY_OWN)]
+    if triton_n:
+        from . import triton_peer
+        if not triton_peer.available():
+            raise Unavailable("--triton-n needs Triton and PyTorch (pip install triton torch)")
+        rows += [{**r, "kernel": "triton", "N": triton_n, "tile": 0}
+                 for r in _job("triton", triton_n, None, 600, log, ("--nvtx", "--nvtx-include", f"{TRITON_RANGE}/"))]
     if roofs:
         labels = [{"kernel": name, "N": "", "tile": ""} for name in roof_labels(chase_steps)]
         rows += _job("roofs", chase_steps, labels, 300, log)
