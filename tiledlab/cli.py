@@ -1,4 +1,4 @@
-"""python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, execute, lab}.
+"""python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, execute, translate, lab}.
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
@@ -18,7 +18,7 @@ from .experiments import Unavailable
 OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL = 0, 1, 2, 3, 4
 EPILOG = """exit codes, the same for every command:
   0  done
-  1  ran, but a measured count differs from its formula
+  1  ran, but a measured count differs from its formula (translate check: the edition has problems)
   2  bad input: a one-line message says what to type instead
   3  cannot run here: needs a real GPU, or a tool or Python package that is not installed
   4  internal error (a bug in tiledlab): a traceback, please report it"""
@@ -333,13 +333,37 @@ def _execute(args):
     return OK
 
 
+def _translate(args):
+    from . import edition
+    if args.action == "fingerprint":
+        if not args.articles:
+            raise ValueError("translate fingerprint needs the article files: translate fingerprint A.txt B.txt")
+        size = edition.write_fingerprint(args.articles, _out_file(args.out, "--out"))
+        print(f"wrote {args.out} ({size} runs)")
+        return OK
+    root = _out_folder(args.root, "--root")
+    if args.action == "update":
+        print("\n".join(edition.update(root)))
+        return OK
+    if args.action == "build":
+        english = edition.build(root)
+        for line in english:
+            print(line, file=sys.stderr)
+        print(f"wrote {root / 'notebooks/zh'} and {root / 'docs/zh'} ({len(english)} messages left in English)")
+        return OK
+    problems = edition.check(root)
+    print("\n".join(problems) if problems else "the Chinese edition is up to date")
+    return MISMATCH if problems else OK
+
+
 def _lab(argv):
     from .notebook import lab
     return lab.start(*lab.parser(Parser).parse_known_args(argv))
 
 
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "profile": _profile,
-            "measure": _measure, "takeaways": _takeaways, "execute": _execute, "lab": _lab}
+            "measure": _measure, "takeaways": _takeaways, "execute": _execute, "translate": _translate,
+            "lab": _lab}
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -484,6 +508,21 @@ def _execute_options(sub):
     p.add_argument("--times", help="write the minutes per notebook to this CSV file")
 
 
+def _translate_options(sub):
+    p = sub.add_parser("translate", help="the Chinese edition: update catalogs, build notebooks/zh/, check",
+                       formatter_class=_Help,
+                       description="update: refresh the catalogs (locale/zh_CN/LC_MESSAGES/) from the English "
+                                   "notebooks and docs pages (new messages untranslated, changed ones fuzzy). "
+                                   "build: write notebooks/zh/ and docs/zh/ from them (English where a "
+                                   "translation is missing, reported). check: list what is out of date, "
+                                   "untranslated, fuzzy or copied, exit 1 if anything is. fingerprint: write "
+                                   "the source articles' fingerprint for the own-words test.")
+    p.add_argument("action", choices=["update", "build", "check", "fingerprint"], help="what to do")
+    p.add_argument("articles", nargs="*", help="fingerprint: the source articles' text files")
+    p.add_argument("--root", default=".", help="the repository's root folder")
+    p.add_argument("--out", default="tests/data/seed_runs.txt", help="fingerprint: the file to write")
+
+
 def parser():
     """The command line's parser (all but `lab`, which parses its own options)."""
     top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
@@ -492,6 +531,6 @@ def parser():
     sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
                                "in JupyterLab; `lab --help` for its options")
     for options in (_info_options, _count_options, _bench_options, _ladder_options, _profile_options,
-                    _measure_options, _takeaways_options, _execute_options):
+                    _measure_options, _takeaways_options, _execute_options, _translate_options):
         options(sub)
     return top

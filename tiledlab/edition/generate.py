@@ -1,0 +1,100 @@
+"""The Chinese notebooks and pages, generated from the English ones and the catalogs.
+
+A markdown cell (a docs block) takes its catalog's translation, or stays English where there is none
+(reported); code and raw cells are copied as they are, outputs and metadata too; a `links` cell is copied
+with its notebook URLs pointed at notebooks/zh/. Relative link targets are moved one folder down.
+"""
+import copy
+import re
+
+import nbformat
+
+from . import catalogs, sources
+
+LANGUAGE_TAG = "zh-CN"  # the Chinese notebooks' metadata "language"
+LANGUAGE_FILE = "zh\n"  # notebooks/zh/LANGUAGE: tiledlab.i18n.language() reads it in the kernel's folder
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_INLINE = re.compile(r"(\]\(\s*<?)([^)\s>]+)")  # [text](target and ![alt](target
+_HTML = re.compile(r"""(\b(?:src|href)\s*=\s*["'])([^"']+)""")
+_REFERENCE = re.compile(r"^( {0,3}\[[^\]]+\]:\s*<?)(\S+?)(>?(?:\s|$))", re.MULTILINE)
+_NOTEBOOK_URL = re.compile(r"notebooks/([\w.-]+\.ipynb)(?=[)\"'\s>]|$)")
+_SITE_NOTEBOOK = re.compile(r"^/notebooks/(?!zh/)")
+
+
+def relocate(markdown, stays):
+    """`markdown` with each relative link target t moved one folder down (`../` + t), except where
+    stays(path of t) says the target has a twin in the Chinese folder."""
+    def move(match):
+        target = match[2]
+        path = re.split(r"[#?]", target, maxsplit=1)[0]
+        if _SCHEME.match(target) or target.startswith(("/", "#")) or not path or stays(path):
+            return match[0]
+        return match[1] + "../" + target + (match[3] if match.re is _REFERENCE else "")
+    for pattern in (_INLINE, _HTML, _REFERENCE):
+        markdown = pattern.sub(move, markdown)
+    return markdown
+
+
+def _sibling_notebook(path):
+    return "/" not in path and path.endswith(".ipynb")
+
+
+def _sibling_page(path):
+    return "/" not in path and path.removesuffix(".md") in sources.DOC_PAGES
+
+
+def links_cell(source):
+    """A `links` cell's source with URLs ending in notebooks/<stem>.ipynb pointed at notebooks/zh/."""
+    return _NOTEBOOK_URL.sub(r"notebooks/zh/\1", source)
+
+
+def _ending_as(translation, english):
+    """The translation ending in the English text's trailing newlines (a catalog may differ there)."""
+    return translation.rstrip("\n") + english[len(english.rstrip("\n")):]
+
+
+def notebook(nb, catalog):
+    """The Chinese notebook of `nb`, and the ids of the message cells left in English."""
+    found = catalogs.translations(catalog) if catalog is not None else {}
+    zh, english = copy.deepcopy(nb), []
+    zh.metadata["language"] = LANGUAGE_TAG
+    for cell in zh.cells:
+        if sources.is_links(cell):
+            cell.source = links_cell(cell.source)
+        elif sources.is_message(cell):
+            translation = found.get((cell.source, cell.id))
+            if translation is None:
+                english.append(cell.id)
+            text = cell.source if translation is None else _ending_as(translation, cell.source)
+            cell.source = relocate(text, _sibling_notebook)
+    return zh, english
+
+
+def notebook_text(nb):
+    """What nbformat.write puts in the file."""
+    text = nbformat.writes(nb)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def page(text, catalog, stem):
+    """The Chinese docs page of the English `text`, and the contexts of the blocks left in English."""
+    found = catalogs.translations(catalog) if catalog is not None else {}
+    lines, english = text.splitlines(), []
+    out, last = [], 0
+    for (context, msgid, _), (a, b) in zip(sources.page_messages(stem, text), sources.blocks(text)):
+        translation = found.get((msgid, context))
+        if translation is None:
+            english.append(context)
+        out += lines[last:a] + _page_block(translation or msgid).split("\n")
+        last = b
+    out += lines[last:]
+    return "\n".join(out) + ("\n" if text.endswith("\n") else ""), english
+
+
+def _page_block(block):
+    """A block of docs/zh/: relative targets one folder down, the series' notebooks the Chinese ones."""
+    block = relocate(block.rstrip("\n"), _sibling_page)
+    block = re.sub(r"(\]\(\s*)/notebooks/(?!zh/)", r"\1/notebooks/zh/", block)  # [0 · …](/notebooks/00_…)
+    if block.startswith("```{toctree}"):
+        block = "\n".join(_SITE_NOTEBOOK.sub("/notebooks/zh/", line) for line in block.split("\n"))
+    return block

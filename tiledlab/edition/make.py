@@ -1,0 +1,91 @@
+"""update (the catalogs from the English sources) and build (the Chinese edition from the catalogs)."""
+import collections
+import datetime
+import pathlib
+
+from . import catalogs, generate, sources
+
+#: One English source and its catalog: its path and catalog path (relative to the root), and a template.
+Unit = collections.namedtuple("Unit", "source catalog template")
+
+
+CELL, BLOCK = "markdown cell; msgctxt is the cell's id", "top-level markdown block; msgctxt is page:n"
+
+
+def units(root):
+    """A Unit for every English notebook, then for each docs page."""
+    root = pathlib.Path(root)
+    found = [_unit(root, path, "notebooks", sources.notebook_messages(sources.read_notebook(path)), CELL)
+             for path in sources.english_notebooks(root)]
+    if not found:
+        raise ValueError(f"no English notebooks in {root / sources.NOTEBOOKS}: run this in the repository's "
+                         "root folder, or give --root")
+    return found + [_unit(root, path, "docs", sources.page_messages(path.stem, path.read_text(encoding="utf-8")),
+                          BLOCK) for path in sources.doc_pages(root)]
+
+
+def _unit(root, path, kind, messages, unit):
+    source = path.relative_to(root)
+    return Unit(source, sources.LOCALE / kind / f"{path.stem}.po",
+                catalogs.template(messages, path.stem, source.as_posix(), unit))
+
+
+def catalog_of(root, unit):
+    """The unit's catalog as committed, or None when there is none yet."""
+    path = pathlib.Path(root) / unit.catalog
+    return catalogs.read(path) if path.exists() else None
+
+
+def updated(root, unit):
+    """The unit's catalog brought up to its English source (a new one when there is none)."""
+    old = catalog_of(root, unit)
+    if old is None:
+        unit.template.creation_date = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+        return unit.template
+    return catalogs.merge(old, unit.template)
+
+
+def update(root):
+    """Write or refresh every catalog; a catalog already up to date is left untouched. One line each."""
+    report = []
+    for unit in units(root):
+        catalog, path = updated(root, unit), pathlib.Path(root) / unit.catalog
+        data = catalogs.text(catalog)
+        changed = not path.exists() or path.read_bytes() != data
+        if changed:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        active = [m for m in catalog if m.id]
+        report.append(f"{unit.catalog.as_posix()}: {'written' if changed else 'up to date'} "
+                      f"({len(active)} messages, {sum(not m.string for m in active)} untranslated, "
+                      f"{sum(bool(m.fuzzy and m.string) for m in active)} fuzzy, {len(catalog.obsolete)} obsolete)")
+    return report
+
+
+def generated(root):
+    """{path relative to root: text} of everything the Chinese edition is, and the messages left in
+    English (catalog path, context) for want of a translation."""
+    root, files, english = pathlib.Path(root), {}, []
+    for unit in units(root):
+        catalog = catalog_of(root, unit)
+        if unit.source.suffix == ".ipynb":
+            nb, missing = generate.notebook(sources.read_notebook(root / unit.source), catalog)
+            files[sources.ZH_NOTEBOOKS / unit.source.name] = generate.notebook_text(nb)
+        else:
+            text, missing = generate.page((root / unit.source).read_text(encoding="utf-8"), catalog,
+                                          unit.source.stem)
+            files[sources.ZH_DOCS / unit.source.name] = text
+        english += [(unit.catalog, context) for context in missing]
+    files[sources.ZH_NOTEBOOKS / "LANGUAGE"] = generate.LANGUAGE_FILE
+    return files, english
+
+
+def build(root):
+    """Write notebooks/zh/ and docs/zh/; return one line per message left in English."""
+    files, english = generated(root)
+    for rel, text in files.items():
+        path = pathlib.Path(root) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="\n")  # a notebook's text is nbformat.writes's
+    return [f"{catalog.as_posix()}: {context} not translated (or fuzzy): English kept"
+            for catalog, context in english]
