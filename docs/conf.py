@@ -27,7 +27,7 @@ extensions = ["myst_nb"]
 # The series' start page lives in docs/; the lessons are the committed notebooks themselves.
 root_doc = "docs/index"
 include_patterns = ["docs/**", "notebooks/*.ipynb", "README.md"]
-exclude_patterns = ["**/.ipynb_checkpoints", "docs/_extra/**", "docs/_static/**"]
+exclude_patterns = ["**/.ipynb_checkpoints", "docs/_extra/**", "docs/_static/**", "docs/zh/**", "docs/site_zh/**"]
 
 # --- MyST-NB: show the stored outputs, never run a kernel ---------------------------------------
 nb_execution_mode = "off"
@@ -69,3 +69,31 @@ html_show_sourcelink = False
 # Math: Sphinx puts MathJax (from a CDN) only on pages that have math. No notebook has $…$ math today, so
 # no page loads anything from outside the site; once one does, the site's browser test reports the
 # request where the CDN cannot be reached (bundle MathJax then, e.g. with sphinx-mathjax-offline).
+
+
+# --- The two editions: each page links to the same page of the other ----------------------------------
+# The Chinese site (docs/site_zh/conf.py, built into zh/ of this one) has docs/zh/... and notebooks/zh/...
+# for docs/... and notebooks/...; README is in both.
+edition = "en"
+
+
+def _other_edition(pagename, edition):
+    """(relative link from page `pagename` to its twin in the other edition, the link's text)."""
+    up = "../" * pagename.count("/")
+    if edition == "en":
+        twin = pagename.replace("docs/", "docs/zh/", 1).replace("notebooks/", "notebooks/zh/", 1)
+        return f"{up}zh/{twin}.html", "中文版"
+    twin = pagename.replace("docs/zh/", "docs/", 1).replace("notebooks/zh/", "notebooks/", 1)
+    return f"{up}../{twin}.html", "English"
+
+
+def _edition_switch(app, pagename, templatename, context, doctree):
+    if doctree is None or "body" not in context:  # search, genindex: no twin page
+        return
+    href, text = _other_edition(pagename, app.config.edition)
+    context["body"] = f'<p class="edition-switch"><a href="{href}" hreflang="{"zh-CN" if text != "English" else "en"}">{text}</a></p>\n' + context["body"]
+
+
+def setup(app):
+    app.add_config_value("edition", "en", "html")
+    app.connect("html-page-context", _edition_switch)

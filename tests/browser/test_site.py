@@ -26,6 +26,10 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 #   python -m sphinx -W --keep-going -E -c docs -d build/doctrees -b html . build/site
 # here with the doctrees and output in a temporary folder.
 BUILD = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-c", "docs", "-b", "html"]
+# and the Chinese site into its zh/ folder (README):
+#   python -m sphinx -W --keep-going -E -c docs/site_zh -d build/doctrees-zh -b html . build/site/zh
+BUILD_ZH = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-c", "docs/site_zh", "-b", "html"]
+NOTEBOOKS_ZH = sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
 
 IMAGES = """() => Array.from(document.images).map(img => ({
     src: (img.currentSrc || img.src).slice(0, 120), complete: img.complete, width: img.naturalWidth,
@@ -56,9 +60,10 @@ def site_dir(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("site")
     out = tmp / "site"
     started = time.monotonic()
-    done = subprocess.run(BUILD + ["-d", str(tmp / "doctrees"), ".", str(out)], cwd=ROOT,
-                          capture_output=True, text=True)
-    assert done.returncode == 0, f"site build failed ({' '.join(BUILD)}):\n{done.stdout}\n{done.stderr}"
+    for build, doctrees, folder in ((BUILD, "doctrees", out), (BUILD_ZH, "doctrees-zh", out / "zh")):
+        done = subprocess.run(build + ["-d", str(tmp / doctrees), ".", str(folder)], cwd=ROOT,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, f"site build failed ({' '.join(build)}):\n{done.stdout}\n{done.stderr}"
     print(f"site built in {time.monotonic() - started:.1f} s")
     return out
 
@@ -153,10 +158,13 @@ def test_every_page_and_image_loads(site_dir, site_url, page, screenshots, recor
     unreached = [p for p in built if p not in visited]
     assert not problems, "\n".join(problems)
     assert not unreached, f"pages in the build that no link reaches: {unreached}"
-    lessons = {f"notebooks/{nb.stem}.html" for nb in NOTEBOOKS}
+    lessons = ({f"notebooks/{nb.stem}.html" for nb in NOTEBOOKS}
+               | {f"zh/notebooks/zh/{nb.stem}.html" for nb in NOTEBOOKS_ZH})
+    assert len(NOTEBOOKS_ZH) == len(NOTEBOOKS), "every lesson has a Chinese twin (python -m tiledlab translate build)"
     assert lessons <= set(summary), f"lesson pages missing: {sorted(lessons - set(summary))}"
     for nb in NOTEBOOKS:  # each lesson page shows every image its notebook stores
         stored = sum("image/png" in o.get("data", {}) or "image/jpeg" in o.get("data", {})
                      for c in json.loads(nb.read_text())["cells"] for o in c.get("outputs", []))
-        shown = summary[f"notebooks/{nb.stem}.html"]["output_images"]
-        assert shown == stored, f"{nb.stem}.html shows {shown} output images, the notebook stores {stored}"
+        for page_of in (f"notebooks/{nb.stem}.html", f"zh/notebooks/zh/{nb.stem}.html"):
+            shown = summary[page_of]["output_images"]
+            assert shown == stored, f"{page_of} shows {shown} output images, the notebook stores {stored}"
