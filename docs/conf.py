@@ -66,6 +66,10 @@ html_extra_path = ["_extra"]         # index.html at the site root: a redirect t
 html_last_updated_fmt = None
 html_copy_source = True              # _sources/…ipynb for the download button
 html_show_sourcelink = False
+# Search works offline, opened from disk (file://) as well as served: the index is a <script>
+# (searchindex.js), which file:// allows, but each result's summary is fetched from its page, which a
+# browser refuses over file:// (a CORS error per result). Results list titles only.
+html_show_search_summary = False
 # Math: Sphinx puts MathJax (from a CDN) only on pages that have math. No notebook has $…$ math today, so
 # no page loads anything from outside the site; once one does, the site's browser test reports the
 # request where the CDN cannot be reached (bundle MathJax then, e.g. with sphinx-mathjax-offline).

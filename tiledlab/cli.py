@@ -1,4 +1,4 @@
-"""python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, execute, translate, lab}.
+"""python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, execute, translate, lab, links}.
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import sys
 import traceback
 
@@ -361,9 +362,88 @@ def _lab(argv):
     return lab.start(*lab.parser(Parser).parse_known_args(argv))
 
 
+# --- links: the "Open in Colab / Binder" cell and Colab's install cell of every notebook -----------
+# The repository's address lives in one place, pyproject.toml's [project.urls] Repository; Colab installs
+# the release tag v<version>. A notebook cannot import tiledlab before it is installed, so each notebook
+# holds both literally: `links` writes them, and tests/test_colab.py checks they agree with pyproject.
+CHECKOUT = pathlib.Path(__file__).resolve().parents[1]
+_REPOSITORY = re.compile(r'^(Repository = "https://github\.com/)([^"/]+/[^"/]+)(")$', re.M)
+_VERSION = re.compile(r'^version = "([^"]+)"$', re.M)
+LINKS_TAG, INSTALL_TAG = "links", "colab-install"
+
+LINKS_CELL = """\
+**Run it online:** [Open in Colab](https://colab.research.google.com/github/{repo}/blob/main/notebooks/{stem}.ipynb)
+(an NVIDIA GPU, chosen in Runtime › Change runtime type; the first code cell installs tiledlab there) ·
+[Open in Binder](https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/notebooks/{stem}.ipynb)
+(no GPU: numba's CUDA simulator)"""
+
+INSTALL_CELL = """\
+# On Google Colab only (it sets COLAB_RELEASE_TAG): install tiledlab, at the release these notebooks
+# were written for, with the CUDA 12 libraries numba-cuda compiles with. Anywhere else: nothing.
+import os
+if os.environ.get("COLAB_RELEASE_TAG"):
+    import importlib.metadata as md, subprocess, sys
+    source = os.environ.get("TILEDLAB_COLAB_SOURCE", "git+https://github.com/{repo}@v{version}")
+    had = {{d.name: d.version for d in md.distributions()}}
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"tiledlab[cuda12] @ {{source}}"], check=True)
+    changed = {{d.name for d in md.distributions() if had.get(d.name) != d.version}}
+    stale = sorted(m for m, d in md.packages_distributions().items() if m in sys.modules and changed & set(d))
+    if stale:  # imported before the install (Colab preloads numpy): the old version stays in use
+        print(f"pip changed {{', '.join(stale)}}, already imported: restarting the runtime; run all cells again.")
+        get_ipython().kernel.do_shutdown(restart=True)"""
+
+
+def project(checkout=CHECKOUT):
+    """(owner/name, version) from the checkout's pyproject.toml."""
+    path = pathlib.Path(checkout) / "pyproject.toml"
+    if not path.is_file():
+        raise FileNotFoundError(f"no pyproject.toml in {checkout}: run `links` from a clone of the series")
+    text = path.read_text()
+    return _REPOSITORY.search(text).group(2), _VERSION.search(text).group(1)
+
+
+def online_cells(stem, repo, version):
+    """{tag: source} of the two cells a notebook carries after its title."""
+    return {LINKS_TAG: LINKS_CELL.format(repo=repo, stem=stem),
+            INSTALL_TAG: INSTALL_CELL.format(repo=repo, version=version)}
+
+
+def write_online_cells(path, repo, version):
+    """Put the links cell and the install cell right after the title cell of one notebook (nbformat),
+    replacing the ones it has; True if the file changed."""
+    import nbformat
+    nb = nbformat.read(path, as_version=4)
+    want = online_cells(pathlib.Path(path).stem, repo, version)
+    kept = [c for c in nb.cells if not set(c.metadata.get("tags", [])) & set(want)]
+    had = [c for c in nb.cells if c not in kept]
+    new = [nbformat.v4.new_markdown_cell(want[LINKS_TAG], metadata={"tags": [LINKS_TAG]}),
+           nbformat.v4.new_code_cell(want[INSTALL_TAG], metadata={"tags": [INSTALL_TAG, "remove-cell"]})]
+    for cell, old in zip(new, had):  # keep the ids of cells that were there
+        cell.id = old.id
+    if [(c.cell_type, c.source, c.metadata) for c in had] == [(c.cell_type, c.source, c.metadata) for c in new]:
+        return False
+    nb.cells = kept[:1] + new + kept[1:]
+    nbformat.write(nb, path)
+    return True
+
+
+def _links(args):
+    text = (CHECKOUT / "pyproject.toml").read_text() if (CHECKOUT / "pyproject.toml").is_file() else None
+    if args.repo:
+        if not re.fullmatch(r"[\w.-]+/[\w.-]+", args.repo):
+            raise ValueError(f"--repo {args.repo!r}: give the GitHub repository as owner/name")
+        if text is None or not _REPOSITORY.search(text):
+            raise FileNotFoundError(f"no pyproject.toml with a Repository URL in {CHECKOUT}")
+        (CHECKOUT / "pyproject.toml").write_text(_REPOSITORY.sub(rf"\g<1>{args.repo}\g<3>", text))
+    repo, version = project()
+    changed = [p.name for p in sorted((CHECKOUT / "notebooks").glob("*.ipynb")) if write_online_cells(p, repo, version)]
+    print(f"{repo} at v{version}: rewrote {', '.join(changed) if changed else 'nothing (all agree)'}")
+    return OK
+
+
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "profile": _profile,
             "measure": _measure, "takeaways": _takeaways, "execute": _execute, "translate": _translate,
-            "lab": _lab}
+            "lab": _lab, "links": _links}
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -523,6 +603,14 @@ def _translate_options(sub):
     p.add_argument("--out", default="tests/data/seed_runs.txt", help="fingerprint: the file to write")
 
 
+def _links_options(sub):
+    p = sub.add_parser("links", help="write each notebook's Colab/Binder links and Colab install cell",
+                       formatter_class=_Help, description="Write, after each notebook's title, the cell "
+                       "linking it on Colab and Binder and the cell that installs tiledlab on Colab, from "
+                       "pyproject.toml's Repository URL and version (run it from a clone).")
+    p.add_argument("--repo", help="first set the GitHub repository (owner/name) in pyproject.toml")
+
+
 def parser():
     """The command line's parser (all but `lab`, which parses its own options)."""
     top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
@@ -531,6 +619,6 @@ def parser():
     sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
                                "in JupyterLab; `lab --help` for its options")
     for options in (_info_options, _count_options, _bench_options, _ladder_options, _profile_options,
-                    _measure_options, _takeaways_options, _execute_options, _translate_options):
+                    _measure_options, _takeaways_options, _execute_options, _translate_options, _links_options):
         options(sub)
     return top

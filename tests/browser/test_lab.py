@@ -10,6 +10,7 @@ run), Run > Run All Cells on the simulator, wait for the kernel to go idle, then
   - every image in an output rendered (complete, naturalWidth > 0), at least as many as the committed
     notebook stores; no widget shows "Error displaying widget";
   - File > Save wrote the working copy, and the committed notebook did not change.
+Also: every notebook, opened and left alone, is not marked modified (test_no_notebook_is_dirty_on_open).
 Screenshots (top of the notebook, and the whole notebook) and a JSON summary per notebook go to
 $TILEDLAB_SCREENSHOTS/lab/ (default build/screenshots/lab/).
 """
@@ -361,3 +362,41 @@ def test_run_all(runner, notebook, record, committed_hashes):
 def test_committed_notebooks_untouched(lab, committed_hashes):
     """After every Run All and Save: the committed notebooks (with their H200 outputs) are as they were."""
     assert {nb.name: sha256(nb) for nb in NOTEBOOKS} == committed_hashes
+
+
+DIRTY_TAB = ".lm-TabBar-tab.jp-mod-current.jp-mod-dirty"
+
+
+def kernel_python(lab):
+    """The Python version of the lab's python3 kernel (the server's own Python, as ipykernel installs it)."""
+    out = subprocess.run([sys.executable, "-c", "import platform; print(platform.python_version())"],
+                         capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def test_no_notebook_is_dirty_on_open(lab, open_page):
+    """Opened and left alone (kernel started, outputs rendered), no notebook is marked modified: nothing
+    JupyterLab normalizes on load (kernelspec display name, cell ids, nbformat minor, widget state).
+    One thing cannot be right for every reader: JupyterLab replaces metadata.language_info with the
+    running kernel's, so a stored Python version (the H200 run's) other than the reader's marks the
+    notebook modified. The working copy gets this kernel's version first, to test everything else."""
+    version = kernel_python(lab)
+    dirty = []
+    for notebook in NOTEBOOKS:
+        page = open_page()
+        try:
+            lab.shutdown_sessions(notebook.name)
+            copy = json.loads((lab.work / notebook.name).read_text())
+            copy["metadata"]["language_info"]["version"] = version
+            (lab.work / notebook.name).write_text(json.dumps(copy, indent=1, ensure_ascii=False) + "\n")
+            page.goto(f"{lab.url}/lab/workspaces/open-{notebook.stem}/tree/{notebook.name}?reset&token={lab.token}")
+            page.locator(f"{PANEL} .jp-Cell").first.wait_for(timeout=90_000)
+            wait_until(lambda: lab.kernel_state(notebook.name) == "idle", 90, f"the kernel of {notebook.name}")
+            page.locator(f'{PANEL} .jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(timeout=30_000)
+            page.wait_for_timeout(2000)  # anything JupyterLab changes after rendering shows by now
+            if page.locator(DIRTY_TAB).count():
+                dirty.append(notebook.name)
+        finally:
+            lab.shutdown_sessions(notebook.name)
+            page.context.close()
+    assert not dirty, f"marked modified right after opening: {dirty}"

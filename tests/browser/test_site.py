@@ -5,6 +5,7 @@ built here into a temporary folder with the documented command (skipped when Sph
 installed: pip install -e '.[site]'). It is served over HTTP on 127.0.0.1 and crawled from its root,
 following every link that stays on the site; every HTML file of the build must be reached. A full-page
 screenshot of each page goes to $TILEDLAB_SCREENSHOTS/site/ (default build/screenshots/site/).
+Also: search works on the site opened from disk (file://), and wide outputs scroll to their last column.
 """
 import functools
 import http.server
@@ -168,3 +169,53 @@ def test_every_page_and_image_loads(site_dir, site_url, page, screenshots, recor
         for page_of in (f"notebooks/{nb.stem}.html", f"zh/notebooks/zh/{nb.stem}.html"):
             shown = summary[page_of]["output_images"]
             assert shown == stored, f"{page_of} shows {shown} output images, the notebook stores {stored}"
+
+
+def test_search_works_opened_from_disk(site_dir, page):
+    """Opened as files (file://, no server), the search page finds the lessons, with no CORS error:
+    the index is a script, and no result summary is fetched (html_show_search_summary = False)."""
+    page.goto((site_dir / "search.html").as_uri() + "?q=tile", wait_until="load")
+    page.wait_for_function("() => /Search finished/.test(document.querySelector('#search-results')?.innerText || '')",
+                           timeout=15_000)
+    page.wait_for_timeout(1000)  # summaries, if any were asked for, are fetched after the list
+    found = page.evaluate("() => Array.from(document.querySelectorAll('#search-results li a')).map(a => a.href)")
+    lessons = {f"notebooks/{nb.stem}.html" for nb in NOTEBOOKS}
+    assert {h.split("#")[0].split("?")[0].removeprefix(site_dir.as_uri() + "/") for h in found} & lessons, found
+    assert not page.log.problems(), "\n".join(page.log.problems())
+
+
+# Every element of a cell, input or output, whose content is wider than its box; for each, the box that
+# scrolls it (itself or an ancestor inside the cell), scrolled to its right end.
+WIDE = """() => Array.from(document.querySelectorAll('.cell_input *, .cell_output *'))
+  .filter(e => e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0)
+  .map(e => {
+    let box = e;
+    while (box && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX)
+           && !box.matches('.cell_input, .cell_output')) box = box.parentElement;
+    const scrolls = ['auto', 'scroll'].includes(getComputedStyle(box).overflowX);
+    if (scrolls) box.scrollLeft = box.scrollWidth;
+    return {tag: e.tagName, cls: String(e.className).slice(0, 60), scrolls, text: e.textContent.slice(0, 60),
+            reached: scrolls && box.scrollLeft + box.clientWidth >= box.scrollWidth - 1,
+            width: box.scrollWidth, shown: box.clientWidth};
+  })"""
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_wide_outputs_scroll_to_their_right_edge(site_url, open_page, width):
+    """Long lines and wide text tables (notebook 6's counters) are wider than the lesson column: each
+    scrolls sideways inside its own box, to its last column, and the page itself never scrolls sideways."""
+    page = open_page()
+    try:
+        page.set_viewport_size({"width": width, "height": 900})
+        wide = {}
+        for nb in NOTEBOOKS:
+            page.goto(f"{site_url}notebooks/{nb.stem}.html", wait_until="load")
+            found = page.evaluate(WIDE)
+            stuck = [w for w in found if not w["reached"]]
+            assert not stuck, f"{nb.stem} at {width} px: content cut off, not scrollable: {stuck[:3]}"
+            overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert overflow <= 1, f"{nb.stem} at {width} px: the page scrolls sideways by {overflow} px"
+            wide[nb.stem] = len(found)
+        assert wide["06_caches"] > 0, "notebook 6's counter table should be wider than the column"
+    finally:
+        page.context.close()

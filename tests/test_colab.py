@@ -1,0 +1,147 @@
+"""Every notebook opens on Colab and Binder: its links cell and its Colab install cell agree with
+pyproject.toml's one repository address, the install cell does nothing off Colab, and on "Colab"
+(COLAB_RELEASE_TAG set, this checkout as the install source) it installs a working tiledlab into a
+fresh virtual environment.
+
+The last test is slow (a full pip install, about 1.5 minutes): it runs once per suite, and
+`-m "not slow"` leaves it out.
+"""
+import contextlib
+import io
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import time
+
+import nbformat
+import pytest
+from packaging.version import Version
+
+from tiledlab import cli
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+PYENV_312 = sorted(pathlib.Path.home().glob(".pyenv/versions/3.12*/bin/python"))
+
+
+def tagged(nb, tag):
+    return [i for i, c in enumerate(nb.cells) if tag in c.metadata.get("tags", [])]
+
+
+def install_cell():
+    nb = nbformat.read(NOTEBOOKS[0], as_version=4)
+    return nb.cells[tagged(nb, cli.INSTALL_TAG)[0]].source
+
+
+def test_the_repository_is_named_once_in_pyproject():
+    text = (ROOT / "pyproject.toml").read_text()
+    assert len(re.findall(r"https://github\.com/", text)) == 1
+    repo, version = cli.project(ROOT)
+    assert re.fullmatch(r"[\w.-]+/[\w.-]+", repo) and version
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_links_and_install_cell_follow_the_title_and_agree_with_pyproject(path):
+    nb = nbformat.read(path, as_version=4)
+    want = cli.online_cells(path.stem, *cli.project(ROOT))
+    assert tagged(nb, cli.LINKS_TAG) == [1] and tagged(nb, cli.INSTALL_TAG) == [2]
+    links, install = nb.cells[1], nb.cells[2]
+    assert links.cell_type == "markdown" and links.source == want[cli.LINKS_TAG]
+    assert install.cell_type == "code" and install.source == want[cli.INSTALL_TAG]
+    assert install.outputs == [] and install.execution_count is None
+    # The URLs name the notebook's own path literally (the Chinese edition rewrites notebooks/<stem>.ipynb).
+    repo = cli.project(ROOT)[0]
+    urls = re.findall(r"\((https://[^)]+)\)", links.source)
+    assert urls == [f"https://colab.research.google.com/github/{repo}/blob/main/notebooks/{path.stem}.ipynb",
+                    f"https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/notebooks/{path.stem}.ipynb"]
+    assert "<img" not in links.source and "![" not in links.source  # no remote badge images (the site is offline)
+    # The install cell is the first code cell, before the one that imports tiledlab.
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code[0] is install and "import tiledlab" in code[1].source
+
+
+def test_links_command_rewrites_a_stale_notebook_and_leaves_a_current_one(tmp_path):
+    copy = tmp_path / NOTEBOOKS[1].name
+    copy.write_bytes(NOTEBOOKS[1].read_bytes())
+    assert not cli.write_online_cells(copy, *cli.project(ROOT))  # the committed notebook agrees
+    assert copy.read_bytes() == NOTEBOOKS[1].read_bytes()
+    assert cli.write_online_cells(copy, "someone/fork", "9.9.9")
+    nb = nbformat.read(copy, as_version=4)
+    assert "github/someone/fork/blob/main/notebooks/01_naive_reads.ipynb" in nb.cells[1].source
+    assert "git+https://github.com/someone/fork@v9.9.9" in nb.cells[2].source
+    assert len(nb.cells) == len(nbformat.read(NOTEBOOKS[1], as_version=4).cells)  # replaced, not added
+
+
+def test_off_colab_the_install_cell_prints_nothing_and_runs_nothing(monkeypatch):
+    monkeypatch.delenv("COLAB_RELEASE_TAG", raising=False)
+    ran = []
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: ran.append(a))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        exec(install_cell(), {})
+    assert out.getvalue() == "" and ran == []
+
+
+# Runs the install cell as Colab would, in the fresh environment's own Python, with a stand-in for
+# IPython's get_ipython() that records a restart. `preload` is imported first, as Colab preloads numpy.
+DRIVER = """
+import json, sys
+for name in sys.argv[2:]:
+    __import__(name)
+restarts = []
+class Kernel:
+    def do_shutdown(self, restart):
+        restarts.append(restart)
+class Shell:
+    kernel = Kernel()
+exec(open(sys.argv[1]).read(), {"get_ipython": Shell})
+print("RESTARTS", json.dumps(restarts))
+"""
+CHECK = """
+import numpy as np, tiledlab
+from tiledlab.counting import count_loads
+A = np.ones((8, 8), np.float32)
+assert np.allclose(tiledlab.matmul(A, A, kernel="tiled", tile=4), A @ A)
+print(json.dumps({"simulator": tiledlab.SIMULATOR, "tiled_loads": count_loads("tiled", A, A, tile=4).total}))
+""".replace("json.dumps", "__import__('json').dumps")
+
+
+@pytest.mark.slow
+def test_on_colab_the_install_cell_installs_a_working_tiledlab_into_a_fresh_venv(tmp_path):
+    """A fresh venv (Python 3.12 from ~/.pyenv when there, Colab's recent Python), COLAB_RELEASE_TAG
+    set, this checkout as the source: the cell installs tiledlab[cuda12], which imports and runs on the
+    simulator. An old tqdm installed and imported first must be replaced and reported as stale, with a
+    restart asked for, as a preloaded numpy would be on Colab."""
+    python = str(PYENV_312[-1]) if PYENV_312 else sys.executable
+    venv = tmp_path / "venv"
+    subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    py = str(venv / "bin" / "python")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    subprocess.run([py, "-m", "pip", "install", "-q", "tqdm==4.59.0"], check=True, env=env, capture_output=True)
+    (tmp_path / "cell.py").write_text(install_cell())
+    (tmp_path / "driver.py").write_text(DRIVER)
+    env.update(COLAB_RELEASE_TAG="release-colab-test", TILEDLAB_COLAB_SOURCE=ROOT.as_uri(),
+               TILEDLAB_BACKEND="simulator")
+    started = time.monotonic()
+    done = subprocess.run([py, str(tmp_path / "driver.py"), str(tmp_path / "cell.py"), "tqdm"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=600)
+    installed_s = time.monotonic() - started
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "pip changed tqdm, already imported: restarting the runtime" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "RESTARTS [true]"
+    # After the "restart" (a new process), tiledlab imports and runs; the extra's numpy pin holds.
+    check = subprocess.run([py, "-c", CHECK], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert json.loads(check.stdout.strip().splitlines()[-1]) == {"simulator": True, "tiled_loads": 2 * 8 ** 3 // 4}
+    versions = subprocess.run([py, "-c", "import importlib.metadata as m; print(m.version('numpy'), "
+                               "m.version('numba-cuda'), m.version('tqdm'))"], env=env, capture_output=True,
+                              text=True, check=True).stdout.split()
+    assert Version(versions[0]) < Version("2.5") and versions[1].startswith("0.30.") and versions[2] != "4.59.0", versions
+    # Run again: nothing changes, so nothing is reported and no restart is asked for.
+    again = subprocess.run([py, str(tmp_path / "driver.py"), str(tmp_path / "cell.py"), "numpy"], cwd=tmp_path,
+                           env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and again.stdout.strip().splitlines() == ["RESTARTS []"], again.stdout + again.stderr
+    print(f"install {installed_s:.0f} s")
