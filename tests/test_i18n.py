@@ -178,3 +178,17 @@ def test_english_figures_are_unchanged(en, capsys):
         assert "row" in shown or "N (square matrices N×N)" in shown
         assert not CJK.search(shown) and not missing(warned)
     assert capsys.readouterr().out == ""
+
+
+def test_the_chinese_takeaway_slides_draw_every_glyph(zh, monkeypatch):
+    if i18n.cjk_font() is None:
+        pytest.skip("no CJK font installed (Debian: apt-get install fonts-noto-cjk)")
+    from tiledlab.notebook import takeaways
+    monkeypatch.setitem(plt.rcParams, "font.sans-serif", list(plt.rcParams["font.sans-serif"]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for fig in takeaways.figures().values():  # drawn after their rc_context has put the fonts back
+            fig.savefig(io.BytesIO(), format="png", dpi=30)
+            assert CJK.search(texts(fig))
+            plt.close(fig)
+    assert not missing([str(w.message) for w in caught])

@@ -152,6 +152,7 @@ FIGURES = {"01_naive_reads": naive_reads, "02_redundant_reads": redundant_reads,
 
 def figures():
     """{notebook: figure}, drawn with slide-sized fonts."""
+    plots.chinese_labels()  # before rc_context, which would put the font list back before the figures are drawn
     with plt.rc_context(FONT):
         return {name: make() for name, make in FIGURES.items()}
 
