@@ -1,5 +1,6 @@
 """`python -m tiledlab lab`: a git-ignored working copy, and --allow-root as root (no browser needed)."""
 import json
+import pathlib
 import subprocess
 import sys
 
@@ -109,3 +110,71 @@ def test_cli_lab_dry_run_leaves_the_working_copy_byte_identical(src, tmp_path, f
     subprocess.run([sys.executable, "-m", "tiledlab", "lab", "--src", str(src), "--dest", str(dest),
                     "--dry-run", *fresh], capture_output=True, text=True, check=True)
     assert snapshot(dest) == before
+
+
+@pytest.fixture
+def zh_src(src):
+    """A fake generated Chinese edition, notebooks/zh/, beside the English notebooks."""
+    (src / "zh").mkdir()
+    (src / "zh" / "01_a.ipynb").write_text(json.dumps({"cells": [], "committed": "zh/01_a.ipynb"}))
+    (src / "zh" / "LANGUAGE").write_text("zh\n")
+    return src
+
+
+def test_cli_lab_lang_zh_dry_run_copies_the_chinese_edition_into_its_own_folder(zh_src, tmp_path):
+    out = subprocess.run([sys.executable, "-m", "tiledlab", "lab", "--src", str(zh_src), "--dest", str(tmp_path / "w"),
+                          "--lang", "zh", "--dry-run", "--no-browser"], capture_output=True, text=True, check=True).stdout
+    assert not (tmp_path / "w").exists()
+    assert f"would copy 1 notebook into {tmp_path / 'w' / 'zh'}" in out
+    command = out.strip().splitlines()[-1]
+    assert command.startswith("TILEDLAB_LANG=zh ") and f" lab {tmp_path / 'w' / 'zh'} " in command
+
+
+def test_lab_env_sets_the_language_for_kernels_and_the_ui_only_with_the_pack(tmp_path):
+    assert lab.lab_env("en", tmp_path) == {}
+    assert lab.lab_env("zh", tmp_path, pack=False) == {"TILEDLAB_LANG": "zh"}
+    assert lab.lab_env("zh", tmp_path, pack=True) == {"TILEDLAB_LANG": "zh",
+                                                     "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / ".lab-settings")}
+
+
+def started(monkeypatch, argv):
+    """Run the lab command in-process up to JupyterLab's start: (argv, env) it would exec."""
+    calls = []
+    monkeypatch.setattr(lab.os, "execve", lambda path, cmd, env: calls.append((cmd, env)))
+    monkeypatch.setattr(lab.subprocess, "call", lambda cmd, env: calls.append((cmd, env)) or 0)
+    lab.start(*lab.parser().parse_known_args(argv))
+    return calls[0]  # execve, mocked, returns: the subprocess fallback follows
+
+
+def test_lab_lang_zh_makes_a_chinese_working_copy_with_chinese_lab_settings(zh_src, tmp_path, monkeypatch):
+    mine = tmp_path / "my-settings"
+    (mine / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
+    (mine / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings").write_text('{"theme": "JupyterLab Dark"}')
+    monkeypatch.setenv("JUPYTERLAB_SETTINGS_DIR", str(mine))
+    monkeypatch.setattr(lab, "has_language_pack", lambda locale="zh_CN": True)
+    cmd, env = started(monkeypatch, ["--src", str(zh_src), "--dest", str(tmp_path / "w"), "--lang", "zh"])
+    work = tmp_path / "w" / "zh"
+    assert json.loads((work / "01_a.ipynb").read_text())["committed"] == "zh/01_a.ipynb"
+    assert (work / "LANGUAGE").read_text().strip() == "zh" and (work / ".gitignore").exists()
+    assert cmd[4] == str(work) and env["TILEDLAB_LANG"] == "zh"
+    settings = pathlib.Path(env["JUPYTERLAB_SETTINGS_DIR"])
+    assert settings == work / ".lab-settings"
+    assert json.loads((settings / lab.TRANSLATION_SETTINGS).read_text()) == {"locale": "zh_CN"}
+    assert "Dark" in (settings / "@jupyterlab" / "apputils-extension" / "themes.jupyterlab-settings").read_text()
+    assert not (mine / lab.TRANSLATION_SETTINGS).exists()  # the user's own settings are left alone
+    assert not (tmp_path / "w" / "01_a.ipynb").exists()  # the English copy is another folder
+
+
+def test_lab_lang_zh_without_the_pack_keeps_the_users_lab_settings(zh_src, tmp_path, monkeypatch):
+    monkeypatch.delenv("JUPYTERLAB_SETTINGS_DIR", raising=False)
+    monkeypatch.setattr(lab, "has_language_pack", lambda locale="zh_CN": False)
+    cmd, env = started(monkeypatch, ["--src", str(zh_src), "--dest", str(tmp_path / "w"), "--lang", "zh"])
+    assert env["TILEDLAB_LANG"] == "zh" and "JUPYTERLAB_SETTINGS_DIR" not in env
+    assert not (tmp_path / "w" / "zh" / ".lab-settings").exists()
+
+
+def test_lab_in_english_adds_nothing_to_the_environment(src, tmp_path, monkeypatch):
+    monkeypatch.delenv("TILEDLAB_LANG", raising=False)
+    cmd, env = started(monkeypatch, ["--src", str(src), "--dest", str(tmp_path / "w")])
+    assert cmd[4] == str(tmp_path / "w") and env == dict(lab.os.environ)
+    assert not (tmp_path / "w" / "LANGUAGE").exists()

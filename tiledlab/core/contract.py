@@ -11,6 +11,8 @@ import textwrap
 
 import numpy as np
 
+from ..i18n import _
+
 OPERANDS = ("A", "B", "C")
 
 
@@ -30,9 +32,10 @@ def plain_function(kernel):
     an enclosing function (a build binds constants as globals and could not change those)."""
     fn = getattr(kernel, "py_func", kernel)
     if fn.__code__.co_freevars:
-        raise ValueError(f"kernel {fn.__name__} uses {', '.join(fn.__code__.co_freevars)} from the function it "
-                         "was defined in; tiledlab binds a kernel's constants as module globals, so define the "
-                         "kernel at the top level of a module or notebook cell, with its constants as globals")
+        raise ValueError(_("kernel {name} uses {names} from the function it was defined in; tiledlab binds a "
+                           "kernel's constants as module globals, so define the kernel at the top level of a module "
+                           "or notebook cell, with its constants as globals").format(
+                               name=fn.__name__, names=", ".join(fn.__code__.co_freevars)))
     syntax_tree(fn, fn.__name__)
     return fn
 
@@ -42,9 +45,9 @@ def syntax_tree(fn, name):
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError):
-        raise ValueError(f"kernel {name}: its source code cannot be read (typed at the Python prompt?); tiledlab "
-                         "reads a kernel's source to check and count it: define it in a file or a notebook "
-                         "cell") from None
+        raise ValueError(_("kernel {name}: its source code cannot be read (typed at the Python prompt?); tiledlab "
+                           "reads a kernel's source to check and count it: define it in a file or a notebook "
+                           "cell").format(name=name)) from None
     tree = ast.parse(textwrap.dedent("".join(lines)))
     ast.increment_lineno(tree, first - 1)  # keep real line numbers: the simulator keys shared arrays by line
     func = tree.body[0]

@@ -31,6 +31,7 @@ import numpy as np
 
 from . import build, contract
 from .rules import Rule, apply, check_all, show
+from ..i18n import _
 
 MAX_THREADS_PER_BLOCK = 1024  # CUDA's limit on every current GPU
 MAX_GRID_Y = 65535  # gridDim.y limit; blockIdx.y walks the block rows of C
@@ -201,16 +202,17 @@ class Kernel:
         tree = tree or self.code(constants).tree
         try:
             found = contract.shared_declarations(tree, {**self.namespace, **constants})
-            return sum(int(np.prod(shape)) * np.dtype(str(dtype)).itemsize for _, shape, dtype in found)
+            return sum(int(np.prod(shape)) * np.dtype(str(dtype)).itemsize for _name, shape, dtype in found)
         except Exception:  # noqa: BLE001  a name only the kernel's own build knows, or an unusual dtype
             return None
 
     def check_shared_memory(self, constants, tree=None):
         used = self.shared_bytes(constants, tree)
         if used is not None and used > MAX_STATIC_SHARED_BYTES:
-            raise ValueError(f"{self.name} declares {used:,} bytes of shared memory per block with "
-                             f"{show({k: constants[k] for k in self.constants})}; a block may declare at most "
-                             f"{MAX_STATIC_SHARED_BYTES:,} (48 KiB) statically: choose smaller tiles")
+            raise ValueError(_("{name} declares {used:,} bytes of shared memory per block with {constants}; a block "
+                               "may declare at most {most:,} (48 KiB) statically: choose smaller tiles").format(
+                                   name=self.name, used=used, constants=show({k: constants[k] for k in self.constants}),
+                                   most=MAX_STATIC_SHARED_BYTES))
 
     # --- derived kernels -------------------------------------------------------------------------
     def changed(self, tree, derived=None, constants=None):
@@ -238,11 +240,12 @@ class Kernel:
         if contract.is_kernel(obj) and obj.py_func in _wrapped:
             return _wrapped[obj.py_func]
         if contract.is_device_function(obj):
-            raise ValueError(f"{getattr(obj, '__name__', obj)!r} is a device function (@cuda.jit(device=True)): "
-                             "it runs inside a kernel and cannot be launched on a grid; pass the @cuda.jit kernel")
+            raise ValueError(_("{name} is a device function (@cuda.jit(device=True)): it runs inside a kernel and "
+                               "cannot be launched on a grid; pass the @cuda.jit kernel").format(
+                                   name=repr(getattr(obj, "__name__", obj))))
         if not contract.is_kernel(obj):
-            raise ValueError(f"{getattr(obj, '__name__', type(obj).__name__)!r} is not a kernel: decorate "
-                             "a function of (A, B, C) with @cuda.jit")
+            raise ValueError(_("{name} is not a kernel: decorate a function of (A, B, C) with @cuda.jit").format(
+                name=repr(getattr(obj, "__name__", type(obj).__name__))))
         return lesson(obj)
 
 

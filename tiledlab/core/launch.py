@@ -11,15 +11,17 @@ import numpy as np
 from numba import cuda
 
 from .kernel import MAX_THREADS_PER_BLOCK, Kernel
+from ..i18n import _
 from .registry import KERNELS, best_for
 
 
 def validate_tile(tile):
     if isinstance(tile, bool) or not isinstance(tile, (int, np.integer)):
-        raise ValueError(f"tile must be a whole number from 1 to 32, got {tile!r}")
+        raise ValueError(_("tile must be a whole number from 1 to 32, got {tile}").format(tile=repr(tile)))
     if not 1 <= tile <= 32:
-        raise ValueError(f"tile={tile} gives {tile}×{tile} = {tile * tile} threads per block; CUDA allows "
-                         f"1 to {MAX_THREADS_PER_BLOCK}, so tile must be from 1 to 32")
+        raise ValueError(_("tile={tile} gives {tile}×{tile} = {threads} threads per block; CUDA allows "
+                           "1 to {most}, so tile must be from 1 to 32").format(tile=tile, threads=tile * tile,
+                                                                             most=MAX_THREADS_PER_BLOCK))
     return int(tile)
 
 

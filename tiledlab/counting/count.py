@@ -5,6 +5,7 @@ import numpy as np
 
 from ..backend import SIMULATOR
 from ..core.launch import prepare
+from ..i18n import _
 from .buffers import HAZARDS, OPERANDS, SHARED_TRACE_FIELDS, STAMP, as_records
 from .recorded import second_count
 from .rewrite import instrumented
@@ -84,8 +85,8 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         second.compare(got, launch.name)
     made, shared_made = int(got["trace_pos"][0]), int(got["shared_trace_pos"][0])
     if trace and (made > capacity or shared_made > 2 * capacity):
-        raise ValueError(f"the kernel made {made:,} global loads and {shared_made:,} shared accesses, more "
-                         "than the trace holds: trace a smaller product")
+        raise ValueError(_("the kernel made {loads:,} global loads and {shared:,} shared accesses, more "
+                           "than the trace holds: trace a smaller product").format(loads=made, shared=shared_made))
     return LoadCount(
         kernel=launch.name, shape=launch.shape, tile=launch.tile,
         maps={op: got[f"count_{op}"] for op in OPERANDS},

@@ -26,6 +26,7 @@ import numpy as np
 from numba import cuda
 
 from ..core import ptx
+from ..i18n import _
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 BARRIERS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
@@ -34,7 +35,8 @@ ARRAY_ATTRIBUTES = ("shape",)  # reading these reads no element
 
 def refusal(node, why, code=None):
     """The ValueError for `node`: its line, its code, and why it cannot be counted."""
-    return ValueError(f"line {node.lineno}: {code or ast.unparse(node).strip()!r}: {why}")
+    code = repr(code or ast.unparse(node).strip())
+    return ValueError(_("line {line}: {code}: {why}").format(line=node.lineno, code=code, why=why))
 
 
 def is_barrier(node):
@@ -125,71 +127,76 @@ class _Scan:
         if not isinstance(node.ctx, ast.Load):
             if name in self.shared and isinstance(parent, ast.Assign) and parent.targets == [node]:
                 return None  # its declaration (shared_arrays refuses two of one name)
-            return f"{name} names an array of the kernel: give other values other names"
+            return _("{name} names an array of the kernel: give other values other names").format(name=name)
         if isinstance(parent, ast.Subscript) and parent.value is node:
             return None  # X[i, j]: _Subscript checks the index
         if isinstance(parent, ast.Attribute) and parent.value is node:
             return None if parent.attr in ARRAY_ATTRIBUTES else \
-                f"read only {name}.shape of an array; {name}.{parent.attr} could read its elements uncounted"
+                _("read only {name}.shape of an array; {name}.{attr} could read its elements uncounted").format(
+                    name=name, attr=parent.attr)
         if self._ptx_array_argument(node, parent):
             return None  # ldg4(A, i, j), cp_async4(sA, di, dj, A, si, sj): _Call checks which array goes where
         if isinstance(parent, ast.Call) and node in parent.args + [k.value for k in parent.keywords]:
-            return (f"passing {name} to {ast.unparse(parent.func)}: loads and stores inside a function are not "
-                    f"counted; index {name}[i, j] in the kernel itself")
-        return (f"use {name} only as {name}[i, j] (or {name}.shape); through another name, a container or a "
-                "loop its loads could not be counted")
+            return _("passing {name} to {function}: loads and stores inside a function are not counted; index "
+                     "{name}[i, j] in the kernel itself").format(name=name, function=ast.unparse(parent.func))
+        return _("use {name} only as {name}[i, j] (or {name}.shape); through another name, a container or a "
+                 "loop its loads could not be counted").format(name=name)
 
     def _Subscript(self, node):
         if not (isinstance(node.value, ast.Name) and node.value.id in self.arrays):
             return None
         name, index = node.value.id, node.slice
         if not (isinstance(index, ast.Tuple) and len(index.elts) == 2):
-            return (f"tiledlab counts 2-D accesses written as {name}[i, j], both indices in the brackets; "
-                    f"{ast.unparse(node)} is a row (a view) or an index it cannot see")
+            return _("tiledlab counts 2-D accesses written as {name}[i, j], both indices in the brackets; "
+                     "{access} is a row (a view) or an index it cannot see").format(name=name, access=ast.unparse(node))
         if any(isinstance(e, (ast.Slice, ast.Starred)) for e in index.elts):
-            return f"a slice of {name} is a view whose loads could not be counted: index {name}[i, j]"
+            return _("a slice of {name} is a view whose loads could not be counted: index {name}[i, j]").format(
+                name=name)
         if isinstance(node.ctx, ast.Load):
             return None
         if name in self.inputs:
-            return f"{name} is an input of C = A @ B: a kernel stores only into {self.output}"
+            return _("{name} is an input of C = A @ B: a kernel stores only into {output}").format(
+                name=name, output=self.output)
         parent = self.parents.get(node)
         if isinstance(parent, ast.Assign) and parent.targets == [node] or \
                 isinstance(parent, ast.AugAssign) and parent.target is node:
             return None
-        kind = "shared-memory" if name in self.shared else "global"
-        return f"write one {kind} store per statement, as {name}[i, j] = value, so that each can be counted"
+        kind = _("shared-memory") if name in self.shared else _("global")
+        return _("write one {kind} store per statement, as {name}[i, j] = value, so that each can be counted").format(
+            kind=kind, name=name)
 
     # --- numba's cuda module and its barriers -----------------------------------------------------------
     def _cuda_use(self, node):
         if self.namespace.get("cuda") is not cuda:
-            return ("the kernel's global cuda is not numba's cuda module: import it as `from numba import cuda`, "
-                    "so that every barrier is seen")
+            return _("the kernel's global cuda is not numba's cuda module: import it as `from numba import cuda`, "
+                     "so that every barrier is seen")
         parent = self.parents.get(node)
         if isinstance(node.ctx, ast.Load) and isinstance(parent, ast.Attribute) and parent.value is node:
             return None
-        return "name numba's cuda module only cuda, and use it as cuda.<name>, e.g. cuda.syncthreads()"
+        return _("name numba's cuda module only cuda, and use it as cuda.<name>, e.g. cuda.syncthreads()")
 
     def _global_use(self, node):
         value = self.namespace.get(node.id)
         if value is cuda or value is numba and isinstance(self.parents.get(node), ast.Attribute):
-            return (f"{node.id} is numba's cuda module under another name: write cuda.syncthreads() and the like "
-                    "with the module named cuda, so that every barrier is seen")
+            return _("{name} is numba's cuda module under another name: write cuda.syncthreads() and the like "
+                     "with the module named cuda, so that every barrier is seen").format(name=node.id)
         return None
 
     def _Attribute(self, node):
         name = ptx_name(node, self.namespace, self.local)
         if name:
-            return (f"{ast.unparse(node)} is tiledlab.core.ptx's {name}: import it with `from tiledlab.core.ptx "
-                    f"import {name}` and call it as {name}(...), so that the count sees it")
+            return _("{used} is tiledlab.core.ptx's {name}: import it with `from tiledlab.core.ptx import {name}` "
+                     "and call it as {name}(...), so that the count sees it").format(used=ast.unparse(node), name=name)
         if not (isinstance(node.value, ast.Name) and node.value.id == "cuda"):
             return None
         if node.attr in BARRIERS:
             parent = self.parents.get(node)
             return None if isinstance(parent, ast.Call) and parent.func is node else \
-                f"call cuda.{node.attr}(...) where it stands; under another name it would be an unseen barrier"
+                _("call cuda.{attr}(...) where it stands; under another name it would be an unseen barrier").format(
+                    attr=node.attr)
         if node.attr == "cg" or node.attr.startswith("sync"):
-            return (f"cuda.{node.attr}: the hazard check knows the barriers cuda.syncthreads() and "
-                    "cuda.syncthreads_count/_and/_or(p) only")
+            return _("cuda.{attr}: the hazard check knows the barriers cuda.syncthreads() and "
+                     "cuda.syncthreads_count/_and/_or(p) only").format(attr=node.attr)
         return None
 
     def _Call(self, node):
@@ -198,8 +205,8 @@ class _Scan:
             if isinstance(parent, ast.Expr) or isinstance(parent, ast.Assign) and \
                     len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
                 return None
-            return ("write the barrier as a statement of its own, cuda.syncthreads() or "
-                    "n = cuda.syncthreads_count(p), so that the count sees where it happens")
+            return _("write the barrier as a statement of its own, cuda.syncthreads() or "
+                     "n = cuda.syncthreads_count(p), so that the count sees where it happens")
         name = ptx_call(node, self.namespace, self.local)
         if name:
             return self._ptx_call(node, name)
@@ -210,7 +217,7 @@ class _Scan:
     def _callee(self, func):
         if isinstance(func, ast.Name):
             if func.id in self.local:
-                return f"call {func.id}: call only functions defined outside the kernel"
+                return _("call {name}: call only functions defined outside the kernel").format(name=func.id)
             value = self.namespace.get(func.id, getattr(builtins, func.id, None))
         elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
                 func.value.id not in self.local and func.value.id != "cuda":
@@ -218,7 +225,7 @@ class _Scan:
         elif isinstance(func, ast.Attribute):
             return None  # cuda.grid(2), and methods of local values
         else:
-            return f"call functions by name: {ast.unparse(func)}(...) could not be followed"
+            return _("call functions by name: {call}(...) could not be followed").format(call=ast.unparse(func))
         return helper_problem(value, ast.unparse(func))
 
     # --- tiledlab.core.ptx: wide loads and asynchronous copies -------------------------------------------
@@ -226,9 +233,10 @@ class _Scan:
         name, parent = ptx_name(node, self.namespace, self.local), self.parents.get(node)
         if isinstance(parent, ast.Call) and parent.func is node:
             return None if node.id == name else \
-                f"{node.id} is tiledlab.core.ptx's {name} under another name: call it as {name}(...)"
-        return (f"call {name}(...) where it stands; under another name (an alias, a container, an argument) "
-                "the loads, stores and groups it makes would not be counted")
+                _("{used} is tiledlab.core.ptx's {name} under another name: call it as {name}(...)").format(
+                    used=node.id, name=name)
+        return _("call {name}(...) where it stands; under another name (an alias, a container, an argument) "
+                 "the loads, stores and groups it makes would not be counted").format(name=name)
 
     def _ptx_array_argument(self, node, parent):
         name = ptx_call(parent, self.namespace, self.local)
@@ -238,13 +246,15 @@ class _Scan:
     def _ptx_call(self, node, name):
         arity = ptx.ARITY[name]
         if node.keywords or len(node.args) != arity or any(isinstance(a, ast.Starred) for a in node.args):
-            return f"{name} takes {arity} arguments, given by position: {_SIGNATURES[name]}"
+            return _("{name} takes {arity} arguments, given by position: {signature}").format(
+                name=name, arity=arity, signature=_SIGNATURES[name])
         for k, kind in _ARRAY_ARGUMENTS[name].items():
             why = self._ptx_array(node.args[k], name, kind)
             if why:
                 return why
         if name != "ldg4" and not isinstance(self.parents.get(node), ast.Expr):
-            return f"write {name}(...) as a statement of its own, so that the count sees where it happens"
+            return _("write {name}(...) as a statement of its own, so that the count sees where it happens").format(
+                name=name)
         if name == "cp_async_wait":
             return self._wait_count(node.args[0])
         return None
@@ -254,15 +264,16 @@ class _Scan:
         if kind == "input":
             if given in self.inputs:
                 return None
-            return (f"{name} reads global memory through the read-only path: its array is an input of the kernel, "
-                    f"{' or '.join(self.inputs)}, by name; {given} is not")
+            return _("{name} reads global memory through the read-only path: its array is an input of the kernel, "
+                     "{inputs}, by name; {given} is not").format(name=name, inputs=_(" or ").join(self.inputs),
+                                                                 given=given)
         if given not in self.shared:
-            return (f"cp_async4 copies into a shared array, named first: cp_async4(sA, di, dj, A, si, sj); "
-                    f"{given} is not one")
+            return _("cp_async4 copies into a shared array, named first: cp_async4(sA, di, dj, A, si, sj); "
+                     "{given} is not one").format(given=given)
         alignment = self.alignment.get(given)
         if not (isinstance(alignment, int) and alignment % ptx.BYTES == 0):
-            return (f"cp_async4 writes 16 bytes at once into {given}: declare it with "
-                    "cuda.shared.array(shape, float32, alignment=16)")
+            return _("cp_async4 writes 16 bytes at once into {given}: declare it with "
+                     "cuda.shared.array(shape, float32, alignment=16)").format(given=given)
         return None
 
     def _wait_count(self, arg):
@@ -271,22 +282,22 @@ class _Scan:
         elif isinstance(arg, ast.Name) and arg.id not in self.local:
             value = self.namespace.get(arg.id)
         else:
-            return (f"cp_async_wait(n) needs n known when the kernel compiles: a number or a constant's name, "
-                    f"not {ast.unparse(arg)}")
+            return _("cp_async_wait(n) needs n known when the kernel compiles: a number or a constant's name, "
+                     "not {given}").format(given=ast.unparse(arg))
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            return (f"cp_async_wait(n) needs a whole number n ≥ 0 of groups left in flight, got "
-                    f"{ast.unparse(arg)} = {value!r}")
+            return _("cp_async_wait(n) needs a whole number n ≥ 0 of groups left in flight, got "
+                     "{given} = {value}").format(given=ast.unparse(arg), value=repr(value))
         return None
 
     # --- scopes -----------------------------------------------------------------------------------------
     def _nested(self, node):
         return None if node is self.func else \
-            "a function defined inside the kernel: its loads would go uncounted; write its code in the kernel"
+            _("a function defined inside the kernel: its loads would go uncounted; write its code in the kernel")
 
     _FunctionDef = _AsyncFunctionDef = _Lambda = _ClassDef = _nested
 
     def _Global(self, node):
-        return "global and nonlocal names in a kernel are not counted: pass values as constants"
+        return _("global and nonlocal names in a kernel are not counted: pass values as constants")
 
     _Nonlocal = _Global
 
@@ -322,8 +333,8 @@ def helper_problem(value, name, seen=None):
     """Why a call of the helper `value` could hide a barrier or an access (None when it cannot): a helper
     may take and return numbers, but may not use cuda, nor call a helper that does."""
     if _ptx_of(value):
-        return (f"{name} is tiledlab.core.ptx's {_ptx_of(value)} inside a helper: its loads, stores and "
-                "groups would not be counted; call it in the kernel itself")
+        return _("{name} is tiledlab.core.ptx's {ptx} inside a helper: its loads, stores and "
+                 "groups would not be counted; call it in the kernel itself").format(name=name, ptx=_ptx_of(value))
     if not _user_function(value):
         return None  # a builtin, a numba type, a math function
     seen = set() if seen is None else seen
@@ -334,12 +345,12 @@ def helper_problem(value, name, seen=None):
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
     except (OSError, TypeError, SyntaxError, IndexError):
-        return f"the helper {name} has no source tiledlab can read: write its code in the kernel"
+        return _("the helper {name} has no source tiledlab can read: write its code in the kernel").format(name=name)
     tree.decorator_list = []  # @cuda.jit(device=True) is not a use of cuda
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and (node.id == "cuda" or fn.__globals__.get(node.id) in (cuda, numba)):
-            return (f"the helper {name} uses cuda: a barrier, shared array or atomic inside a helper would not be "
-                    "seen; write it in the kernel")
+            return _("the helper {name} uses cuda: a barrier, shared array or atomic inside a helper would not be "
+                     "seen; write it in the kernel").format(name=name)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             inner = helper_problem(fn.__globals__.get(node.func.id), f"{name} → {node.func.id}", seen)
             if inner:

@@ -32,6 +32,7 @@ from ..core.contract import is_call, shared_declarations
 from ..core.launch import bind, resolve
 from .buffers import OPERANDS, STAMP, CountingBuffers
 from .countable import check_countable, is_barrier, ptx_call, refusal
+from ..i18n import _
 
 _STAMP = STAMP  # the helpers' name for it: they are compiled apart from this module
 
@@ -305,11 +306,12 @@ def shared_arrays(func, namespace):
     found = {}
     for node, shape, _ in shared_declarations(func, namespace):
         if not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
-            raise refusal(node, "declare one shared array per statement: s = cuda.shared.array(shape, dtype)")
+            raise refusal(node, _("declare one shared array per statement: s = cuda.shared.array(shape, dtype)"))
         if len(shape) != 2:
-            raise refusal(node, "tiledlab counts 2-D shared arrays; declare the shape as (rows, cols)")
+            raise refusal(node, _("tiledlab counts 2-D shared arrays; declare the shape as (rows, cols)"))
         if node.targets[0].id in found:
-            raise refusal(node, f"a second shared array named {node.targets[0].id}: give each its own name")
+            raise refusal(node, _("a second shared array named {name}: give each its own name").format(
+                name=node.targets[0].id))
         found[node.targets[0].id] = shape
     return found
 

@@ -11,6 +11,13 @@ to a git-ignored backup folder beside the working copy first (``my-notebooks-bac
 JupyterLab refuses to start as root ("Running as root is not recommended"), which is how containers
 and many cloud machines run; this command passes ``--allow-root`` when it runs as root.
 
+``--lang zh`` opens the Chinese edition instead: notebooks/zh/ (generated from the English notebooks)
+copied into ``my-notebooks/zh/``, with TILEDLAB_LANG=zh for the kernels JupyterLab starts (so check() and
+predict() answer in Chinese) and, when JupyterLab's Chinese language pack is installed
+(``pip install 'tiledlab[zh]'``), JupyterLab's own menus in Chinese for that run: its user settings are
+read from a folder of the working copy's own (``my-notebooks/zh/.lab-settings/``, a copy of yours made
+the first time), whose translation setting says zh_CN, so your settings elsewhere stay as they are.
+
 Any option it does not know is passed on to ``jupyter lab`` (``--no-browser``, ``--port 8899``, ...).
 """
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import argparse
 import filecmp
 import itertools
+import json
 import os
 import pathlib
 import shutil
@@ -42,6 +50,58 @@ SOURCE = _series_notebooks()
 DEFAULT_DEST_NAME = "my-notebooks"
 
 _IGNORE_ALL = "# A working copy made by `python -m tiledlab lab`: git ignores all of it.\n*\n"
+
+#: The languages of the series: English (notebooks/) and the generated Chinese edition (notebooks/zh/).
+LANGUAGES = ("en", "zh")
+#: JupyterLab's name of the Chinese language pack (its entry point in jupyterlab.languagepack) and the setting.
+LANGUAGE_PACK = "zh_CN"
+TRANSLATION_SETTINGS = pathlib.Path("@jupyterlab", "translation-extension", "plugin.jupyterlab-settings")
+SETTINGS_NAME = ".lab-settings"  # in the Chinese working copy: JupyterLab's user settings for its runs
+
+
+def edition(src, dest, lang):
+    """(committed notebooks, working copy) of the edition `lang`: the Chinese one is the zh/ folder of both."""
+    return (src / "zh", dest / "zh") if lang == "zh" else (src, dest)
+
+
+def has_language_pack(locale=LANGUAGE_PACK) -> bool:
+    """Whether JupyterLab's language pack for `locale` is installed (as JupyterLab finds it: an entry point)."""
+    from importlib.metadata import entry_points
+    return any(e.name == locale for e in entry_points(group="jupyterlab.languagepack"))
+
+
+def user_settings_dir() -> pathlib.Path:
+    """JupyterLab's user settings folder as it would find it (JUPYTERLAB_SETTINGS_DIR, else the default)."""
+    given = os.environ.get("JUPYTERLAB_SETTINGS_DIR")
+    if given:
+        return pathlib.Path(given)
+    from jupyter_core.paths import jupyter_config_dir
+    return pathlib.Path(jupyter_config_dir()) / "lab" / "user-settings"
+
+
+def chinese_settings(folder, mine=None) -> pathlib.Path:
+    """JupyterLab user settings for the Chinese edition in `folder`: a copy of `mine` (the user's, made
+    once, so their theme and shortcuts come along) whose translation setting is zh_CN."""
+    folder = pathlib.Path(folder)
+    mine = user_settings_dir() if mine is None else pathlib.Path(mine)
+    if not folder.exists() and mine.is_dir():
+        shutil.copytree(mine, folder)
+    path = folder / TRANSLATION_SETTINGS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"locale": LANGUAGE_PACK}, indent=2) + "\n")
+    return folder
+
+
+def lab_env(lang, dest, *, pack=None) -> dict:
+    """The environment variables the lab command adds for `lang` (none for English): TILEDLAB_LANG for
+    the kernels, and JupyterLab's settings folder when the language pack is installed (`pack`)."""
+    if lang != "zh":
+        return {}
+    pack = has_language_pack() if pack is None else pack
+    env = {"TILEDLAB_LANG": "zh"}
+    if pack:
+        env["JUPYTERLAB_SETTINGS_DIR"] = str(pathlib.Path(dest) / SETTINGS_NAME)
+    return env
 
 
 def committed(src) -> list[pathlib.Path]:
@@ -168,20 +228,29 @@ def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
                         f"beside the working copy ({DEFAULT_DEST_NAME}-backup-<date>-<time>/)")
     p.add_argument("--dry-run", action="store_true",
                    help="say what would be copied and print the JupyterLab command; write nothing")
+    p.add_argument("--lang", choices=LANGUAGES, default="en",
+                   help="zh: the Chinese edition, --src's zh/ folder copied into the working copy's zh/ folder, "
+                        "feedback in Chinese, and JupyterLab's menus in Chinese when its language pack is "
+                        "installed (pip install 'tiledlab[zh]') (default: %(default)s)")
     return p
 
 
 def start(args, extra) -> int:
     """Make the working copy and hand the process to JupyterLab (``args`` from ``parser()``)."""
-    dest = args.dest if args.dest is not None else args.src.parent / DEFAULT_DEST_NAME
-    cmd = lab_argv(dest, extra)
+    lang = getattr(args, "lang", "en")
+    src, dest = edition(args.src, args.dest if args.dest is not None else args.src.parent / DEFAULT_DEST_NAME, lang)
+    cmd, env = lab_argv(dest, extra), lab_env(lang, dest)
     if args.dry_run:
-        print("\n".join(plan(args.src, dest, fresh=args.fresh).describe()))
-        print(" ".join(cmd))
+        print("\n".join(plan(src, dest, fresh=args.fresh).describe()))
+        print(" ".join([*(f"{k}={v}" for k, v in env.items()), *cmd]))
         return 0
-    folder = working_copy(args.src, dest, fresh=args.fresh)
-    print(f"working copy: {folder} (the committed notebooks in {args.src} stay as they are)", flush=True)
+    folder = working_copy(src, dest, fresh=args.fresh)
+    if lang == "zh":
+        (folder / "LANGUAGE").write_text("zh\n")  # tiledlab.i18n.language() in a kernel started here
+        if "JUPYTERLAB_SETTINGS_DIR" in env:
+            chinese_settings(env["JUPYTERLAB_SETTINGS_DIR"])
+    print(f"working copy: {folder} (the committed notebooks in {src} stay as they are)", flush=True)
     if os.name == "posix":
-        os.execv(cmd[0], cmd)  # JupyterLab takes over the process: Ctrl-C goes straight to it
-    return subprocess.call(cmd)
+        os.execve(cmd[0], cmd, {**os.environ, **env})  # JupyterLab takes over the process: Ctrl-C goes to it
+    return subprocess.call(cmd, env={**os.environ, **env})
 

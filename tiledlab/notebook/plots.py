@@ -1,4 +1,8 @@
-"""Pictures for the lessons: count heat maps on shared colour scales, and timing plots with their spread."""
+"""Pictures for the lessons: count heat maps on shared colour scales, and timing plots with their spread.
+
+In the Chinese edition (tiledlab.i18n.language() == "zh") the words these helpers write into a figure are
+Chinese when a font with Chinese glyphs is installed (`tr`); without one they stay English, never boxes of
+missing glyphs, and a short Chinese caption printed below the figure says why and how to install a font."""
 import textwrap
 
 import matplotlib.pyplot as plt
@@ -7,9 +11,60 @@ import pandas as pd
 from matplotlib.colors import BoundaryNorm, Normalize
 from matplotlib.ticker import MaxNLocator
 
+from .. import i18n
+from ..i18n import N_
+
 KERNEL_STYLE = {"naive": ("--", "o"), "tiled": ("-", "s"), "cublas": (":", "D"),
                 "naive_unsigned": ("-.", "o"), "tiled_unsigned": ("-.", "s")}  # the fair pair: dash-dot
 TILE_COLOR = {2: "C8", 4: "C5", 8: "C1", 16: "C2", 32: "C3"}  # one colour per tile width, in every figure
+
+
+NO_FONT_CAPTION = N_("(The figure's labels are in English: no font with Chinese characters was found. To see "
+                     "them in Chinese, install one, e.g. `sudo apt-get install fonts-noto-cjk` on Debian/Ubuntu or "
+                     "`!apt-get install -y fonts-noto-cjk` in Colab, then restart the kernel.)")
+_caption = {"shown": False}  # the caption is printed once per notebook cell (once per process outside IPython)
+
+
+def chinese_labels():
+    """True when figures are labelled in Chinese: the Chinese edition, with a CJK font, which is then put
+    first in font.sans-serif (the fonts after it still draw what it lacks). In the Chinese edition without
+    such a font, the caption that says so is printed below the figure."""
+    if i18n.language() != "zh":
+        return False
+    font = i18n.cjk_font()
+    if font is None:
+        _english_caption()
+        return False
+    families = plt.rcParams["font.sans-serif"]
+    if families[:1] != [font]:
+        plt.rcParams["font.sans-serif"] = [font] + [f for f in families if f != font]
+    plt.rcParams["axes.unicode_minus"] = True
+    return True
+
+
+def tr(message):
+    """A figure's text: its Chinese translation when `chinese_labels()`, else `message` as it is."""
+    return i18n.gettext(message) if chinese_labels() else message
+
+
+def _english_caption():
+    """Print NO_FONT_CAPTION once, after the cell's figures are shown (in IPython), else at once."""
+    if _caption["shown"]:
+        return
+    _caption["shown"] = True
+    try:
+        shell = __import__("IPython").get_ipython()
+    except ImportError:
+        shell = None
+    if shell is None:
+        print(i18n.gettext(NO_FONT_CAPTION))
+        return
+
+    def after_cell(*_args):  # post_execute runs after the inline backend's own, which shows the figures
+        shell.events.unregister("post_execute", after_cell)
+        print(i18n.gettext(NO_FONT_CAPTION))
+        _caption["shown"] = False
+    shell.events.register("post_execute", after_cell)
 
 
 def color(kernel, tile):
@@ -28,15 +83,18 @@ def integer_ticks(ax):
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
 
 
-def label(kernel, tile):
-    """A line's name: the lesson's kernels with their block shape, a kernel by name (no tile) as its name."""
+def label(kernel, tile, text=str):
+    """A line's name: the lesson's kernels with their block shape, a kernel by name (no tile) as its name.
+    `text` translates its words (plots.tr in a figure; tables keep the English names)."""
     if kernel == "cublas":
         return "cuBLAS (CuPy)"
     if pd.isna(tile) or tile == "":
         return kernel
     if kernel in ("naive", "naive_unsigned"):
-        return f"naive ({tile}×{tile} blocks)" + (", unsigned indices" if kernel != "naive" else "")
-    return f"tiled T={tile}, unsigned indices" if kernel == "tiled_unsigned" else f"{kernel} T={tile}"
+        blocks = text(N_("naive ({tile}×{tile} blocks)")).format(tile=tile)
+        return blocks + (text(N_(", unsigned indices")) if kernel != "naive" else "")
+    return text(N_("tiled T={tile}, unsigned indices")).format(tile=tile) if kernel == "tiled_unsigned" \
+        else f"{kernel} T={tile}"
 
 
 def lines(table):
@@ -63,7 +121,7 @@ def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
         else:
             lo, hi = picked["min_ms"].to_numpy(float), picked["max_ms"].to_numpy(float)
         ax.errorbar(picked["N"].to_numpy(), y, yerr=[y - lo, hi - y], fmt=line, marker=marker, capsize=3,
-                    color=color(kernel, tile), label=label(kernel, tile))
+                    color=color(kernel, tile), label=label(kernel, tile, tr))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ns = sorted(table["N"].unique())
@@ -72,10 +130,10 @@ def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
     low, high = table[metric].min(), table[metric].max()
     ticks = [v * 10.0**e for e in range(-3, 6) for v in (1, 2, 5) if low / 2 <= v * 10.0**e <= high * 2]
     ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
-    ax.set_xlabel("N (square matrices N×N)")
-    ax.set_ylabel({"tflops": "TFLOP/s (median; bars: min–max)",
-                   "median_ms": "time per launch, ms (median; bars: min–max)"}.get(metric, metric))
-    ax.set_title(title)
+    ax.set_xlabel(tr(N_("N (square matrices N×N)")))
+    ax.set_ylabel(tr({"tflops": N_("TFLOP/s (median; bars: min–max)"),
+                      "median_ms": N_("time per launch, ms (median; bars: min–max)")}.get(metric, metric)))
+    ax.set_title(tr(title))
     ax.grid(True, which="major", alpha=0.3)
     if legend:
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0)
@@ -88,7 +146,7 @@ def cubic_guide(ax, table, through):
     first = table[table["kernel"] == through].sort_values("N").iloc[0]
     ns = np.array(sorted(table["N"].unique()), float)
     ax.plot(ns, first["median_ms"] * (ns / first["N"]) ** 3, ":", color="0.4", lw=2,
-            label="∝ N³, as the 2N³ loads")
+            label=tr(N_("∝ N³, as the 2N³ loads")))
 
 
 def tile_plot(table, title, ax=None):
@@ -101,17 +159,19 @@ def tile_plot(table, title, ax=None):
     ts = tiled["tile"].to_numpy(int)
     y = tiled["median_ms"].to_numpy(float)
     ax.errorbar(ts, y, yerr=[y - tiled["min_ms"].to_numpy(float), tiled["max_ms"].to_numpy(float) - y], fmt="-s",
-                capsize=3, ms=8, color="C2", label=f"tiled T = {ts[0]}…{ts[-1]}, unsigned indices")
+                capsize=3, ms=8, color="C2",
+                label=tr(N_("tiled T = {first}…{last}, unsigned indices")).format(first=ts[0], last=ts[-1]))
     ax.axhline(naive["median_ms"], color=color("naive_unsigned", None), ls="-.", lw=2,
-               label=label("naive_unsigned", naive["tile"]) + ": no tiling")
-    ax.plot(ts, naive["median_ms"] / ts, ":o", color="0.4", ms=6, label="naive_unsigned / T: if time fell as loads do")
+               label=label("naive_unsigned", naive["tile"], tr) + tr(N_(": no tiling")))
+    ax.plot(ts, naive["median_ms"] / ts, ":o", color="0.4", ms=6,
+            label=tr(N_("naive_unsigned / T: if time fell as loads do")))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(ts, [str(t) for t in ts])
     ax.minorticks_off()
-    ax.set_xlabel(f"tile width T (N = {naive['N']})")
-    ax.set_ylabel("time per launch, ms (median; bars: min–max)")
-    ax.set_title(title)
+    ax.set_xlabel(tr(N_("tile width T (N = {n})")).format(n=naive["N"]))
+    ax.set_ylabel(tr(N_("time per launch, ms (median; bars: min–max)")))
+    ax.set_title(tr(title))
     ax.grid(True, which="major", alpha=0.3)
     return ax
 
@@ -137,11 +197,12 @@ def effect_bars(effects, title, ax=None):
     for k, t in enumerate(tiles):
         at = factors[factors["tile"] == t].set_index("kernel")["factor"]
         xs = np.arange(len(variants)) + (k - (len(tiles) - 1) / 2) * width
-        ax.bar(xs, [at[v] for v in variants], width, color=TILE_COLOR.get(t, "C7"), label=f"T = {t} ({t}×{t} blocks)")
+        ax.bar(xs, [at[v] for v in variants], width, color=TILE_COLOR.get(t, "C7"),
+               label=tr(N_("T = {t} ({t}×{t} blocks)")).format(t=t))
     ax.axhline(1, color="k", lw=1)
     ax.set_xticks(range(len(variants)), [textwrap.fill(v, 10) for v in variants], fontsize=10)
-    ax.set_ylabel("time / the plain kernel's (same T)")
-    ax.set_title(title)
+    ax.set_ylabel(tr(N_("time / the plain kernel's (same T)")))
+    ax.set_title(tr(title))
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(loc="upper right", fontsize=9)
     return ax
@@ -228,9 +289,9 @@ def heatmap(counts, title, ax=None, cmap="viridis", annotate=None, vmin=None, vm
     vmax = int(counts.max()) if vmax is None else vmax
     cmap, norm, ticks = count_scale(cmap, vmin, vmax)
     im = ax.imshow(counts, cmap=cmap, norm=norm)
-    ax.set_title(title)
-    ax.set_xlabel("column")
-    ax.set_ylabel("row")
+    ax.set_title(tr(title))
+    ax.set_xlabel(tr(N_("column")))
+    ax.set_ylabel(tr(N_("row")))
     integer_ticks(ax)
     if colorbar:
         plt.colorbar(im, ax=ax, fraction=0.046, ticks=ticks)
@@ -258,10 +319,10 @@ def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2, annotate=Non
                              layout="constrained")
     images = [heatmap(m, title, ax, cmap, annotate=False, vmin=0, vmax=vmax, colorbar=False)
               for ax, m, title in zip(axes[0], maps, titles)]
-    fig.colorbar(images[0], ax=list(axes[0]), fraction=0.03, pad=0.02, label="count (same scale in every panel)",
-                 ticks=count_scale(cmap, 0, vmax)[2])
+    fig.colorbar(images[0], ax=list(axes[0]), fraction=0.03, pad=0.02,
+                 label=tr(N_("count (same scale in every panel)")), ticks=count_scale(cmap, 0, vmax)[2])
     if suptitle:
-        fig.suptitle(suptitle)
+        fig.suptitle(tr(suptitle))
     for ax, image, m in zip(axes[0], images, maps):
         annotate_counts(ax, image, m, annotate)
     return fig, axes[0]
@@ -273,15 +334,16 @@ def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3), extra_legend
     outside the data, lists the roofs, the labelled points and any `extra_legend` handles."""
     xs = np.logspace(np.log10(x[0]), np.log10(x[1]), 300)
     for (name, tbs), color in zip(roofs, ("0.15", "0.45", "0.65", "0.8")):
-        ax.loglog(xs, np.minimum(xs * tbs, fp32), "-", color=color, lw=2, label=f"{name}: {tbs:.2f} TB/s")
-    ax.axhline(fp32, color="k", ls=":", lw=1.5, label=f"FP32 FMA rate: {fp32:.1f} TFLOP/s")
+        ax.loglog(xs, np.minimum(xs * tbs, fp32), "-", color=color, lw=2, label=f"{tr(name)}: {tbs:.2f} TB/s")
+    ax.axhline(fp32, color="k", ls=":", lw=1.5,
+               label=tr(N_("FP32 FMA rate: {fp32:.1f} TFLOP/s")).format(fp32=fp32))
     for name, intensity, tflops, style in points:
         ax.loglog(intensity, tflops, ls="none", ms=9, label=name, **style)
     ax.set_xlim(*x)
     ax.set_ylim(0.1, 2 * fp32)
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(tr(xlabel))
     ax.set_ylabel("TFLOP/s")
-    ax.set_title(title)
+    ax.set_title(tr(title))
     ax.grid(True, which="major", alpha=0.3)
     if legend:
         handles = ax.get_legend_handles_labels()[0] + list(extra_legend)
@@ -290,8 +352,9 @@ def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3), extra_legend
 
 
 # The rungs of a ladder on one figure: a colour per group (a qualitative map), a hollow marker per rung.
-RUNG_GROUPS = {"lesson": ("C1", "s", "the lesson's tiled kernel"), "ladder": ("C0", None, "register-tiled rungs"),
-               "search": ("C2", "D", "search kernel"), "cublas": ("C3", "*", "cuBLAS")}
+RUNG_GROUPS = {"lesson": ("C1", "s", N_("the lesson's tiled kernel")),
+               "ladder": ("C0", None, N_("register-tiled rungs")),
+               "search": ("C2", "D", N_("search kernel")), "cublas": ("C3", "*", "cuBLAS")}
 RUNG_MARKERS = "o^v<>phXPd"  # the register-tiled rungs', in their order
 
 
@@ -322,7 +385,8 @@ def plain_log_ticks(ax, xs, ys):
 def group_legend(groups):
     """Legend handles that name the colour of each group of rungs."""
     from matplotlib.patches import Patch
-    return [Patch(color=RUNG_GROUPS[g][0], label=f"colour: {RUNG_GROUPS[g][2]}") for g in dict.fromkeys(groups)]
+    return [Patch(color=RUNG_GROUPS[g][0], label=tr(N_("colour: {group}")).format(group=tr(RUNG_GROUPS[g][2])))
+            for g in dict.fromkeys(groups)]
 
 
 AROUND = [(1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1), (0, 1), (0, -1)]  # right first, then left, ...

@@ -7,7 +7,9 @@ import numpy as np
 from .. import data
 from ..core.operands import operands
 from ..counting import count_loads
+from ..i18n import N_
 from . import plots
+from .plots import tr
 
 SLIDE = (12.8, 7.2)  # inches: 16:9
 FONT = {"font.size": 18, "axes.titlesize": 20, "axes.labelsize": 18, "legend.fontsize": 15,
@@ -19,12 +21,12 @@ def naive_reads():
     ns = [4, 8, 12, 16]
     loads = [count_loads("naive", *operands(n, n, n), tile=4).total for n in ns]
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
-    ax.loglog(ns, loads, "o", ms=14, color="C3", label="measured global loads")
+    ax.loglog(ns, loads, "o", ms=14, color="C3", label=tr(N_("measured global loads")))
     ax.loglog(ns, [2 * n**3 for n in ns], "-", color="C3", alpha=0.5, lw=3, label="2N³")
-    ax.loglog(ns, [2 * n**2 for n in ns], "--", color="0.4", lw=3, label="elements of A and B: 2N²")
+    ax.loglog(ns, [2 * n**2 for n in ns], "--", color="0.4", lw=3, label=tr(N_("elements of A and B: 2N²")))
     ax.set_xticks(ns, [str(n) for n in ns]); ax.minorticks_off()
-    ax.set_xlabel("N"); ax.set_ylabel("global loads"); ax.legend()
-    ax.set_title("1 · Naive: N² threads × 2N loads = 2N³, every element fetched N times")
+    ax.set_xlabel("N"); ax.set_ylabel(tr(N_("global loads"))); ax.legend()
+    ax.set_title(tr(N_("1 · Naive: N² threads × 2N loads = 2N³, every element fetched N times")))
     return fig
 
 
@@ -33,8 +35,9 @@ def redundant_reads():
     n = T = 4
     A, B = operands(n, n, n)
     maps = [count_loads(k, A, B, tile=T).maps["A"] for k in ("naive", "tiled")]
-    fig, axes = plots.heatmaps(maps, [f"naive kernel ({T}×{T} blocks)", f"tiled kernel, T = {T}"], cmap="Reds",
-                               figsize=SLIDE, suptitle=f"2 · Global fetches of each element of A, N = {n}, T = {T} (measured)")
+    titles = [tr(N_("naive kernel ({T}×{T} blocks)")).format(T=T), tr(N_("tiled kernel, T = {T}")).format(T=T)]
+    suptitle = tr(N_("2 · Global fetches of each element of A, N = {n}, T = {T} (measured)")).format(n=n, T=T)
+    fig, axes = plots.heatmaps(maps, titles, cmap="Reds", figsize=SLIDE, suptitle=suptitle)
     return fig
 
 
@@ -45,13 +48,13 @@ def one_tile_step():
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
     ts = np.array(tiles)
     span = f"T = {tiles[0]}…{tiles[-1]}"
-    ax.loglog(ts, naive, "o", ms=14, color="C3", label=f"naive (T×T blocks), {span}, measured")
+    ax.loglog(ts, naive, "o", ms=14, color="C3", label=tr(N_("naive (T×T blocks), {span}, measured")).format(span=span))
     ax.loglog(ts, 2 * ts**3, "-", color="C3", alpha=0.5, lw=3, label="2T³")
-    ax.loglog(ts, tiled, "s", ms=14, color="C2", label=f"tiled {span}, measured")
+    ax.loglog(ts, tiled, "s", ms=14, color="C2", label=tr(N_("tiled {span}, measured")).format(span=span))
     ax.loglog(ts, 2 * ts**2, "-", color="C2", alpha=0.5, lw=3, label="2T²")
     ax.set_xticks(tiles, [str(t) for t in tiles]); ax.minorticks_off()
-    ax.set_xlabel("tile width T"); ax.set_ylabel("global loads in one tile step"); ax.legend()
-    ax.set_title("3 · One tile step: 2T³ loads become 2T², T times fewer")
+    ax.set_xlabel(tr(N_("tile width T"))); ax.set_ylabel(tr(N_("global loads in one tile step"))); ax.legend()
+    ax.set_title(tr(N_("3 · One tile step: 2T³ loads become 2T², T times fewer")))
     return fig
 
 
@@ -65,13 +68,13 @@ def whole_matrix():
     prof = lesson_counters(4096).sort_values(["kernel", "tile"])
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
     xs = np.arange(len(prof))
-    ax.bar(xs - 0.27, prof["time_ms"], 0.27, color="0.3", label="measured")
-    ax.bar(xs, prof["bound_issue_ms"], 0.27, color="C0", label="instruction-issue bound")
-    ax.bar(xs + 0.27, prof["bound_shared_ms"].fillna(0), 0.27, color="C2", label="shared-memory bound")
-    ax.set_xticks(xs, [plots.label(r.kernel, r.tile) for r in prof.itertuples()]); ax.set_yscale("log")
+    ax.bar(xs - 0.27, prof["time_ms"], 0.27, color="0.3", label=tr(N_("measured")))
+    ax.bar(xs, prof["bound_issue_ms"], 0.27, color="C0", label=tr(N_("instruction-issue bound")))
+    ax.bar(xs + 0.27, prof["bound_shared_ms"].fillna(0), 0.27, color="C2", label=tr(N_("shared-memory bound")))
+    ax.set_xticks(xs, [plots.label(r.kernel, r.tile, tr) for r in prof.itertuples()]); ax.set_yscale("log")
     ax.set_yticks([5, 10, 20, 50, 100], ["5", "10", "20", "50", "100"])
     ax.set_ylabel("ms, N = 4096"); ax.legend(loc="upper right")
-    ax.set_title("4 · H200: T-fold fewer global loads, but time follows instructions and shared memory")
+    ax.set_title(tr(N_("4 · H200: T-fold fewer global loads, but time follows instructions and shared memory")))
     return fig
 
 
@@ -83,13 +86,14 @@ def line_by_line():
     ax.barh(range(len(lat)), lat["cycles"], color=["C2", "C0", "C1", "C3", "C3"])
     for y, cycles in enumerate(lat["cycles"]):
         ax.text(cycles, y, f" {cycles:.0f}", va="center")
-    for cycles, text in ((20, "article: 20"), (300, "article: 300")):
+    for cycles, text in ((20, tr(N_("article: {cycles}")).format(cycles=20)),
+                         (300, tr(N_("article: {cycles}")).format(cycles=300))):
         ax.axvline(cycles, color="k", ls="--", lw=2)
         ax.text(cycles, -0.85, f" {text}", va="center")
     ax.set_yticks(range(len(lat)), lat["level"]); ax.set_ylim(len(lat) - 0.5, -1.3)
-    ax.set_xlim(0, 1.15 * lat["cycles"].max()); ax.set_xlabel("cycles per dependent load (H200)")
-    ax.set_title("5 · Shared memory answers in tens of cycles, DRAM in hundreds\n"
-                 "(dashed: the figures the article quotes)")
+    ax.set_xlim(0, 1.15 * lat["cycles"].max()); ax.set_xlabel(tr(N_("cycles per dependent load (H200)")))
+    ax.set_title(tr(N_("5 · Shared memory answers in tens of cycles, DRAM in hundreds\n"
+                       "(dashed: the figures the article quotes)")))
     return fig
 
 
@@ -108,14 +112,14 @@ def caches():
     tiled = prof.query("kernel == 'tiled'").sort_values("tile")
     ts = tiled["tile"].tolist()
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
-    for key, text in (("global_ld_inst", "load instructions"), ("l2_read_sectors", "L2 sectors"),
-                      ("dram_read_bytes", "DRAM bytes")):
-        ax.plot(ts, naive[key] / tiled[key], "o-", ms=12, lw=3, label=text)
-    ax.plot(ts, fair_speedups(4096, ts), "o-", ms=12, lw=3, label="time (fair pair: unsigned indices)")
+    for key, text in (("global_ld_inst", N_("load instructions")), ("l2_read_sectors", N_("L2 sectors")),
+                      ("dram_read_bytes", N_("DRAM bytes"))):
+        ax.plot(ts, naive[key] / tiled[key], "o-", ms=12, lw=3, label=tr(text))
+    ax.plot(ts, fair_speedups(4096, ts), "o-", ms=12, lw=3, label=tr(N_("time (fair pair: unsigned indices)")))
     ax.plot(ts, ts, "k--", lw=2, label="T")
     ax.set_xscale("log", base=2); ax.set_yscale("log"); ax.set_xticks(ts, [str(t) for t in ts]); ax.minorticks_off()
-    ax.set_xlabel("tile width T"); ax.set_ylabel("naive / tiled T, N = 4096"); ax.legend()
-    ax.set_title("6 · Caches catch some reuse; only load instructions fall exactly T-fold")
+    ax.set_xlabel(tr(N_("tile width T"))); ax.set_ylabel("naive / tiled T, N = 4096"); ax.legend()
+    ax.set_title(tr(N_("6 · Caches catch some reuse; only load instructions fall exactly T-fold")))
     return fig
 
 
@@ -127,15 +131,17 @@ def register_tiling():
     fastest = at.drop("cublas")["tflops"].idxmax()
     names = ["naive", "tiled", "regtile_2d", "regtile_vec", "gen_unrolled", "gen_prefetch", fastest]
     lesson = at["group"] == "lesson"  # the lesson's kernels by their block shape: "tiled T=32"
-    labels = [plots.label(k, at.loc[k, "T"]) if lesson[k] else k for k in names[:-1]] + ["best of the search"]
+    labels = [plots.label(k, at.loc[k, "T"], tr) if lesson[k] else k for k in names[:-1]] + \
+        [tr(N_("best of the search"))]
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
     ax.barh(labels, at.loc[names, "tflops"], color=["C3", "C2"] + ["C0"] * (len(names) - 2))
     cublas = at.loc["cublas", "tflops"]
     ax.axvline(cublas, color="C4", lw=4, label=f"cuBLAS {cublas:.0f} TFLOP/s")
     for y, k in enumerate(names):
         ax.text(at.loc[k, "tflops"], y, f" {at.loc[k, 'pct_cublas']:.0f}%", va="center")
-    ax.invert_yaxis(); ax.set_xlabel(f"TFLOP/s on the H200, N = {n} (labels: % of cuBLAS)"); ax.legend(loc="upper right")
-    ax.set_title("7 · Register tiles and 128-bit shared loads: numba near cuBLAS")
+    ax.invert_yaxis(); ax.set_xlabel(tr(N_("TFLOP/s on the H200, N = {n} (labels: % of cuBLAS)")).format(n=n))
+    ax.legend(loc="upper right")
+    ax.set_title(tr(N_("7 · Register tiles and 128-bit shared loads: numba near cuBLAS")))
     return fig
 
 
@@ -146,6 +152,7 @@ FIGURES = {"01_naive_reads": naive_reads, "02_redundant_reads": redundant_reads,
 
 def figures():
     """{notebook: figure}, drawn with slide-sized fonts."""
+    plots.chinese_labels()  # before rc_context, which would put the font list back before the figures are drawn
     with plt.rc_context(FONT):
         return {name: make() for name, make in FIGURES.items()}
 

@@ -1,0 +1,194 @@
+"""The Chinese edition's side of the package (tiledlab.i18n): the language switch, check() and predict()
+answering in Chinese, a catalog that holds every message of the code, and figures labelled in Chinese
+only where a font can draw it (English labels and a Chinese caption otherwise, never missing glyphs)."""
+import io
+import json
+import os
+import pathlib
+import re
+import string
+import warnings
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from babel.messages.pofile import read_po  # noqa: E402
+from numba import cuda  # noqa: E402
+
+from tiledlab import i18n  # noqa: E402
+from tiledlab.core.kernels import naive  # noqa: E402
+from tiledlab.counting import exercises  # noqa: E402
+from tiledlab.counting.exercises import check, predict  # noqa: E402
+from tiledlab.notebook import plots  # noqa: E402
+
+NOTEBOOKS = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture
+def zh(monkeypatch):
+    monkeypatch.setenv("TILEDLAB_LANG", "zh")
+
+
+@pytest.fixture
+def en(monkeypatch, tmp_path):
+    monkeypatch.delenv("TILEDLAB_LANG", raising=False)
+    monkeypatch.chdir(tmp_path)  # no LANGUAGE file here
+
+
+def test_language_from_the_environment_then_a_language_file(monkeypatch, tmp_path, en):
+    assert i18n.language() == "en"
+    (tmp_path / "LANGUAGE").write_text("zh\n")  # what notebooks/zh/ holds
+    assert i18n.language() == "zh"
+    (tmp_path / "LANGUAGE").write_text("en\n")
+    assert i18n.language() == "en"
+    for value in ("zh", "zh_CN", "ZH-cn"):
+        monkeypatch.setenv("TILEDLAB_LANG", value)
+        assert i18n.language() == "zh"
+    assert i18n.gettext("Passed.") == "通过。"
+
+
+def catalog():
+    with open(i18n.PO, "rb") as f:
+        return read_po(f)
+
+
+def fields(text):
+    return sorted(name for _, name, spec, _ in string.Formatter().parse(text) if name is not None)
+
+
+def test_every_message_of_the_code_is_in_the_catalog_and_translated():
+    po = {m.id: m for m in catalog() if m.id}
+    code = i18n.extract()
+    assert len(code) > 100 and set(code) == set(po), (set(code) ^ set(po))
+    for message in po.values():
+        assert message.string and not message.fuzzy, message.id
+        assert message.string != message.id, message.id
+        assert fields(message.string) == fields(message.id), message.id  # the same named placeholders
+
+
+def test_the_compiled_catalog_matches_the_po():
+    assert i18n.MO.read_bytes() == i18n.compile_catalog(mo=None), "run python -m tiledlab.i18n"
+
+
+def test_the_notebooks_hints_are_in_the_catalog():
+    given = set()
+    for path in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"):
+        for cell in json.loads(path.read_text())["cells"]:
+            given |= set(re.findall(r'hint="([^"]+)"', "".join(cell["source"])))
+    assert given and given <= set(exercises.NOTEBOOK_HINTS)
+
+
+def test_predict_answers_in_chinese(zh, capsys):
+    assert predict(5, 5) and predict((1, 2), (1, 3)) is False
+    out = capsys.readouterr().out
+    assert out == ("正确！实测值是 5。\n第 1 个数：1 正确。\n第 2 个数：还不对：2 偏小。\n"
+                   "再想一想，然后重新运行这个单元格。\n")
+
+
+def test_predict_stays_english_by_default(en, capsys):
+    assert predict(5, 5) and predict((1, 2), (1, 3)) is False
+    assert capsys.readouterr().out == ("Right: measured 5.\nnumber 1: 1 is right.\nnumber 2: not yet: 2 is too low.\n"
+                                       "Think it through again, then re-run the cell.\n")
+
+
+@cuda.jit
+def first_column_only(A, B, C):
+    i, j = cuda.grid(2)
+    if i < C.shape[0] and j < C.shape[1]:
+        C[i, j] = A[i, 0] * B[0, j]
+
+
+def test_a_failing_kernel_check_answers_in_chinese(zh, capsys):
+    assert not check(naive, tile=4, seed=0, hint=exercises.NOTEBOOK_HINTS[1])
+    out = capsys.readouterr().out
+    assert "结果正确，但 8,192 次加载超过了本练习允许的 2,048 次：让 A 的一个分块" in out
+    assert not check(first_column_only, tile=4, seed=0)
+    out = capsys.readouterr().out
+    assert "的结果不对" in out and "你的结果：" in out and "Wrong" not in out
+
+
+def test_a_failing_kernel_check_stays_english_by_default(en, capsys):
+    assert not check(first_column_only, tile=4, seed=0)
+    out = capsys.readouterr().out
+    assert out.startswith("Wrong result for A 5×23 · B 23×7 with tile=4: ") and not CJK.search(out)
+
+
+def rows():
+    return [dict(kernel=k, tile=t, N=n, tflops=f * n, median_ms=1 / n, min_ms=0.9 / n, max_ms=1.1 / n)
+            for k, t, f in (("naive", 16, 1.0), ("tiled", 16, 2.0)) for n in (256, 512, 1024)]
+
+
+def heat_maps():
+    counts = np.arange(16).reshape(4, 4) % 5
+    return plots.heatmaps([counts, counts.T], ["naive", "tiled"])[0]
+
+
+def bench():
+    return plots.bench_plot(rows(), "naive · tiled").figure
+
+
+def texts(fig):
+    return " ".join(t.get_text() for t in fig.findobj(matplotlib.text.Text))
+
+
+def rendered(make):
+    """(the texts of the figure `make()` draws, the messages of every warning drawing it to a PNG raised)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig = make()
+        fig.savefig(io.BytesIO(), format="png")
+    plt.close(fig)
+    return texts(fig), [str(w.message) for w in caught]
+
+
+def missing(warned):
+    return [w for w in warned if re.search(r"Glyph .* missing from", w)]
+
+
+def test_a_chinese_figure_draws_every_glyph(zh, monkeypatch, capsys):
+    if i18n.cjk_font() is None:
+        if os.environ.get("TILEDLAB_REQUIRE_CJK_FONT"):
+            pytest.fail("no CJK font: apt-get install fonts-noto-cjk")
+        pytest.skip("no CJK font installed (Debian: apt-get install fonts-noto-cjk)")
+    monkeypatch.setitem(plt.rcParams, "font.sans-serif", list(plt.rcParams["font.sans-serif"]))
+    for make, label in ((heat_maps, "次数（各子图使用同一色标）"), (bench, "N（N×N 方阵）")):
+        shown, warned = rendered(make)
+        assert label in shown and not missing(warned), warned
+    assert plt.rcParams["font.sans-serif"][0] == i18n.cjk_font()
+    assert capsys.readouterr().out == ""  # no caption: the labels are Chinese
+
+
+def test_without_a_cjk_font_labels_stay_english_with_a_chinese_caption(zh, monkeypatch, capsys):
+    monkeypatch.setattr(i18n, "cjk_font", lambda: None)
+    monkeypatch.setattr(plots, "_caption", {"shown": False})
+    for make, label in ((heat_maps, "count (same scale in every panel)"), (bench, "N (square matrices N×N)")):
+        shown, warned = rendered(make)
+        assert label in shown and not CJK.search(shown) and not missing(warned), warned
+    out = capsys.readouterr().out
+    assert out.count("没有找到带中文字符的字体") == 1 and "fonts-noto-cjk" in out
+
+
+def test_english_figures_are_unchanged(en, capsys):
+    for make in (heat_maps, bench):
+        shown, warned = rendered(make)
+        assert "row" in shown or "N (square matrices N×N)" in shown
+        assert not CJK.search(shown) and not missing(warned)
+    assert capsys.readouterr().out == ""
+
+
+def test_the_chinese_takeaway_slides_draw_every_glyph(zh, monkeypatch):
+    if i18n.cjk_font() is None:
+        pytest.skip("no CJK font installed (Debian: apt-get install fonts-noto-cjk)")
+    from tiledlab.notebook import takeaways
+    monkeypatch.setitem(plt.rcParams, "font.sans-serif", list(plt.rcParams["font.sans-serif"]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for fig in takeaways.figures().values():  # drawn after their rc_context has put the fonts back
+            fig.savefig(io.BytesIO(), format="png", dpi=30)
+            assert CJK.search(texts(fig))
+            plt.close(fig)
+    assert not missing([str(w.message) for w in caught])
