@@ -381,3 +381,11 @@ def test_every_english_notebook_has_a_chinese_one_with_the_same_code_cells():
     for path in sources.english_notebooks(ROOT):
         assert (ROOT / sources.ZH_NOTEBOOKS / path.name).exists(), path.name
     assert [p for path in sources.english_notebooks(ROOT) for p in edition.verify.code_problems(ROOT, path)] == []
+
+
+def test_code_that_looks_like_a_link_is_left_alone():
+    from tiledlab.edition.generate import relocate
+    text = "Launch it as `kernel[grid, block](A, B, C)`; see [the guide](../docs/teaching.md).\n\n```\nx[0](y)\n```"
+    out = relocate(text, lambda path: False)
+    assert "`kernel[grid, block](A, B, C)`" in out and "```\nx[0](y)\n```" in out
+    assert "[the guide](../../docs/teaching.md)" in out

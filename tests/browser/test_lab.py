@@ -31,6 +31,20 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# Run All on both editions: the Chinese notebooks run in the same server, from the zh/ working copy that
+# `tiledlab lab --lang zh` makes (its kernels start there, beside LANGUAGE: Chinese feedback and labels).
+NOTEBOOKS_ZH = sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
+RUN_ALL = NOTEBOOKS + NOTEBOOKS_ZH
+
+
+def shot_name(notebook):
+    """A file name for the notebook's screenshots and records: 01_naive_reads, zh-01_naive_reads."""
+    return rel(notebook).removesuffix(".ipynb").replace("/", "-")
+
+
+def rel(notebook):
+    """The notebook's path in the working copy, as JupyterLab names it: 01_naive_reads.ipynb, zh/01_...."""
+    return notebook.relative_to(ROOT / "notebooks").as_posix()
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook in the current tab
 RUN_TIMEOUT = float(os.environ.get("TILEDLAB_LAB_TIMEOUT", "300"))  # seconds per notebook's Run All
 
@@ -93,7 +107,7 @@ class Lab:
 
 @pytest.fixture(scope="session")
 def committed_hashes():
-    return {nb.name: sha256(nb) for nb in NOTEBOOKS}
+    return {rel(nb): sha256(nb) for nb in RUN_ALL}
 
 
 @pytest.fixture(scope="session")
@@ -134,6 +148,10 @@ def lab(browser, tmp_path_factory, committed_hashes):
                 proc.kill()
                 pytest.fail(f"JupyterLab did not answer within 90 s:\n{server.log_tail()}")
             time.sleep(0.5)
+    if NOTEBOOKS_ZH:  # what `tiledlab lab --lang zh` makes beside it (tiledlab.notebook.lab.start)
+        from tiledlab.notebook import lab as lab_command
+        zh = lab_command.working_copy(*lab_command.edition(ROOT / "notebooks", work, "zh"), say=lambda *a: None)
+        (zh / "LANGUAGE").write_text("zh\n")
     try:
         yield server
     finally:
@@ -187,11 +205,12 @@ class Run:
     """One notebook in its own page: opened, cleared and started by __init__, checked by finish()."""
 
     def __init__(self, lab, page, notebook):
-        self.lab, self.page, self.notebook, self.name, self.t = lab, page, notebook, notebook.name, {}
+        self.lab, self.page, self.notebook, self.name, self.t = lab, page, notebook, rel(notebook), {}
         lab.shutdown_sessions(self.name)  # a fresh kernel, whatever ran before
         self.start = time.monotonic()
         # A workspace of its own, and ?reset: no tabs restored from an earlier run.
-        page.goto(f"{lab.url}/lab/workspaces/{notebook.stem}/tree/{self.name}?reset&token={lab.token}")
+        workspace = self.name.removesuffix(".ipynb").replace("/", "-")
+        page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{self.name}?reset&token={lab.token}")
         page.locator(f"{PANEL} .jp-Cell").first.wait_for(timeout=90_000)
         self.t["open_s"] = time.monotonic() - self.start
         wait_until(lambda: lab.kernel_state(self.name) == "idle", 90, f"the kernel of {self.name} to start")
@@ -230,8 +249,8 @@ class Run:
 
             page.evaluate(f"() => document.querySelector('{PANEL} .jp-WindowedPanel-outer').scrollTo(0, 0)")
             page.wait_for_timeout(300)
-            page.screenshot(path=str(shots / f"{self.notebook.stem}-top.png"))
-            screenshot_whole_notebook(page, shots / f"{self.notebook.stem}-full.png")
+            page.screenshot(path=str(shots / f"{shot_name(self.notebook)}-top.png"))
+            screenshot_whole_notebook(page, shots / f"{shot_name(self.notebook)}-full.png")
 
             # File > Save Notebook: it must land in the working copy, never on the committed notebook.
             # Jupyter's "atomic" save writes the file in place (keeping a backup), so a reader can
@@ -257,7 +276,7 @@ class Run:
             return r
         except Exception:
             try:  # what the page showed when it went wrong
-                page.screenshot(path=str(shots / f"{self.notebook.stem}-failed.png"))
+                page.screenshot(path=str(shots / f"{shot_name(self.notebook)}-failed.png"))
             except Exception:
                 pass
             raise
@@ -279,21 +298,21 @@ class Runner:
         self.pending.remove(notebook)
         page = self.open_page()
         try:
-            self.active[notebook.name] = Run(self.lab, page, notebook)
+            self.active[rel(notebook)] = Run(self.lab, page, notebook)
         except Exception as e:  # reported by this notebook's own test, not by the one that started it
             try:
-                page.screenshot(path=str(self.shots / f"{notebook.stem}-failed.png"))
+                page.screenshot(path=str(self.shots / f"{shot_name(notebook)}-failed.png"))
             except Exception:
                 pass
             page.context.close()
-            self.active[notebook.name] = e
+            self.active[rel(notebook)] = e
 
     def result(self, notebook):
-        if notebook.name not in self.active:
+        if rel(notebook) not in self.active:
             self._start(notebook)
         while len(self.active) < self.parallel and self.pending:
             self._start(self.pending[0])
-        run = self.active.pop(notebook.name)
+        run = self.active.pop(rel(notebook))
         if isinstance(run, Exception):
             raise run
         return run.finish(self.shots)
@@ -317,15 +336,15 @@ def runner(request, lab, open_page, screenshots):
     r.close()
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
+@pytest.mark.parametrize("notebook", RUN_ALL, ids=[rel(nb).removesuffix(".ipynb") for nb in RUN_ALL])
 def test_run_all(runner, notebook, record, committed_hashes):
-    name = notebook.name
+    name = rel(notebook)
     r = runner.result(notebook)
     committed = json.loads(notebook.read_text())
     committed_images = sum("image/png" in o.get("data", {}) or "image/jpeg" in o.get("data", {})
                            for c in committed["cells"] for o in c.get("outputs", []))
     outputs, prompts, images = r["outputs"], r["prompts"], r["images"]
-    record(f"lab/{notebook.stem}", {
+    record(f"lab/{shot_name(notebook)}", {
         "notebook": name, "backend": os.environ.get("TILEDLAB_BACKEND", "simulator"),
         "parallel": runner.parallel, "times_s": r["times_s"], "prompts": prompts,
         "outputs_by_mime": {m: sum(o["mime"] == m for o in outputs) for m in sorted({o["mime"] for o in outputs})},
@@ -361,7 +380,7 @@ def test_run_all(runner, notebook, record, committed_hashes):
 
 def test_committed_notebooks_untouched(lab, committed_hashes):
     """After every Run All and Save: the committed notebooks (with their H200 outputs) are as they were."""
-    assert {nb.name: sha256(nb) for nb in NOTEBOOKS} == committed_hashes
+    assert {rel(nb): sha256(nb) for nb in RUN_ALL} == committed_hashes
 
 
 DIRTY_TAB = ".lm-TabBar-tab.jp-mod-current.jp-mod-dirty"

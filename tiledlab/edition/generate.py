@@ -21,9 +21,20 @@ _NOTEBOOK_URL = re.compile(r"notebooks/([\w.-]+\.ipynb)(?=[)\"'\s>]|$)")
 _SITE_NOTEBOOK = re.compile(r"^/notebooks/(?!zh/)")
 
 
+_CODE = re.compile(r"```.*?```|~~~.*?~~~|(`+).+?(?<!`)\1(?!`)", re.S)  # fenced blocks and code spans
+
+
 def relocate(markdown, stays):
     """`markdown` with each relative link target t moved one folder down (`../` + t), except where
-    stays(path of t) says the target has a twin in the Chinese folder."""
+    stays(path of t) says the target has a twin in the Chinese folder; code is left as it is."""
+    pieces, last = [], 0
+    for code in _CODE.finditer(markdown):
+        pieces += [_relocate_links(markdown[last:code.start()], stays), code[0]]
+        last = code.end()
+    return "".join(pieces + [_relocate_links(markdown[last:], stays)])
+
+
+def _relocate_links(markdown, stays):
     def move(match):
         target = match[2]
         path = re.split(r"[#?]", target, maxsplit=1)[0]
