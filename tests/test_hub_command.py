@@ -88,3 +88,12 @@ def test_says_how_to_install_the_proxy(monkeypatch, tmp_path, capsys):
     err = capsys.readouterr().err
     assert ("npm install --prefix" in err) or ("pip install -e '.[hub]'" in err)
     assert not (tmp_path / "class").exists()
+
+
+def test_pre_spawn_with_system_users_copies_into_the_users_home(tmp_path, monkeypatch):
+    """LocalProcessSpawner (PAM) has no home_dir: the hook asks the system for the user's home."""
+    import os
+    monkeypatch.setattr(hub, "_system_home", lambda name: (str(tmp_path / name), (os.getuid(), os.getgid())))
+    spawner = SimpleNamespace(user=SimpleNamespace(name="ada"), log=logging.getLogger("test"))
+    hub.pre_spawn_hook(spawner)
+    assert sorted(p.name for p in (tmp_path / "ada" / hub.NOTEBOOK_FOLDER).glob("*.ipynb")) == NOTEBOOKS

@@ -15,6 +15,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import pathlib
 import secrets
 import signal
 import subprocess
@@ -38,6 +39,20 @@ IDLE = f'{PANEL} .jp-Notebook-ExecutionIndicator[data-status="idle"]'
 LISTING = "() => Array.from(document.querySelectorAll('.jp-DirListing-itemName')).map(e => e.textContent.trim())"
 
 
+def students_servers(hub_port):
+    """The pids of the single-user servers that the hub on `hub_port` started (from /proc, on Linux)."""
+    mark = f"JUPYTERHUB_API_URL=http://127.0.0.1:{hub_port}/".encode()
+    pids = []
+    for environ in pathlib.Path("/proc").glob("[0-9]*/environ"):
+        try:
+            server = b"jupyterhub.singleuser" in (environ.parent / "cmdline").read_bytes()  # not its kernels
+            if server and any(var.startswith(mark) for var in environ.read_bytes().split(b"\0")):
+                pids.append(int(environ.parent.name))
+        except OSError:  # gone, or not ours
+            pass
+    return pids
+
+
 @pytest.fixture(scope="module")
 def class_server(browser, tmp_path_factory, screenshots):
     """The hub, as `python -m tiledlab hub` starts it, on free ports, with a test login."""
@@ -46,10 +61,10 @@ def class_server(browser, tmp_path_factory, screenshots):
     if hub.find_proxy() is None:
         _missing(f"the class-server test needs configurable-http-proxy: {hub.CHP_INSTALL}")
     tmp = tmp_path_factory.mktemp("hub")
-    port, password = free_port(), secrets.token_hex(8)
+    port, hub_port, password = free_port(), free_port(), secrets.token_hex(8)
     cmd = [sys.executable, "-m", "tiledlab", "hub", "--class-dir", str(tmp / "class"),
            *(["--allow-root"] if os.geteuid() == 0 else []),
-           "--ip=127.0.0.1", f"--port={port}", f"--JupyterHub.hub_port={free_port()}",
+           "--ip=127.0.0.1", f"--port={port}", f"--JupyterHub.hub_port={hub_port}",
            f"--ConfigurableHTTPProxy.api_url=http://127.0.0.1:{free_port()}",
            "--JupyterHub.authenticator_class=dummy", f"--DummyAuthenticator.password={password}"]
     env = dict(os.environ, TILEDLAB_BACKEND=os.environ.get("TILEDLAB_BACKEND", "simulator"))
@@ -75,13 +90,16 @@ def class_server(browser, tmp_path_factory, screenshots):
                 pytest.fail(f"JupyterHub did not answer within 60 s:\n{log_tail()}")
             time.sleep(0.3)
     try:
-        yield {"url": url, "password": password, "class": tmp / "class", "log_tail": log_tail}
+        yield {"url": url, "password": password, "class": tmp / "class", "log_tail": log_tail,
+               "hub_port": hub_port}
     finally:
         os.killpg(proc.pid, signal.SIGTERM)  # the hub stops the students' servers and the proxy
         try:
-            proc.wait(timeout=30)
+            proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
+            for pid in students_servers(hub_port):  # each in a session of its own, out of the hub's group
+                os.kill(pid, signal.SIGKILL)
         (screenshots / "hub").mkdir(parents=True, exist_ok=True)
         (screenshots / "hub" / "hub.log").write_text(log.read_text(errors="replace"))
 
@@ -188,6 +206,7 @@ def test_two_students_run_a_notebook_at_once_each_in_their_own_copy(class_server
         for s in students:
             s.wait_ready()
         times["ready_s"] = time.monotonic() - start
+        servers = students_servers(class_server["hub_port"])  # one JupyterLab server per student
         for s in students:
             s.run_all()
         run_start = time.monotonic()
@@ -220,6 +239,7 @@ def test_two_students_run_a_notebook_at_once_each_in_their_own_copy(class_server
 
     problems += [f"{s.name}'s page: {p}" for s in students for p in s.page.log.problems()]
     assert not problems, "after Run All:\n" + "\n".join(problems)
+    assert len(servers) == len(STUDENTS), f"single-user servers: {servers}"
     assert made.parent == first.home / hub.NOTEBOOK_FOLDER
     assert not (second.home / hub.NOTEBOOK_FOLDER / made.name).exists()
     assert made.name not in seen_by_second and NOTEBOOK.name in seen_by_second

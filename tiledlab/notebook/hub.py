@@ -84,11 +84,30 @@ def quiet_settings(home) -> list[pathlib.Path]:
     return written
 
 
+def _system_home(name):
+    """A system user's home and their (uid, gid), for LocalProcessSpawner (PAM, system users)."""
+    import pwd
+    entry = pwd.getpwnam(name)
+    return entry.pw_dir, (entry.pw_uid, entry.pw_gid)
+
+
+def _chown_tree(folder, owner):
+    for path in (folder, *pathlib.Path(folder).rglob("*")):
+        os.chown(path, *owner)
+
+
 def pre_spawn_hook(spawner):
     """JupyterHub's Spawner.pre_spawn_hook: the working copy, and quiet JupyterLab settings, in the
-    home the spawner will start in."""
-    give_working_copy(spawner.home_dir, say=spawner.log.info)
-    quiet_settings(spawner.home_dir)
+    home the spawner will start in: SimpleLocalProcessSpawner's home in the class folder or, with
+    LocalProcessSpawner, the system user's own home (the copy then made theirs)."""
+    home, owner = getattr(spawner, "home_dir", None), None
+    if home is None:
+        home, owner = _system_home(spawner.user.name)
+    give_working_copy(home, say=spawner.log.info)
+    quiet_settings(home)
+    if owner is not None and owner != (os.getuid(), os.getgid()):
+        for made in (NOTEBOOK_FOLDER, ".jupyter"):
+            _chown_tree(pathlib.Path(home) / made, owner)
 
 
 def hub_argv(extra=(), *, config=CONFIG, python=None) -> list[str]:
