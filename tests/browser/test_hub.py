@@ -113,7 +113,8 @@ class Student:
         self.copy = self.home / hub.NOTEBOOK_FOLDER / NOTEBOOK.name
         # After the login, start this student's server (JupyterHub 5 no longer does so by itself for a
         # /user/ URL), then open the notebook in it.
-        spawn = "/hub/spawn/" + name + "?" + urllib.parse.urlencode({"next": f"/user/{name}/lab/tree/{NOTEBOOK.name}"})
+        notebook = f"/user/{name}/lab/tree/{NOTEBOOK.name}"
+        spawn = f"/hub/spawn/{name}?" + urllib.parse.urlencode({"next": notebook})
         self.page.goto(f"{server['url']}/hub/login?" + urllib.parse.urlencode({"next": spawn}))
         self.page.fill("#username_input", name)
         self.page.fill("#password_input", server["password"])
