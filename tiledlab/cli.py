@@ -1,4 +1,4 @@
-"""python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, execute, translate, lab, links}.
+"""python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, execute, translate, lab, links, hub}.
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
@@ -78,8 +78,8 @@ def exit_code(error):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        if argv[:1] == ["lab"]:  # before argparse: options it does not know go on to `jupyter lab`
-            return HANDLERS["lab"](argv[1:])
+        if argv[:1] in (["lab"], ["hub"]):  # before argparse: unknown options go on to `jupyter lab`/`jupyterhub`
+            return HANDLERS[argv[0]](argv[1:])
         args = parser().parse_args(argv)
         return HANDLERS[args.command](args)
     except Exception as error:
@@ -441,9 +441,14 @@ def _links(args):
     return OK
 
 
+def _hub(argv):
+    from .notebook import hub
+    return hub.start(*hub.parser(Parser).parse_known_args(argv))
+
+
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "profile": _profile,
             "measure": _measure, "takeaways": _takeaways, "execute": _execute, "translate": _translate,
-            "lab": _lab, "links": _links}
+            "lab": _lab, "links": _links, "hub": _hub}
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -612,12 +617,14 @@ def _links_options(sub):
 
 
 def parser():
-    """The command line's parser (all but `lab`, which parses its own options)."""
+    """The command line's parser (all but `lab` and `hub`, which parse their own options)."""
     top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
                                "in JupyterLab; `lab --help` for its options")
+    sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
+                               "notebooks/ (classroom/); `hub --help` for its options")
     for options in (_info_options, _count_options, _bench_options, _ladder_options, _profile_options,
                     _measure_options, _takeaways_options, _execute_options, _translate_options, _links_options):
         options(sub)

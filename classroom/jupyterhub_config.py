@@ -1,0 +1,57 @@
+# JupyterHub for a class on one machine. Start it with `python -m tiledlab hub` (docs/classroom.md),
+# which sets TILEDLAB_CLASS_DIR and puts configurable-http-proxy on PATH. Any line here can be
+# overridden on that command line, e.g. `python -m tiledlab hub --port 8000`.
+import os
+import sys
+
+from tiledlab.notebook import hub, lab
+
+c = get_config()  # noqa: F821 (JupyterHub defines it)
+CLASS = hub.class_folder()  # one home per student, and the hub's own state in .hub/
+STATE = CLASS / ".hub"
+STATE.mkdir(parents=True, exist_ok=True)
+
+# --- who gets in -------------------------------------------------------------------------------
+# NativeAuthenticator (PyPI jupyterhub-nativeauthenticator): students sign up at /hub/signup with a
+# password of their own, and the teacher approves each name at /hub/authorize; no system accounts, no
+# roster to type in, no password the teacher has to hand out. The admin signs up first, under the
+# name below (approved at once). PAM (system users) is the alternative: see docs/classroom.md.
+# The browser test replaces this with DummyAuthenticator and one shared password, on its command
+# line (--JupyterHub.authenticator_class=dummy --DummyAuthenticator.password=...): never for a class.
+c.JupyterHub.authenticator_class = "native"
+c.Authenticator.admin_users = {os.environ.get("TILEDLAB_HUB_ADMIN", "teacher")}
+c.Authenticator.allow_all = True  # whoever NativeAuthenticator lets in (approved) may start a server
+c.NativeAuthenticator.open_signup = False  # the teacher approves each sign-up
+
+# --- how each student's JupyterLab runs ---------------------------------------------------------
+# SimpleLocalProcessSpawner: every student's server is a process of the account that started the hub,
+# with its home in the class folder. It needs no system users, and gives NO isolation: a student's
+# code (or terminal) can read and change every other student's files, and the hub's. Fine for a
+# trusted room on a lab machine started from an ordinary account; a real class with strangers uses
+# system users (PAM + LocalProcessSpawner) or containers (DockerSpawner, or Zero to JupyterHub).
+c.JupyterHub.spawner_class = "simple"
+c.SimpleLocalProcessSpawner.home_dir_template = str(CLASS / "{username}")
+c.Spawner.pre_spawn_hook = hub.pre_spawn_hook  # home/notebooks: a copy of notebooks/, never solutions/
+c.Spawner.notebook_dir = f"~/{hub.NOTEBOOK_FOLDER}"
+c.Spawner.default_url = "/lab"  # JupyterLab, not the classic notebook UI
+c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]  # this environment's, PATH or not
+c.Spawner.args = lab.QUIET + (["--allow-root"] if lab.is_root() else [])  # no news or update toasts
+# JupyterHub passes almost no environment on; these, when set, choose the backend and find packages.
+c.Spawner.env_keep = ["PATH", "PYTHONPATH", "VIRTUAL_ENV", "LANG", "LC_ALL", "TILEDLAB_BACKEND",
+                      "JUPYTERHUB_SINGLEUSER_APP"]
+# One matplotlib cache for the class, built now: else each student's first figure waits for its own
+# and prints "Matplotlib is building the font cache" on stderr.
+c.Spawner.environment = {"MPLCONFIGDIR": os.environ.setdefault("MPLCONFIGDIR", str(STATE / "matplotlib"))}
+import matplotlib.font_manager  # noqa: E402,F401
+# A room of students logging in at once on one machine: give each server time to start.
+c.Spawner.start_timeout = 120
+c.Spawner.http_timeout = 90
+
+# --- the hub itself ----------------------------------------------------------------------------
+# JupyterHub's default address, http://:8000 (every interface, so students' laptops reach it); the
+# command line's --ip and --port change it.
+c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
+c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
+c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
+c.ConfigurableHTTPProxy.pid_file = str(STATE / "jupyterhub-proxy.pid")
+# HTTPS (passwords cross the room's network): c.JupyterHub.ssl_cert = ...; c.JupyterHub.ssl_key = ...

@@ -1,0 +1,99 @@
+"""`python -m tiledlab hub` and classroom/jupyterhub_config.py, without a hub or a browser
+(tests/browser/test_hub.py runs the server itself)."""
+import importlib.util
+import json
+import logging
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from tiledlab import cli
+from tiledlab.notebook import hub, lab
+
+NOTEBOOKS = sorted(p.name for p in lab.SOURCE.glob("*.ipynb"))
+SOLUTIONS = {p.name for p in (lab.SOURCE.parent / "solutions").iterdir()}
+
+
+@pytest.mark.parametrize("name", ["../teacher", ".hub", "a/b", "", "-x"])
+def test_a_user_name_cannot_leave_the_class_folder(tmp_path, name):
+    with pytest.raises(ValueError):
+        hub.student_home(tmp_path, name)
+
+
+def test_pre_spawn_gives_the_notebooks_and_never_the_solutions(tmp_path):
+    spawner = SimpleNamespace(home_dir=str(tmp_path / "ada"), log=logging.getLogger("test"))
+    hub.pre_spawn_hook(spawner)
+    files = {p.name for p in (tmp_path / "ada").rglob("*") if p.is_file()}
+    assert sorted(p.name for p in (tmp_path / "ada" / hub.NOTEBOOK_FOLDER).glob("*.ipynb")) == NOTEBOOKS
+    assert not files & SOLUTIONS and not any((tmp_path / "ada").rglob("solutions"))
+    settings = tmp_path / "ada" / ".jupyter" / "lab" / "user-settings" / next(iter(hub.QUIET_SETTINGS))
+    assert json.loads(settings.read_text())["fetchNews"] == "false"
+
+
+def test_pre_spawn_keeps_what_the_student_changed(tmp_path):
+    spawner = SimpleNamespace(home_dir=str(tmp_path / "ada"), log=logging.getLogger("test"))
+    hub.pre_spawn_hook(spawner)
+    notebook = tmp_path / "ada" / hub.NOTEBOOK_FOLDER / NOTEBOOKS[0]
+    notebook.write_text("the student's work")
+    settings = hub.quiet_settings(tmp_path / "other")[0]
+    moved = tmp_path / "ada" / settings.relative_to(tmp_path / "other")
+    moved.write_text('{"fetchNews": "true"}')
+    hub.pre_spawn_hook(spawner)  # the next login
+    assert notebook.read_text() == "the student's work"
+    assert moved.read_text() == '{"fetchNews": "true"}'
+
+
+@pytest.mark.skipif(importlib.util.find_spec("traitlets") is None, reason="needs traitlets (JupyterLab's)")
+def test_the_class_configuration(tmp_path, monkeypatch):
+    from traitlets.config.loader import PyFileConfigLoader
+    monkeypatch.setenv(hub.CLASS_ENV, str(tmp_path / "class"))
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mpl"))
+    c = PyFileConfigLoader(str(hub.CONFIG)).load_config()
+    assert c.JupyterHub.authenticator_class == "native" and not c.NativeAuthenticator.open_signup
+    assert c.JupyterHub.spawner_class == "simple"
+    assert c.SimpleLocalProcessSpawner.home_dir_template == str(tmp_path / "class" / "{username}")
+    assert c.Spawner.pre_spawn_hook is hub.pre_spawn_hook
+    assert c.Spawner.default_url == "/lab"
+    assert "TILEDLAB_BACKEND" in c.Spawner.env_keep
+    assert set(lab.QUIET) <= set(c.Spawner.args)
+    assert c.JupyterHub.db_url == f"sqlite:///{tmp_path / 'class' / '.hub' / 'jupyterhub.sqlite'}"
+
+
+def test_dry_run_prints_the_jupyterhub_command(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "tiledlab", "hub", "--dry-run", "--class-dir", str(tmp_path),
+                          "--port", "8123"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert f"{hub.CLASS_ENV}={tmp_path} " in out.stdout
+    assert f"-m jupyterhub -f {hub.CONFIG} --port 8123" in out.stdout
+
+
+def _never_exec(*args):
+    raise AssertionError(f"the command went on to start {args}")
+
+
+def test_refuses_root_without_allow_root(monkeypatch, capsys):
+    monkeypatch.setattr(hub.os, "execv", _never_exec)
+    monkeypatch.setattr(lab, "is_root", lambda: True)
+    assert cli.main(["hub"]) == cli.BAD_INPUT
+    assert "refusing to start the class server as root" in capsys.readouterr().err
+
+
+def test_says_how_to_install_the_proxy(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(hub.os, "execv", _never_exec)
+    monkeypatch.setattr(hub, "CHP_PREFIX", tmp_path / "no-chp")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert cli.main(["hub", "--allow-root", "--class-dir", str(tmp_path / "class")]) == cli.UNAVAILABLE
+    err = capsys.readouterr().err
+    assert ("npm install --prefix" in err) or ("pip install -e '.[hub]'" in err)
+    assert not (tmp_path / "class").exists()
+
+
+def test_pre_spawn_with_system_users_copies_into_the_users_home(tmp_path, monkeypatch):
+    """LocalProcessSpawner (PAM) has no home_dir: the hook asks the system for the user's home."""
+    import os
+    monkeypatch.setattr(hub, "_system_home", lambda name: (str(tmp_path / name), (os.getuid(), os.getgid())))
+    spawner = SimpleNamespace(user=SimpleNamespace(name="ada"), log=logging.getLogger("test"))
+    hub.pre_spawn_hook(spawner)
+    assert sorted(p.name for p in (tmp_path / "ada" / hub.NOTEBOOK_FOLDER).glob("*.ipynb")) == NOTEBOOKS

@@ -1,0 +1,162 @@
+"""python -m tiledlab hub: a JupyterHub class server on one machine (classroom/jupyterhub_config.py).
+
+Each student logs in and gets a JupyterLab of their own on a working copy of notebooks/ (never
+solutions/: the key stays with the teacher) in ``<class folder>/<student>/notebooks``; the class folder
+is ``my-class/`` beside notebooks/ by default and ignores itself in git, like ``my-notebooks/``.
+
+JupyterHub needs npm's configurable-http-proxy; this command looks for it on PATH and in
+``build/chp/`` (where ``npm install --prefix build/chp configurable-http-proxy@5.3.0`` puts it) and
+puts its folder on the hub's PATH. Any option it does not know goes on to ``jupyterhub``
+(``--port 8000``, ``--ip 127.0.0.1``, ``--JupyterHub.authenticator_class=...``).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+from . import lab
+
+#: The checkout: notebooks/, classroom/ and build/ live here.
+ROOT = lab.SOURCE.parent
+CONFIG = ROOT / "classroom" / "jupyterhub_config.py"
+DEFAULT_CLASS_NAME = "my-class"
+CHP_PREFIX = ROOT / "build" / "chp"  # npm install --prefix build/chp ...
+CHP_INSTALL = f"npm install --prefix {CHP_PREFIX} configurable-http-proxy@5.3.0"
+CLASS_ENV = "TILEDLAB_CLASS_DIR"  # how the command tells the config file where the class folder is
+NOTEBOOK_FOLDER = "notebooks"  # inside each student's home: what their JupyterLab opens
+
+_IGNORE_ALL = "# The class folder of `python -m tiledlab hub`: git ignores all of it.\n*\n"
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]*\Z")
+
+
+def proxy_path(path=None) -> str:
+    """PATH with build/chp's node_modules/.bin put first (``path``: default $PATH)."""
+    path = os.environ.get("PATH", "") if path is None else path
+    return os.pathsep.join([str(CHP_PREFIX / "node_modules" / ".bin"), path])
+
+
+def find_proxy(path=None) -> str | None:
+    """The configurable-http-proxy executable, from build/chp or PATH; None when neither has one."""
+    return shutil.which("configurable-http-proxy", path=proxy_path(path))
+
+
+def class_folder(path=None) -> pathlib.Path:
+    """The class folder: ``path``, else $TILEDLAB_CLASS_DIR, else my-class/ beside notebooks/."""
+    return pathlib.Path(path or os.environ.get(CLASS_ENV) or ROOT / DEFAULT_CLASS_NAME).resolve()
+
+
+def student_home(class_dir, username) -> pathlib.Path:
+    """A student's home in the class folder; a ValueError for a name that is not a plain file name
+    (it must not climb out of the class folder, nor hide as a dot file)."""
+    if not _PLAIN_NAME.match(username):
+        raise ValueError(f"user name {username!r}: use letters, digits and . _ @ + - (not first)")
+    return pathlib.Path(class_dir) / username
+
+
+def give_working_copy(home, src=None, say=print) -> pathlib.Path:
+    """The student's working copy, ``home/notebooks``: the committed notebooks copied in where missing,
+    the student's own edits kept (``lab.working_copy``). Only ``*.ipynb`` of notebooks/ are copied."""
+    return lab.working_copy(src or lab.SOURCE, pathlib.Path(home) / NOTEBOOK_FOLDER, say=say)
+
+
+#: JupyterLab settings a new student starts with: no "get notified about Jupyter news?" toast over the
+#: first notebook, no update check (``--LabApp.news_url=None`` alone does not stop the toast).
+QUIET_SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
+                  {"fetchNews": "false", "checkForUpdates": False}}
+
+
+def quiet_settings(home) -> list[pathlib.Path]:
+    """Write QUIET_SETTINGS into the student's JupyterLab user settings, where they have none yet."""
+    written = []
+    for rel, value in QUIET_SETTINGS.items():
+        path = pathlib.Path(home) / ".jupyter" / "lab" / "user-settings" / rel
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(value, indent=2) + "\n")
+            written.append(path)
+    return written
+
+
+def _system_home(name):
+    """A system user's home and their (uid, gid), for LocalProcessSpawner (PAM, system users)."""
+    import pwd
+    entry = pwd.getpwnam(name)
+    return entry.pw_dir, (entry.pw_uid, entry.pw_gid)
+
+
+def _chown_tree(folder, owner):
+    for path in (folder, *pathlib.Path(folder).rglob("*")):
+        os.chown(path, *owner)
+
+
+def pre_spawn_hook(spawner):
+    """JupyterHub's Spawner.pre_spawn_hook: the working copy, and quiet JupyterLab settings, in the
+    home the spawner will start in: SimpleLocalProcessSpawner's home in the class folder or, with
+    LocalProcessSpawner, the system user's own home (the copy then made theirs)."""
+    home, owner = getattr(spawner, "home_dir", None), None
+    if home is None:
+        home, owner = _system_home(spawner.user.name)
+    give_working_copy(home, say=spawner.log.info)
+    quiet_settings(home)
+    if owner is not None and owner != (os.getuid(), os.getgid()):
+        for made in (NOTEBOOK_FOLDER, ".jupyter"):
+            _chown_tree(pathlib.Path(home) / made, owner)
+
+
+def hub_argv(extra=(), *, config=CONFIG, python=None) -> list[str]:
+    """The command that starts JupyterHub on ``config``; ``extra`` options after ours, so they win."""
+    return [python or sys.executable, "-m", "jupyterhub", "-f", str(config), *extra]
+
+
+def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The hub command's options (``cls``: the command line's own parser class, for its error messages)."""
+    p = cls(
+        prog="python -m tiledlab hub",
+        description="Start a JupyterHub class server on this machine (classroom/jupyterhub_config.py): "
+                    "each student signs up, logs in and gets their own working copy of the notebooks. "
+                    "Options not listed here are passed to `jupyterhub`.")
+    p.add_argument("--class-dir", type=pathlib.Path, default=None,
+                   help=f"the students' homes and the hub's state (default: {DEFAULT_CLASS_NAME}/ beside "
+                        "notebooks/, or $TILEDLAB_CLASS_DIR)")
+    p.add_argument("--allow-root", action="store_true",
+                   help="start even as root (every student's code then runs as root: only for a "
+                        "throw-away container or a test)")
+    p.add_argument("--dry-run", action="store_true", help="print the JupyterHub command; start nothing")
+    return p
+
+
+def _check_installed():
+    from ..experiments import Unavailable
+    if importlib.util.find_spec("jupyterhub") is None or importlib.util.find_spec("nativeauthenticator") is None:
+        raise Unavailable("the class server needs JupyterHub and its authenticator: pip install -e '.[hub]'")
+    if find_proxy() is None:
+        raise Unavailable(f"JupyterHub needs npm's configurable-http-proxy: {CHP_INSTALL}")
+
+
+def start(args, extra) -> int:
+    """Check what the hub needs, make the class folder and hand the process to JupyterHub."""
+    cmd = hub_argv(extra)
+    folder = class_folder(args.class_dir)
+    if args.dry_run:
+        print(f"{CLASS_ENV}={folder} " + " ".join(cmd))
+        return 0
+    if lab.is_root() and not args.allow_root:
+        raise ValueError("refusing to start the class server as root: every student's code would run as "
+                         "root. Start it from an ordinary account (or pass --allow-root in a throw-away "
+                         "container)")
+    _check_installed()
+    folder.mkdir(parents=True, exist_ok=True)
+    if not (folder / ".gitignore").exists():
+        (folder / ".gitignore").write_text(_IGNORE_ALL)
+    os.environ.update({CLASS_ENV: str(folder), "PATH": proxy_path()})
+    print(f"class folder: {folder} (one home per student; the hub's state in {folder / '.hub'})", flush=True)
+    if os.name == "posix":
+        os.execv(cmd[0], cmd)  # JupyterHub takes over the process: Ctrl-C stops it and the students' servers
+    return subprocess.call(cmd)
