@@ -1,6 +1,6 @@
 """The Chinese edition (中文版): one source, two languages (issue 18).
 
-The English notebooks (notebooks/*.ipynb) and docs pages (docs/index.md, docs/teaching.md) are the
+The English notebooks (notebooks/*.ipynb) and docs pages (docs/index.md, teaching.md, glossary.md) are the
 source. Translations live in gettext catalogs, one per notebook and page:
 
     locale/zh_CN/LC_MESSAGES/notebooks/<stem>.po   one message per markdown cell (msgctxt: the cell's id)

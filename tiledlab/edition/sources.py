@@ -12,7 +12,7 @@ NOTEBOOKS = pathlib.Path("notebooks")
 ZH_NOTEBOOKS = NOTEBOOKS / "zh"
 DOCS = pathlib.Path("docs")
 ZH_DOCS = DOCS / "zh"
-DOC_PAGES = ("index", "teaching")
+DOC_PAGES = ("index", "teaching", "glossary")
 LOCALE = pathlib.Path("locale/zh_CN/LC_MESSAGES")
 LINKS_TAG = "links"  # a cell of badges and links only: copied, never translated
 
@@ -23,7 +23,7 @@ def english_notebooks(root):
 
 
 def doc_pages(root):
-    """docs/index.md and docs/teaching.md under `root`, those that exist."""
+    """docs/<page>.md of each of DOC_PAGES under `root`, those that exist."""
     return [p for p in (pathlib.Path(root) / DOCS / f"{s}.md" for s in DOC_PAGES) if p.exists()]
 
 
