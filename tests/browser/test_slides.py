@@ -14,7 +14,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 CURRENT = "() => { const s = document.querySelector('.slide.current'); const r = s.getBoundingClientRect(); " \
           "return {index: Array.from(document.querySelectorAll('.slide')).indexOf(s), kind: s.dataset.kind, " \
           "heading: s.querySelector('h1').textContent, width: r.width, height: r.height, " \
-          "text: s.innerText.length, images: Array.from(s.querySelectorAll('img')).map(i => " \
+          "text: s.innerText.length, overflow: s.scrollHeight - s.clientHeight, images: Array.from(s.querySelectorAll('img')).map(i => " \
           "({complete: i.complete, width: i.naturalWidth, shown: i.getBoundingClientRect().height}))}; }"
 
 
@@ -41,6 +41,7 @@ def test_every_slide_renders_and_the_arrows_move(deck, page, screenshots, record
         state = page.evaluate(CURRENT)
         assert state["index"] == k, f"after {k} presses of → the deck shows slide {state['index']}"
         assert state["width"] > 0 and state["height"] > 0 and state["text"] > 0, state
+        assert state["overflow"] <= 1, f"slide {k + 1} ({state['heading']}) does not fit: {state['overflow']} px"
         for img in state["images"]:
             assert img["complete"] and img["width"] > 0 and img["shown"] > 100, f"slide {k + 1}: {img}"
         page.screenshot(path=str(shots / f"slide-{k + 1:02d}.png"))

@@ -13,16 +13,47 @@ import io
 import pathlib
 import re
 
-import mistune
-
 from .run import lessons
 
 LEARN = re.compile(r"^\*\*You will learn\*\*\n(.*?)(?:\n\n|\Z)", re.M | re.S)
 SUMMARY = re.compile(r"^## Summary\n(.*?)(?=^## |\Z)", re.M | re.S)
 
 
+INLINE = [(re.compile(r"`([^`]+)`"), r"<code>\1</code>"), (re.compile(r"\*\*(.+?)\*\*"), r"<strong>\1</strong>"),
+          (re.compile(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])"), r"<em>\1</em>")]
+
+
+def _inline(text):
+    """Escape, then code spans, bold and italics (code first, so its text stays as typed)."""
+    parts = re.split(r"(`[^`]+`)", html.escape(text, quote=False))
+    out = []
+    for part in parts:
+        if part.startswith("`") and part.endswith("`") and len(part) > 1:
+            out.append(f"<code>{part[1:-1]}</code>")
+        else:
+            for pattern, repl in INLINE[1:]:
+                part = pattern.sub(repl, part)
+            out.append(part)
+    return "".join(out)
+
+
 def _markdown(text):
-    return mistune.html(text)
+    """The little Markdown of the lessons' opening and summary cells: paragraphs and "- " lists
+    (continued on indented lines), with code spans, bold and italics."""
+    blocks = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        lines = block.splitlines()
+        if lines and lines[0].startswith("- "):
+            items = []
+            for line in lines:
+                if line.startswith("- "):
+                    items.append(line[2:])
+                else:
+                    items[-1] += " " + line.strip()
+            blocks.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in items) + "</ul>")
+        else:
+            blocks.append(f"<p>{_inline(' '.join(l.strip() for l in lines))}</p>")
+    return "\n".join(blocks)
 
 
 def content(path):
@@ -75,7 +106,7 @@ html, body { margin: 0; height: 100%; background: #222; font-family: "DejaVu San
 .slide.title { justify-content: center; text-align: center; }
 .slide.title h1 { font-size: 2em; }
 .slide.figure { padding: 2% 3%; }
-.slide.figure h1 { font-size: 1.1em; margin-bottom: 0.3em; }
+.slide.figure h1, .slide.summary h1 { font-size: 1.1em; margin-bottom: 0.3em; }
 .slide img { flex: 1; min-height: 0; object-fit: contain; width: 100%; }
 .slide li { margin: 0.3em 0; line-height: 1.3; }
 .slide code { font-size: 0.9em; background: #f2f2f2; padding: 0 0.2em; }
@@ -92,11 +123,20 @@ html, body { margin: 0; height: 100%; background: #222; font-family: "DejaVu San
 SCRIPT = """
 const slides = Array.from(document.querySelectorAll('.slide'));
 let current = 0;
+function fit(s) {  // shrink a long slide's text until it fits (slides keep their 16:9 box)
+  s.style.fontSize = '';
+  let size = parseFloat(getComputedStyle(s).fontSize);
+  while (s.scrollHeight > s.clientHeight + 1 && size > 6) { size *= 0.95; s.style.fontSize = size + 'px'; }
+}
 function show(n) {
   current = Math.max(0, Math.min(slides.length - 1, n));
   slides.forEach((s, i) => s.classList.toggle('current', i === current));
+  fit(slides[current]);
   history.replaceState(null, '', '#' + (current + 1));
 }
+window.addEventListener('resize', () => fit(slides[current]));
+window.addEventListener('beforeprint', () => slides.forEach(fit));
+window.addEventListener('afterprint', () => show(current));
 document.addEventListener('keydown', e => {
   if (['ArrowRight', 'ArrowDown', 'PageDown', ' ', 'Enter'].includes(e.key)) { show(current + 1); e.preventDefault(); }
   else if (['ArrowLeft', 'ArrowUp', 'PageUp', 'Backspace'].includes(e.key)) { show(current - 1); e.preventDefault(); }
