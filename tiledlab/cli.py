@@ -1,4 +1,5 @@
-"""python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, execute, translate, lab, links, hub}.
+"""python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, slides, execute,
+student-copy, translate, lab, links, hub}.
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
@@ -322,6 +323,24 @@ def _takeaways(args):
     return OK
 
 
+def _slides(args):
+    import matplotlib
+    matplotlib.use("Agg")
+    from .notebook import slides
+    path = slides.write(_out_folder(args.out))
+    print(f"wrote {path}")
+    return OK
+
+
+def _student_copy(args):
+    from .notebook import classroom
+    path = classroom.student_copy(_out_folder(args.dir, "DIR"))
+    print(f"wrote a student copy of the series to {path} (without the key or the tests): "
+          f"cd {path} && python3 -m venv .venv && .venv/bin/python -m pip install -e . && "
+          ".venv/bin/python -m tiledlab lab")
+    return OK
+
+
 def _execute(args):
     from .data import write_rows
     from .notebook import run
@@ -447,8 +466,8 @@ def _hub(argv):
 
 
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "profile": _profile,
-            "measure": _measure, "takeaways": _takeaways, "execute": _execute, "translate": _translate,
-            "lab": _lab, "links": _links, "hub": _hub}
+            "measure": _measure, "takeaways": _takeaways, "slides": _slides, "execute": _execute,
+            "student-copy": _student_copy, "translate": _translate, "lab": _lab, "links": _links, "hub": _hub}
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -584,6 +603,23 @@ def _takeaways_options(sub):
     p.add_argument("--out", default="takeaways", help="folder for the PNG files")
 
 
+def _slides_options(sub):
+    p = sub.add_parser("slides", help="one offline HTML slide deck built from the notebooks", formatter_class=_Help,
+                       description="Build one self-contained HTML slide deck (no network; arrow keys; "
+                                   "printable) from each notebook's title, what it teaches, its summary and "
+                                   "its takeaway figure: DIR/slides.html.")
+    p.add_argument("--out", default="slides", help="folder for slides.html")
+
+
+def _student_copy_options(sub):
+    p = sub.add_parser("student-copy", help="a copy of the series for students: no solutions/, no tests",
+                       formatter_class=_Help,
+                       description="Copy the package, the notebooks, the README, the environment files and "
+                                   "the licences into DIR (new, or empty), leaving out the key (solutions/), "
+                                   "the tests that run it and the teacher's guide.")
+    p.add_argument("dir", metavar="DIR", help="the folder to write the copy into")
+
+
 def _execute_options(sub):
     p = sub.add_parser("execute", help="run the notebooks top to bottom and time each", formatter_class=_Help,
                        description="Execute notebooks in fresh kernels (all of notebooks/ by default), "
@@ -626,6 +662,7 @@ def parser():
     sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
                                "notebooks/ (classroom/); `hub --help` for its options")
     for options in (_info_options, _count_options, _bench_options, _ladder_options, _profile_options,
-                    _measure_options, _takeaways_options, _execute_options, _translate_options, _links_options):
+                    _measure_options, _takeaways_options, _execute_options, _slides_options, _student_copy_options,
+                    _translate_options, _links_options):
         options(sub)
     return top

@@ -1,0 +1,290 @@
+"""For teachers: a copy of the series to hand to students, without the key.
+
+`python -m tiledlab student-copy DIR` writes the package, the notebooks, the README, the environment
+files and the licences into DIR, and leaves out `solutions/` (the key), the tests (several run the key
+against the notebooks) and the teacher's guide. The copy installs and runs as the clone does:
+`pip install -e .` there, then `python -m tiledlab lab`. Nothing in the package imports `solutions`.
+"""
+import dataclasses
+import pathlib
+import re
+import shutil
+from dataclasses import dataclass
+
+#: What a student copy holds, relative to the checkout: folders, then single files (missing ones skipped).
+FOLDERS = ("tiledlab", "notebooks", ".binder")
+FILES = ("README.md", "LICENSE", "LICENSE-CONTENT.md", "pyproject.toml", "environment.yml", ".gitignore")
+JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".ipynb_checkpoints")
+#: The README's section for teachers, which names the key: dropped from a student copy.
+TEACHERS = re.compile(r"^## For teachers\n.*?(?=^## |\Z)", re.M | re.S)
+#: A pointer to the key in what students read (the folder's path), and in code (an import of it).
+POINTER = {".md": re.compile(r"solutions/"), ".ipynb": re.compile(r"solutions/"),
+           ".py": re.compile(r"^\s*(from|import)\s+solutions\b", re.M)}
+
+
+def checkout():
+    """The source checkout this package lives in (the folder with pyproject.toml and notebooks/)."""
+    here = pathlib.Path(__file__).resolve()
+    for folder in here.parents:
+        if (folder / "pyproject.toml").is_file() and (folder / "notebooks").is_dir():
+            return folder
+    raise FileNotFoundError("student-copy needs a clone of the series (pyproject.toml and notebooks/ beside "
+                            "the package); run it from a clone, not from an installed package")
+
+
+def student_copy(dest, source=None):
+    """Write a copy of the series for students into `dest` (new, or an empty folder); return its path."""
+    source = pathlib.Path(source) if source else checkout()
+    dest = pathlib.Path(dest)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise ValueError(f"{dest} already exists and is not an empty folder: give a new folder's name")
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in FOLDERS:
+        if (source / name).is_dir():
+            shutil.copytree(source / name, dest / name, ignore=JUNK)
+    for name in FILES:
+        if (source / name).is_file():
+            shutil.copy2(source / name, dest / name)
+    readme = dest / "README.md"
+    if readme.is_file():
+        readme.write_text(TEACHERS.sub("", readme.read_text()))
+    found = pointers(dest)
+    if found:
+        raise ValueError(f"the student copy would still point to the key: {', '.join(found)}")
+    return dest
+
+
+def pointers(folder):
+    """Files under `folder` that point to the key: a page or notebook naming its folder, or code that
+    imports it. The licences, which name every part of the repository, do not count."""
+    found = []
+    for path in sorted(pathlib.Path(folder).rglob("*")):
+        pattern = POINTER.get(path.suffix)
+        if pattern and path.is_file() and not path.name.startswith("LICENSE") and ".git" not in path.parts \
+                and pattern.search(path.read_text(errors="replace")):
+            found.append(path.relative_to(folder).as_posix())
+    return found
+
+
+# --- modelled student minutes: a scripted walkthrough, not observed students ---------------------------
+
+#: Silent reading of English non-fiction by adults: 238 words a minute, the mean of Brysbaert (2019), "How
+#: many words do we read per minute? A review and meta-analysis of reading rate", Journal of Memory and
+#: Language 109, 104047 (doi:10.1016/j.jml.2019.104047). Applied to markdown and to code alike.
+READING_WPM = 238
+#: Minutes allowed per exercise, by kind: the author's allowance for a first attempt, not a measurement.
+ALLOWANCE_MIN = {"kernel": 15, "prediction": 5}
+HEADING = re.compile(r"^#{1,2} (.+)$")
+EXERCISE_TEXT = re.compile(r"^\*\*Exercise (\d+\.\d+)\.\*\*")
+EXERCISE_CELL = re.compile(r"^# Exercise (\d+\.\d+)")
+
+
+def _kind(code):
+    return "kernel" if "check(" in code else "prediction" if "predict(" in code else "other"
+
+
+def parts(path):
+    """The parts of one notebook, in order: each `#`/`##` section, and each exercise on its own (its
+    text and its code cell). One dict each: part, cells (indices), markdown_words, code_words, exercise kind."""
+    import nbformat
+    found, current = {}, None
+
+    def part(name):
+        return found.setdefault(name, {"part": name, "cells": [], "markdown_words": 0, "code_words": 0,
+                                       "kind": ""})
+    for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+        if cell.cell_type == "code":
+            match = EXERCISE_CELL.match(cell.source)
+            if match:
+                current = part(f"Exercise {match[1]}")
+                current["kind"] = _kind(cell.source)
+            current = current or part("(before the title)")
+            current["cells"].append(i)
+            current["code_words"] += len(cell.source.split())
+            continue
+        for line in cell.source.splitlines():
+            heading, exercise = HEADING.match(line), EXERCISE_TEXT.match(line)
+            if heading or exercise:
+                current = part(heading[1].strip() if heading else f"Exercise {exercise[1]}")
+            current = current or part("(before the title)")
+            if i not in current["cells"]:
+                current["cells"].append(i)
+            current["markdown_words"] += len(line.split())
+    return list(found.values())
+
+
+def model(notebook, execution_s):
+    """The rows of one notebook for walkthrough.csv: its parts with their reading, execution and
+    exercise minutes. `execution_s` maps a code cell's index to the seconds it took to run."""
+    rows = []
+    for p in parts(notebook):
+        reading = (p["markdown_words"] + p["code_words"]) / READING_WPM
+        run = sum(execution_s.get(i, 0.0) for i in p["cells"]) / 60
+        exercise = ALLOWANCE_MIN.get(p["kind"], 0)
+        rows.append({"notebook": pathlib.Path(notebook).stem, "part": p["part"],
+                     "cells": " ".join(map(str, p["cells"])), "markdown_words": p["markdown_words"],
+                     "code_words": p["code_words"], "execution_s": round(run * 60, 1), "exercise": p["kind"],
+                     "reading_min": round(reading, 2), "execution_min": round(run, 2), "exercise_min": exercise,
+                     "minutes": round(reading + run + exercise, 2)})
+    return rows
+
+
+# --- class plans, read from the walkthrough -------------------------------------------------------
+
+WALKTHROUGH = "simulator/walkthrough.csv"
+ALL = None  # a part that takes every section of its notebook (exercises apart)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a plan: a notebook's sections (ALL, or their headings; "Introduction" is the title
+    cell and what it teaches) done in class, with the exercises done in class and those set as homework."""
+    title: str
+    notebook: str
+    sections: tuple = ALL
+    in_class: tuple = ()
+    homework: tuple = ()
+
+
+SESSION_MIN = 90
+PLAN_90 = (
+    Part("The argument in one picture", "00_start_here",
+         ("Introduction", "The argument in one picture", "What tiling buys, and what it does not")),
+    Part("Naive reads: a launch by hand, 2N loads per thread, 2N³ in all", "01_naive_reads",
+         ("Introduction", "The kernel", "Launching it by hand", "One thread reads 2N values",
+          "Every thread does the same, so every element is fetched N times", "N² threads read 2N³ values",
+          "Summary"), in_class=("1.2",), homework=("1.1",)),
+    Part("Redundant reads, with the tile stepper", "02_redundant_reads",
+         ("Introduction", "The tiled kernel", "Who fetches a11 and b11 in the naive kernel?",
+          "The tiled kernel fetches each element once", "Step through the tiles", "Summary"),
+         in_class=("2.2", "2.1")),
+    Part("One tile step: 2T³ loads become 2T²", "03_one_tile_step",
+         ("Introduction", "One tile step, drawn", "Measured for T = 1 … 32", "Summary"),
+         in_class=("3.2",), homework=("3.1", "3.3")),
+    Part("The whole matrix; discussion: what tiling buys in time (the fair table)", "04_whole_matrix",
+         ("Introduction", "The derivation", "Measured over a grid of N and T",
+          "Measured timings vs N, and the distance to cuBLAS", "Summary"), in_class=("4.1",), homework=("4.2", "4.3")),
+)
+THREE_SESSIONS = {
+    "Session 1: counting loads": (
+        Part("Start here", "00_start_here"),
+        Part("Naive reads", "01_naive_reads", in_class=("1.2", "1.1")),
+        Part("Redundant reads, with the tile stepper", "02_redundant_reads", in_class=("2.2", "2.1")),
+    ),
+    "Session 2: from one tile to the whole matrix": (
+        Part("One tile step", "03_one_tile_step", in_class=("3.2", "3.1"), homework=("3.3",)),
+        Part("The whole matrix, and what tiling buys in time", "04_whole_matrix", in_class=("4.1", "4.2"),
+             homework=("4.3",)),
+    ),
+    "Session 3: the kernel line by line, and where the time goes": (
+        Part("The tiled kernel, line by line", "05_line_by_line", in_class=("5.2",), homework=("5.1",)),
+        Part("Caches, and where the time goes", "06_caches", in_class=("6.2", "6.3"), homework=("6.1",)),
+        Part("Register tiling (self-study)", "07_register_tiling", ("Introduction", "Summary"),
+             homework=("7.1", "7.2", "7.3")),
+    ),
+}
+
+
+def walkthrough():
+    """The committed walkthrough (data/simulator/walkthrough.csv), with 'Introduction' for each title."""
+    from .. import data
+    table = data.load(WALKTHROUGH)
+    title = table["part"].str.match(r"^\d+ · ")
+    return table.assign(part=table["part"].where(~title, "Introduction"))
+
+
+def notebook_minutes(table=None):
+    """Modelled minutes per notebook: reading, running, exercises and the total, one row each."""
+    table = walkthrough() if table is None else table
+    return (table.groupby("notebook", sort=True)[["reading_min", "execution_min", "exercise_min", "minutes"]]
+            .sum().reset_index())
+
+
+def _minutes(table, notebook, parts):
+    rows = table[(table["notebook"] == notebook) & table["part"].isin(parts)]
+    missing = set(parts) - set(rows["part"])
+    if missing:
+        raise LookupError(f"{notebook}: no part {sorted(missing)} in {WALKTHROUGH}: run tools/walkthrough.py")
+    return float(rows["minutes"].sum())
+
+
+def _sections(table, part):
+    rows = table[(table["notebook"] == part.notebook) & (table["exercise"].fillna("") == "")]
+    return list(rows["part"]) if part.sections is ALL else list(part.sections)
+
+
+def plan_rows(parts, table=None):
+    """One row per part: title, class minutes (its sections and in-class exercises), what it covers,
+    the in-class exercises, and the homework (exercises and the sections left out) with its minutes."""
+    table = walkthrough() if table is None else table
+    rows = []
+    for part in parts:
+        sections = _sections(table, part)
+        rest = [s for s in _sections(table, dataclasses.replace(part, sections=ALL)) if s not in sections]
+        homework = [f"Exercise {e}" for e in part.homework]
+        rows.append({"part": part.title, "notebook": part.notebook, "sections": sections,
+                     "minutes": _minutes(table, part.notebook, sections + [f"Exercise {e}" for e in part.in_class]),
+                     "in_class": list(part.in_class), "homework": list(part.homework), "reading_left": rest,
+                     "homework_min": _minutes(table, part.notebook, homework + rest)})
+    return rows
+
+
+def _whole(minutes):
+    return f"{minutes:.0f}"
+
+
+def plan_table(parts, session_min=SESSION_MIN, table=None):
+    """A plan as a Markdown table, with its total and the minutes left for questions."""
+    rows = plan_rows(parts, table)
+    lines = ["| part | minutes | notebook: sections | in class | homework |", "| --- | ---: | --- | --- | --- |"]
+    for r in rows:
+        left = f"; read: {', '.join(r['reading_left'])}" if r["reading_left"] else ""
+        work = ", ".join(r["homework"]) or "none"
+        lines.append(f"| {r['part']} | {_whole(r['minutes'])} | `{r['notebook']}`: {'; '.join(r['sections'])} | "
+                     f"{', '.join(r['in_class']) or 'none'} | {work}{left} ({_whole(r['homework_min'])} min) |")
+    total = sum(round(r["minutes"]) for r in rows)
+    lines.append(f"| **in class** | **{total}** | | | |")
+    lines.append(f"| questions and discussion | {session_min - total} | | | |")
+    return "\n".join(lines)
+
+
+def minutes_table(table=None):
+    """Modelled minutes per notebook as a Markdown table."""
+    rows = notebook_minutes(table)
+    lines = ["| notebook | reading | running the cells | exercises | total |", "| --- | ---: | ---: | ---: | ---: |"]
+    lines += [f"| `{r.notebook}` | {r.reading_min:.0f} | {r.execution_min:.1f} | {r.exercise_min:.0f} | "
+              f"{r.minutes:.0f} |" for r in rows.itertuples()]
+    return "\n".join(lines)
+
+
+def provenance_line(table=None):
+    """Where and how the walkthrough was made, from its first row."""
+    from .. import data
+    r = data.load(WALKTHROUGH).iloc[0] if table is None else table.iloc[0]
+    return (f"{r['method']}; {r['machine']}, {r['browser']}, {r['backend']} backend, numba {r['numba']}, "
+            f"numba-cuda {r['numba_cuda']}, numpy {r['numpy']}, on {r['date']}")
+
+
+def guide_blocks(table=None):
+    """{name: Markdown} for each generated block of docs/teaching.md."""
+    blocks = {"provenance": f"Made by: {provenance_line(table)}.", "minutes": minutes_table(table),
+              "plan-90": plan_table(PLAN_90, table=table)}
+    for k, (session, parts) in enumerate(THREE_SESSIONS.items(), 1):
+        blocks[f"session-{k}"] = f"**{session}**\n\n{plan_table(parts, table=table)}"
+    return blocks
+
+
+BLOCK = re.compile(r"(<!-- walkthrough:(?P<name>[\w-]+) -->\n)(?:.*?\n)?(<!-- /walkthrough:(?P=name) -->)", re.S)
+
+
+def guide_text(text, table=None):
+    """`text` (docs/teaching.md) with each generated block rewritten from the walkthrough."""
+    blocks = guide_blocks(table)
+    return BLOCK.sub(lambda m: m[1] + blocks[m["name"]] + "\n" + m[3], text)
+
+
+def update_guide(path=None):
+    """Rewrite the generated blocks of docs/teaching.md from the committed walkthrough; return its path."""
+    path = pathlib.Path(path) if path else checkout() / "docs" / "teaching.md"
+    path.write_text(guide_text(path.read_text()))
+    return path
