@@ -4,7 +4,7 @@ import pathlib
 from importlib.util import resolve_name
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "tiledlab"
-LAYERS = {"backend": 0, "simulator": 0, "core": 1, "data": 1, "counting": 2, "experiments": 3,
+LAYERS = {"backend": 0, "simulator": 0, "i18n": 0, "core": 1, "data": 1, "counting": 2, "experiments": 3,
           "notebook": 4, "edition": 4, "cli": 5, "__main__": 5, "__init__": 5}
 
 
