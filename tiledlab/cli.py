@@ -106,11 +106,11 @@ def _out_folder(path, option="--out"):
     return path
 
 
-def _out_file(path, option):
-    """`path` as a file to write, or a ValueError saying why it cannot be."""
+def _out_file(path, option, example="times.csv"):
+    """`path` as a file to write, or a ValueError saying why it cannot be (`example`: a name to suggest)."""
     path = pathlib.Path(path)
     if path.is_dir():
-        raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / 'times.csv'}")
+        raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / example}")
     blocker = _file_in_the_way(path.parent)
     if blocker:
         raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
@@ -358,7 +358,7 @@ def _translate(args):
     if args.action == "fingerprint":
         if not args.articles:
             raise ValueError("translate fingerprint needs the article files: translate fingerprint A.txt B.txt")
-        size = edition.write_fingerprint(args.articles, _out_file(args.out, "--out"))
+        size = edition.write_fingerprint(args.articles, _out_file(args.out, "--out", "seed_runs.txt"))
         print(f"wrote {args.out} ({size} runs)")
         return OK
     root = _out_folder(args.root, "--root")
@@ -448,8 +448,8 @@ def write_online_cells(path, repo, version):
 
 def _links(args):
     text = (CHECKOUT / "pyproject.toml").read_text() if (CHECKOUT / "pyproject.toml").is_file() else None
-    if args.repo:
-        if not re.fullmatch(r"[\w.-]+/[\w.-]+", args.repo):
+    if args.repo is not None:  # an empty --repo "" is a mistake too, not "leave it as it is"
+        if not re.fullmatch(r"[\w.-]+/[\w.-]+", args.repo) or {".", ".."} & set(args.repo.split("/")):
             raise ValueError(f"--repo {args.repo!r}: give the GitHub repository as owner/name")
         if text is None or not _REPOSITORY.search(text):
             raise FileNotFoundError(f"no pyproject.toml with a Repository URL in {CHECKOUT}")

@@ -1,9 +1,9 @@
 """The language of what tiledlab says to a student: English, or Chinese for the Chinese edition (notebooks/zh/).
 
 `language()` is "zh" when the environment variable TILEDLAB_LANG is "zh" (or starts with "zh", such as
-"zh_CN"), else when a file named LANGUAGE that says "zh" is in the current folder (a Jupyter kernel starts
-in its notebook's folder, and notebooks/zh/ has one), else "en". It is asked at every message, so a
-notebook may switch with os.environ["TILEDLAB_LANG"] = "zh" at any time.
+"zh_CN"), else when a file named LANGUAGE whose first word is "zh" is in the current folder (a Jupyter
+kernel starts in its notebook's folder, and notebooks/zh/ has one), else "en"; it never raises. It is
+asked at every message, so a notebook may switch with os.environ["TILEDLAB_LANG"] = "zh" at any time.
 
 `_()` (also `gettext`) translates an English message through the gettext domain "tiledlab":
 tiledlab/locale/zh_CN/LC_MESSAGES/tiledlab.po, compiled to the .mo beside it (`compile_catalog()`, which
@@ -33,11 +33,22 @@ def language():
     """ "zh" for the Chinese edition, else "en" (see the module's docstring for how it is decided)."""
     if os.environ.get("TILEDLAB_LANG", "").strip().lower().startswith("zh"):
         return "zh"
+    return "zh" if _said().startswith("zh") else "en"
+
+
+def _said():
+    """The first word of ./LANGUAGE, lower-cased; "" when there is none, or it is not a plain file (a
+    folder, a pipe or a device, which would block a read), or it cannot be read. Only its start is read."""
     try:
-        said = pathlib.Path("LANGUAGE").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return "en"
-    return "zh" if "zh" in said.lower() else "en"
+        path = pathlib.Path("LANGUAGE")
+        if not path.is_file():
+            return ""
+        with path.open("rb") as f:
+            start = f.read(64)
+    except (OSError, ValueError):
+        return ""
+    words = start.decode("utf-8", errors="replace").split()
+    return words[0].lower() if words else ""
 
 
 @lru_cache(maxsize=None)

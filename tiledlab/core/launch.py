@@ -65,11 +65,18 @@ def multiprocessors():
 
 
 def by_shape(kernel, A, B):
-    """`kernel`, with the name "best" replaced by the kernel best_for chooses at this product's shape."""
-    if isinstance(kernel, str) and kernel == "best" and isinstance(A, np.ndarray) and isinstance(B, np.ndarray) \
-            and A.ndim == B.ndim == 2:
+    """`kernel`, with the name "best" replaced by the kernel best_for chooses at this product's shape
+    (A and B as validate_operands returns them)."""
+    if isinstance(kernel, str) and kernel == "best":
         return best_for(A.shape[0], B.shape[1], multiprocessors())
     return kernel
+
+
+def _chosen(kernel, source, error):
+    """`error` from binding `source`, saying that "best" chose it, when it did."""
+    if isinstance(kernel, str) and kernel == "best":
+        return ValueError(f'"best" runs {source.name} at this shape: {error}')
+    return error
 
 
 def bind(kernel, tile=None, **constants):
@@ -137,10 +144,13 @@ def prepare(kernel, A, B, tile=None, build=None, launch_bounds=None, **constants
     (Kernel.compiled by default; the counting lab passes its own). `launch_bounds` = (max threads,
     min blocks per SM); a registry kernel with `min_blocks` gets them by default. "best" is chosen by shape
     (registry.best_for, over this card's SMs)."""
+    A, B = validate_operands(A, B)  # first: "best" is chosen by their shape
     source = resolve(by_shape(kernel, A, B))
-    bound = bind(source, tile, **constants)
+    try:
+        bound = bind(source, tile, **constants)
+    except ValueError as error:
+        raise _chosen(kernel, source, error) from None
     launch_bounds = source.launch_bounds(bound, launch_bounds)
-    A, B = validate_operands(A, B)
     M, K = A.shape
     N = B.shape[1]
     blockspergrid, threadsperblock = source.grid(M, N, bound)

@@ -5,6 +5,8 @@ kernel="regtile_2d", BM=64, TM=4)` changes some of them. `LADDER` lists the rung
 adding one idea to the one before (`KERNELS[name].idea`); `SEARCH` is a small search over the block
 and thread tile of the best rung, and "best" names its winner on the H200.
 """
+import numbers
+
 from . import formulas, regtile, unrolled
 from .generated import generated
 from .fair import naive_unsigned, tiled_unsigned
@@ -103,10 +105,18 @@ def blocks(name, M, N):
     return -(-M // c["BM"]) * -(-N // c["BN"])
 
 
+def _whole(name, value):
+    """`value` as an int of at least 1, or a ValueError that names `name`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
+    return int(value)
+
+
 def best_for(M, N, sms):
     """The kernel of BY_SIZE that `best` runs for an M×N product on a card with `sms` SMs: the largest block
     tile whose grid gives every SM a block (FILL of them at least); the smallest tile when none does.
     A 128×256 tile at N = 1024 makes 32 blocks, so 100 of the H200's 132 SMs would idle."""
+    M, N, sms = _whole("M (rows of C)", M), _whole("N (columns of C)", N), _whole("sms (the card's SMs)", sms)
     return next((name for name in BY_SIZE if blocks(name, M, N) >= FILL * sms), BY_SIZE[-1])
 
 

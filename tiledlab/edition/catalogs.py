@@ -8,9 +8,11 @@ a new context (a block moved, a cell's id renewed) keeps its translation as it w
 with new text (a cell edited) keeps it, fuzzy.
 """
 import io
+import pathlib
+import re
 
 from babel.messages.catalog import Catalog
-from babel.messages.pofile import denormalize, normalize, read_po, write_po
+from babel.messages.pofile import PoFileError, denormalize, normalize, read_po, write_po
 
 LOCALE_NAME = "zh_CN"
 HEADER = """\
@@ -30,9 +32,33 @@ def template(messages, domain, source, unit):
     return catalog
 
 
+_PO_LINE = re.compile(r'\s*(#.*|((msgctxt|msgid|msgid_plural|msgstr(\[\d+\])?)\s+)?"([^"\\]|\\.)*"\s*)?')
+
+
+def syntax_problem(data):
+    """The first line of PO text `data` (bytes) that is not a comment, a keyword with a quoted string, or a
+    quoted continuation, as "line N: ..."; None when every line is one. (Babel reads an unterminated string
+    by dropping its last character, and skips other bad lines with a warning.)"""
+    for n, line in enumerate(data.decode("utf-8").splitlines(), 1):
+        if not _PO_LINE.fullmatch(line):
+            return f"line {n}: {line.strip()[:60]!r}"
+    return None
+
+
 def read(path):
-    with open(path, "rb") as f:
-        catalog = read_po(f, locale=LOCALE_NAME, domain=path.stem)
+    """The catalog at `path`, or a ValueError that says where it is not valid PO (read as it is, `update`
+    would write the catalog back without the messages Babel skipped)."""
+    data, fix = pathlib.Path(path).read_bytes(), "every string in double quotes, each msgid followed by its msgstr"
+    try:
+        problem = syntax_problem(data)
+        catalog = None if problem else read_po(io.BytesIO(data), locale=LOCALE_NAME, domain=path.stem,
+                                               abort_invalid=True)
+    except UnicodeDecodeError as error:
+        problem, fix = f"not UTF-8 ({error.reason})", "save it as UTF-8"
+    except PoFileError as error:
+        problem = str(error).rsplit(" on ", 1)[0][:80]
+    if problem:
+        raise ValueError(f"{path}: not a valid catalog, {problem}: {fix}")
     for m in [*catalog, *catalog.obsolete.values()]:
         _take_previous(m)
     return catalog

@@ -64,3 +64,24 @@ def page_messages(stem, text):
     """("<stem>:<n>", block source, first line from 1) of every block of a docs page."""
     lines = text.splitlines()
     return [(f"{stem}:{n}", "\n".join(lines[a:b]), a + 1) for n, (a, b) in enumerate(blocks(text))]
+
+
+def markdown_shape(text):
+    """The block structure a translation must keep, in order: each table as "table of R rows × C cells"
+    (columns per row), each heading by level ("h2"), each code block ("code"); prose may change freely."""
+    from markdown_it import MarkdownIt
+    shape, cells = [], []
+    for t in MarkdownIt("commonmark").enable("table").parse(text):
+        if t.type == "table_open":
+            cells = []
+        elif t.type in ("th_open", "td_open"):
+            cells[-1] += 1
+        elif t.type == "tr_open":
+            cells.append(0)
+        elif t.type == "table_close":
+            shape.append(f"table of {len(cells)} rows × {'/'.join(map(str, sorted(set(cells))))} cells")
+        elif t.type == "heading_open":
+            shape.append(t.tag)
+        elif t.type in ("fence", "code_block"):
+            shape.append("code")
+    return shape

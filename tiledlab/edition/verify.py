@@ -40,7 +40,15 @@ def catalog_problems(root, unit):
         elif m.id and m.fuzzy:
             problems.append(f"{name}: {m.context} fuzzy: the English changed; review the translation, "
                             "then clear the fuzzy flag")
+        elif m.id and sources.markdown_shape(m.string) != sources.markdown_shape(m.id):
+            problems.append(f"{name}: {m.context} breaks the markdown: the English has "
+                            f"{_listed(sources.markdown_shape(m.id))}, the translation "
+                            f"{_listed(sources.markdown_shape(m.string))}; keep its tables, headings and code")
     return problems
+
+
+def _listed(shape):
+    return ", ".join(shape) if shape else "no table, heading or code"
 
 
 def generated_problems(root, files):

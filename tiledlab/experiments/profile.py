@@ -262,6 +262,20 @@ def launches(ns, tiles, effects_n=None, ladder_n=None, fair=False, kernels=(), k
     return main + (more if effects_n else []) + (ladder if ladder_n else []) + (named if kernels_n else [])
 
 
+def check(tiles, kernels=(), kernels_n=None):
+    """A ValueError, saying what to fix, for options that would profile the wrong thing or nothing: a tile
+    width outside 1…32, a kernel name the registry lacks, `kernels` without `kernels_n` or the reverse."""
+    from ..core.launch import resolve, validate_tile
+    for tile in tiles:
+        validate_tile(tile)
+    for name in kernels:
+        resolve(name)
+    if kernels and kernels_n is None:
+        raise ValueError(f"--kernels {' '.join(kernels)} needs --kernels-n N, the size to profile them at")
+    if kernels_n is not None and not kernels:
+        raise ValueError(f"--kernels-n {kernels_n} needs --kernels NAME..., the kernels to profile at that N")
+
+
 def roof_labels(steps):
     """Labels of the roofs child's launches, in launch order."""
     return ["roof: FP32 FMA", "roof: DRAM read", "roof: L2 read", "roof: shared read", "chase shared, 0 steps",
@@ -338,6 +352,7 @@ def _job(kind, spec, labels, timeout, log, extra=()):
 def run(ns=(1024,), tiles=(8, 16, 32), effects_n=None, cublas_n=None, roofs=False, chase_steps=20000, log=print,
         ladder_n=None, fair=False, kernels=(), kernels_n=None, triton_n=None):
     """Counters for every launch (see the module's docstring), with `derived()` figures, one row each."""
+    check(tiles, kernels, kernels_n)  # before ncu or a GPU is looked for: a typo costs no profiling run
     if shutil.which("ncu") is None:
         raise Unavailable("ncu (Nsight Compute) is not on PATH; profile needs it")
     require_gpu("profile")

@@ -115,6 +115,13 @@ def hub_argv(extra=(), *, config=CONFIG, python=None) -> list[str]:
     return [python or sys.executable, "-m", "jupyterhub", "-f", str(config), *extra]
 
 
+def _folder_name(text) -> pathlib.Path:
+    """--class-dir's type: a folder's name; an empty one would be the current folder, so it is refused."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give the class folder's name, not an empty one")
+    return pathlib.Path(text)
+
+
 def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The hub command's options (``cls``: the command line's own parser class, for its error messages)."""
     p = cls(
@@ -122,7 +129,7 @@ def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
         description="Start a JupyterHub class server on this machine (classroom/jupyterhub_config.py): "
                     "each student signs up, logs in and gets their own working copy of the notebooks. "
                     "Options not listed here are passed to `jupyterhub`.")
-    p.add_argument("--class-dir", type=pathlib.Path, default=None,
+    p.add_argument("--class-dir", type=_folder_name, default=None,
                    help=f"the students' homes and the hub's state (default: {DEFAULT_CLASS_NAME}/ beside "
                         "notebooks/, or $TILEDLAB_CLASS_DIR)")
     p.add_argument("--allow-root", action="store_true",
@@ -144,6 +151,9 @@ def start(args, extra) -> int:
     """Check what the hub needs, make the class folder and hand the process to JupyterHub."""
     cmd = hub_argv(extra)
     folder = class_folder(args.class_dir)
+    blocker = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise ValueError(f"--class-dir {folder}: {blocker} is a file, not a folder; give a folder's name")
     if args.dry_run:
         print(f"{CLASS_ENV}={folder} " + " ".join(cmd))
         return 0

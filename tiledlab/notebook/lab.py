@@ -60,7 +60,13 @@ SETTINGS_NAME = ".lab-settings"  # in the Chinese working copy: JupyterLab's use
 
 
 def edition(src, dest, lang):
-    """(committed notebooks, working copy) of the edition `lang`: the Chinese one is the zh/ folder of both."""
+    """(committed notebooks, working copy) of the edition `lang`: the Chinese one is the zh/ folder of both
+    (a ValueError when `src` has no Chinese notebooks, saying how to make them)."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"--lang {lang!r}: choose one of {', '.join(LANGUAGES)}")
+    if lang == "zh" and pathlib.Path(src).is_dir() and not any((pathlib.Path(src) / "zh").glob("*.ipynb")):
+        raise ValueError(f"--lang zh: {pathlib.Path(src) / 'zh'} has no Chinese notebooks; make them with "
+                         f"`python -m tiledlab translate build --root {pathlib.Path(src).resolve().parent}`")
     return (src / "zh", dest / "zh") if lang == "zh" else (src, dest)
 
 
