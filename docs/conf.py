@@ -13,6 +13,8 @@ build/site/index.html, or serve it: python -m http.server -d build/site).
 The source directory is the repository root so that the pages come straight from notebooks/*.ipynb
 (no copies, no symlinks); `include_patterns` limits Sphinx to docs/ and notebooks/.
 """
+import pathlib
+
 project = "tiledlab"
 author = "tiledlab authors"
 copyright = "2026 tiledlab authors. Code: MIT licence; text and figures: CC BY 4.0"
@@ -81,20 +83,24 @@ html_show_search_summary = False
 edition = "en"
 
 
-def _other_edition(pagename, edition):
-    """(relative link from page `pagename` to its twin in the other edition, the link's text)."""
+def _other_edition(pagename, edition, srcdir):
+    """(relative link from page `pagename` to its twin in the other edition, the link's text); a page with
+    no twin (docs/classroom, the search page) links to the other edition's start page."""
     up = "../" * pagename.count("/")
     if edition == "en":
         twin = pagename.replace("docs/", "docs/zh/", 1).replace("notebooks/", "notebooks/zh/", 1)
-        return f"{up}zh/{twin}.html", "中文版"
-    twin = pagename.replace("docs/zh/", "docs/", 1).replace("notebooks/zh/", "notebooks/", 1)
-    return f"{up}../{twin}.html", "English"
+        prefix, text, start = f"{up}zh/", "中文版", "docs/zh/index"
+    else:
+        twin = pagename.replace("docs/zh/", "docs/", 1).replace("notebooks/zh/", "notebooks/", 1)
+        prefix, text, start = f"{up}../", "English", "docs/index"
+    exists = any((pathlib.Path(srcdir) / f"{twin}{ext}").exists() for ext in (".md", ".ipynb"))
+    return f"{prefix}{twin if exists else start}.html", text
 
 
 def _edition_switch(app, pagename, templatename, context, doctree):
     if doctree is None or "body" not in context:  # search, genindex: no twin page
         return
-    href, text = _other_edition(pagename, app.config.edition)
+    href, text = _other_edition(pagename, app.config.edition, app.srcdir)
     context["body"] = f'<p class="edition-switch"><a href="{href}" hreflang="{"zh-CN" if text != "English" else "en"}">{text}</a></p>\n' + context["body"]
 
 

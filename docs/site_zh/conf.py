@@ -14,7 +14,7 @@ globals().update({k: v for k, v in runpy.run_path(str(_base / "conf.py")).items(
 
 language = "zh_CN"  # Sphinx's and the theme's own words (search, contents, ...) in Chinese
 root_doc = "docs/zh/index"
-include_patterns = ["docs/zh/**", "notebooks/zh/*.ipynb", "README.md"]
+include_patterns = ["docs/zh/**", "notebooks/zh/*.ipynb", "README.md", "docs/classroom.md"]  # the README links it
 exclude_patterns = ["**/.ipynb_checkpoints"]
 html_title = "tiledlab：为什么分块能减少全局内存加载（实测）"
 html_favicon = str(_base / "_static" / "favicon.svg")  # paths in the English conf are relative to docs/
