@@ -10,7 +10,7 @@ run), Run > Run All Cells on the simulator, wait for the kernel to go idle, then
   - every image in an output rendered (complete, naturalWidth > 0), at least as many as the committed
     notebook stores; no widget shows "Error displaying widget";
   - File > Save wrote the working copy, and the committed notebook did not change.
-Also: every notebook, opened and left alone, is not marked modified (test_no_notebook_is_dirty_on_open).
+Also: every notebook, opened and left alone, is not marked modified (checked by each Run All before it starts).
 Screenshots (top of the notebook, and the whole notebook) and a JSON summary per notebook go to
 $TILEDLAB_SCREENSHOTS/lab/ (default build/screenshots/lab/).
 """
@@ -207,6 +207,13 @@ class Run:
     def __init__(self, lab, page, notebook):
         self.lab, self.page, self.notebook, self.name, self.t = lab, page, notebook, rel(notebook), {}
         lab.shutdown_sessions(self.name)  # a fresh kernel, whatever ran before
+        # Not dirty on open: JupyterLab normalizes nothing on load (kernelspec display name, cell ids,
+        # nbformat minor, widget state). One thing cannot be right for every reader: it replaces
+        # metadata.language_info with the running kernel's, so a stored Python version (the H200 run's)
+        # other than the reader's marks the notebook modified; the working copy gets this kernel's first.
+        copy = json.loads((lab.work / self.name).read_text())
+        copy["metadata"]["language_info"]["version"] = kernel_python(lab)
+        (lab.work / self.name).write_text(json.dumps(copy, indent=1, ensure_ascii=False) + "\n")
         self.start = time.monotonic()
         # A workspace of its own, and ?reset: no tabs restored from an earlier run.
         workspace = self.name.removesuffix(".ipynb").replace("/", "-")
@@ -216,6 +223,8 @@ class Run:
         wait_until(lambda: lab.kernel_state(self.name) == "idle", 90, f"the kernel of {self.name} to start")
         page.locator(f'{PANEL} .jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(timeout=30_000)
         self.t["kernel_ready_s"] = time.monotonic() - self.start
+        page.wait_for_timeout(2000)  # anything JupyterLab changes after rendering shows by now
+        self.dirty_on_open = bool(page.locator(DIRTY_TAB).count())
 
         # Clear the stored H200 outputs, so that every output checked later comes from this run.
         menu(page, "Edit", "editmenu:clear-all")
@@ -239,7 +248,8 @@ class Run:
             wait_until(lambda: self.finished() and (time.sleep(1) or self.finished()), RUN_TIMEOUT,
                        f"Run All of {name} to finish")
             self.t["run_all_s"] = time.monotonic() - self.run_start
-            r = {"prompts": page.evaluate(CODE_PROMPTS), "outputs": page.evaluate(OUTPUTS)}
+            r = {"prompts": page.evaluate(CODE_PROMPTS), "outputs": page.evaluate(OUTPUTS),
+                 "dirty_on_open": self.dirty_on_open}
             # Images: decoded and non-empty (a broken or still-loading <img> has naturalWidth 0).
             try:
                 wait_until(lambda: all(i["complete"] for i in page.evaluate(IMAGES)), 15, "images to load")
@@ -350,7 +360,7 @@ def test_run_all(runner, notebook, record, committed_hashes):
         "outputs_by_mime": {m: sum(o["mime"] == m for o in outputs) for m in sorted({o["mime"] for o in outputs})},
         "images": images, "committed_images": committed_images, **r["log"]})
 
-    problems = []
+    problems = ["marked modified right after opening (before Run All)"] if r["dirty_on_open"] else []
     errors = [i for i, kind in r["saved_kinds"] if kind == "error"]
     for o in outputs:  # JupyterLab renders stderr and errors alike; the saved file tells them apart
         if o["mime"] == STDERR:
@@ -391,31 +401,3 @@ def kernel_python(lab):
     out = subprocess.run([sys.executable, "-c", "import platform; print(platform.python_version())"],
                          capture_output=True, text=True, check=True)
     return out.stdout.strip()
-
-
-def test_no_notebook_is_dirty_on_open(lab, open_page):
-    """Opened and left alone (kernel started, outputs rendered), no notebook is marked modified: nothing
-    JupyterLab normalizes on load (kernelspec display name, cell ids, nbformat minor, widget state).
-    One thing cannot be right for every reader: JupyterLab replaces metadata.language_info with the
-    running kernel's, so a stored Python version (the H200 run's) other than the reader's marks the
-    notebook modified. The working copy gets this kernel's version first, to test everything else."""
-    version = kernel_python(lab)
-    dirty = []
-    for notebook in NOTEBOOKS:
-        page = open_page()
-        try:
-            lab.shutdown_sessions(notebook.name)
-            copy = json.loads((lab.work / notebook.name).read_text())
-            copy["metadata"]["language_info"]["version"] = version
-            (lab.work / notebook.name).write_text(json.dumps(copy, indent=1, ensure_ascii=False) + "\n")
-            page.goto(f"{lab.url}/lab/workspaces/open-{notebook.stem}/tree/{notebook.name}?reset&token={lab.token}")
-            page.locator(f"{PANEL} .jp-Cell").first.wait_for(timeout=90_000)
-            wait_until(lambda: lab.kernel_state(notebook.name) == "idle", 90, f"the kernel of {notebook.name}")
-            page.locator(f'{PANEL} .jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(timeout=30_000)
-            page.wait_for_timeout(2000)  # anything JupyterLab changes after rendering shows by now
-            if page.locator(DIRTY_TAB).count():
-                dirty.append(notebook.name)
-        finally:
-            lab.shutdown_sessions(notebook.name)
-            page.context.close()
-    assert not dirty, f"marked modified right after opening: {dirty}"
