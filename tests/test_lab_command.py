@@ -178,3 +178,18 @@ def test_lab_in_english_adds_nothing_to_the_environment(src, tmp_path, monkeypat
     cmd, env = started(monkeypatch, ["--src", str(src), "--dest", str(tmp_path / "w")])
     assert cmd[4] == str(tmp_path / "w") and env == dict(lab.os.environ)
     assert not (tmp_path / "w" / "LANGUAGE").exists()
+
+
+def test_the_working_copy_carries_this_python_so_jupyterlab_does_not_mark_it_modified(tmp_path):
+    import json, platform
+    from tiledlab.notebook import lab
+    src = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
+    dest = lab.working_copy(src, tmp_path / "work", say=lambda *a: None)
+    for nb in sorted(src.glob("*.ipynb")):
+        copy, committed = json.loads((dest / nb.name).read_text()), json.loads(nb.read_text())
+        assert copy["metadata"]["language_info"]["version"] == platform.python_version()
+        committed["metadata"]["language_info"]["version"] = platform.python_version()
+        assert copy == committed  # nothing else changed
+    assert lab.plan(src, dest, fresh=True).copies == []  # an untouched copy is not "edited"
+    (dest / "01_naive_reads.ipynb").write_text((dest / "01_naive_reads.ipynb").read_text().replace("2N", "3N", 1))
+    assert [p.name for p in lab.plan(src, dest, fresh=True).edited] == ["01_naive_reads.ipynb"]

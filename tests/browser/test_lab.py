@@ -207,13 +207,9 @@ class Run:
     def __init__(self, lab, page, notebook):
         self.lab, self.page, self.notebook, self.name, self.t = lab, page, notebook, rel(notebook), {}
         lab.shutdown_sessions(self.name)  # a fresh kernel, whatever ran before
-        # Not dirty on open: JupyterLab normalizes nothing on load (kernelspec display name, cell ids,
-        # nbformat minor, widget state). One thing cannot be right for every reader: it replaces
-        # metadata.language_info with the running kernel's, so a stored Python version (the H200 run's)
-        # other than the reader's marks the notebook modified; the working copy gets this kernel's first.
-        copy = json.loads((lab.work / self.name).read_text())
-        copy["metadata"]["language_info"]["version"] = kernel_python(lab)
-        (lab.work / self.name).write_text(json.dumps(copy, indent=1, ensure_ascii=False) + "\n")
+        # Not dirty on open (checked below): JupyterLab normalizes nothing on load (kernelspec display
+        # name, cell ids, nbformat minor, widget state), and the working copy carries this Python's
+        # version in language_info (lab.as_copied), which JupyterLab replaces with the kernel's.
         self.start = time.monotonic()
         # A workspace of its own, and ?reset: no tabs restored from an earlier run.
         workspace = self.name.removesuffix(".ipynb").replace("/", "-")
@@ -394,10 +390,3 @@ def test_committed_notebooks_untouched(lab, committed_hashes):
 
 
 DIRTY_TAB = ".lm-TabBar-tab.jp-mod-current.jp-mod-dirty"
-
-
-def kernel_python(lab):
-    """The Python version of the lab's python3 kernel (the server's own Python, as ipykernel installs it)."""
-    out = subprocess.run([sys.executable, "-c", "import platform; print(platform.python_version())"],
-                         capture_output=True, text=True, check=True)
-    return out.stdout.strip()

@@ -23,11 +23,11 @@ Any option it does not know is passed on to ``jupyter lab`` (``--no-browser``, `
 from __future__ import annotations
 
 import argparse
-import filecmp
 import itertools
 import json
 import os
 import pathlib
+import platform
 import shutil
 import subprocess
 import sys
@@ -149,7 +149,7 @@ def plan(src, dest, *, fresh=False) -> Plan:
     if dest.exists() and not dest.is_dir():
         raise ValueError(f"the working copy {dest} is a file, not a folder: pass --dest with a folder's name")
     copies = [nb for nb in notebooks if not (dest / nb.name).exists()
-              or fresh and not filecmp.cmp(nb, dest / nb.name, shallow=False)]
+              or fresh and as_copied(nb) != (dest / nb.name).read_bytes()]
     return Plan(dest, copies, [dest / nb.name for nb in copies if (dest / nb.name).exists()])
 
 
@@ -171,6 +171,17 @@ def backup_folder(dest) -> pathlib.Path:
     return folder
 
 
+def as_copied(notebook) -> bytes:
+    """The bytes of ``notebook`` as the working copy holds it: its stored Python version replaced by this
+    Python's. JupyterLab puts the running kernel's language_info into an open notebook, so a version
+    other than the reader's (the H200 run's) would mark every notebook modified as soon as it opens."""
+    nb = json.loads(pathlib.Path(notebook).read_text(encoding="utf-8"))
+    info = nb.get("metadata", {}).get("language_info")
+    if isinstance(info, dict) and "version" in info:
+        info["version"] = platform.python_version()
+    return (json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def working_copy(src, dest, *, fresh=False, say=print) -> pathlib.Path:
     """Copy every ``*.ipynb`` of ``src`` into ``dest`` and return ``dest``.
 
@@ -190,7 +201,7 @@ def working_copy(src, dest, *, fresh=False, say=print) -> pathlib.Path:
             shutil.move(path, folder / path.name)
         say(f"moved {_notebooks(len(todo.edited))} you had edited to {folder}")
     for nb in todo.copies:
-        shutil.copy2(nb, todo.dest / nb.name)
+        (todo.dest / nb.name).write_bytes(as_copied(nb))
     return todo.dest
 
 
