@@ -100,7 +100,7 @@ def _page_key(url, base):
 def test_every_page_and_image_loads(site_dir, site_url, page, screenshots, record):
     shots = screenshots / "site"
     shots.mkdir(parents=True, exist_ok=True)
-    problems, visited, queue, summary = [], [], ["index.html"], {}
+    problems, visited, queue, summary = [], [], ["index.html", "zh/index.html"], {}  # both editions' roots
     while queue:
         rel = queue.pop(0)
         if rel in visited:
@@ -132,7 +132,7 @@ def test_every_page_and_image_loads(site_dir, site_url, page, screenshots, recor
                                             page.log.http_errors), mark)]
         problems += [f"{final}: {p}" for group in new for p in group]
         shot = shots / (final.replace("/", "__").removesuffix(".html") + ".png")
-        page.screenshot(path=str(shot), full_page=True)
+        page.screenshot(path=str(shot), full_page=not final.startswith("zh/"))  # the Chinese pages: one screen
         summary[final] = {"images": len(images), "output_images": sum(i["output"] for i in images),
                           "load_s": round(time.monotonic() - started, 2),
                           "title": page.title(), "screenshot": str(shot)}
@@ -142,20 +142,21 @@ def test_every_page_and_image_loads(site_dir, site_url, page, screenshots, recor
                 queue.append(key)
     # The search page and the general index are reached from the search box, not by links: visit them
     # too (search with a query, so that the search index is loaded and used).
-    for rel, query in (("search.html", "?q=tile"), ("genindex.html", "")):
+    for rel, query in (("search.html", "?q=tile"), ("genindex.html", ""), ("zh/search.html", "?q=tile"),
+                       ("zh/genindex.html", "")):
         if (site_dir / rel).exists() and rel not in visited:
             mark = len(page.log.problems())
             page.goto(site_url + rel + query, wait_until="networkidle")
             visited.append(rel)
             problems += [f"{rel}: {p}" for p in page.log.problems()[mark:]]
-            shot = shots / (rel.removesuffix(".html") + ".png")
+            shot = shots / (rel.replace("/", "__").removesuffix(".html") + ".png")
             page.screenshot(path=str(shot), full_page=True)
             summary[rel] = {"images": 0, "output_images": 0, "title": page.title(), "screenshot": str(shot)}
     record("site/summary", {"pages": summary, "problems": problems})
 
     # Every page of the build (_static/ holds the themes' Jinja macro files, which are not pages).
     built = sorted(str(p.relative_to(site_dir)) for p in site_dir.rglob("*.html")
-                   if p.relative_to(site_dir).parts[0] != "_static")
+                   if "_static" not in p.relative_to(site_dir).parts[:2])  # either edition's
     unreached = [p for p in built if p not in visited]
     assert not problems, "\n".join(problems)
     assert not unreached, f"pages in the build that no link reaches: {unreached}"
