@@ -145,3 +145,18 @@ def test_on_colab_the_install_cell_installs_a_working_tiledlab_into_a_fresh_venv
                            env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and again.stdout.strip().splitlines() == ["RESTARTS []"], again.stdout + again.stderr
     print(f"install {installed_s:.0f} s")
+
+
+def test_execute_leaves_the_install_cell_as_committed(tmp_path):
+    """`python -m tiledlab execute --inplace` (how the H200 outputs are stored) runs the install cell as a
+    no-op and stores nothing for it: no output, no execution count, no timing."""
+    from tiledlab.notebook import run
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tags": [cli.INSTALL_TAG]}),
+                nbformat.v4.new_code_cell("print(2)")]
+    path = tmp_path / "n.ipynb"
+    nbformat.write(nb, path)
+    run.execute(path, inplace=True)
+    install, other = nbformat.read(path, as_version=4).cells
+    assert install.outputs == [] and install.execution_count is None and "execution" not in install.metadata
+    assert other.execution_count == 2 and other.outputs[0]["text"] == "2\n"

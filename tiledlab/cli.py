@@ -388,7 +388,8 @@ def _lab(argv):
 CHECKOUT = pathlib.Path(__file__).resolve().parents[1]
 _REPOSITORY = re.compile(r'^(Repository = "https://github\.com/)([^"/]+/[^"/]+)(")$', re.M)
 _VERSION = re.compile(r'^version = "([^"]+)"$', re.M)
-LINKS_TAG, INSTALL_TAG = "links", "colab-install"
+LINKS_TAG = "links"
+from .notebook.run import INSTALL_TAG  # noqa: E402 (execute leaves that cell as committed)
 
 LINKS_CELL = """\
 **Run it online:** [Open in Colab](https://colab.research.google.com/github/{repo}/blob/main/notebooks/{stem}.ipynb)
