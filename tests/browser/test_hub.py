@@ -30,7 +30,7 @@ import pytest
 from tiledlab.notebook import hub
 
 from .conftest import ROOT, _missing
-from .test_lab import CODE_PROMPTS, OUTPUTS, PANEL, STDERR, free_port, menu, sha256, wait_until
+from .test_lab import CODE_PROMPTS, OUTPUTS, PANEL, STDERR, free_port, menu, prompt_problems, sha256, wait_until
 
 NOTEBOOK = ROOT / "notebooks" / "00_start_here.ipynb"
 STUDENTS = ("ada", "grace")
@@ -186,12 +186,7 @@ def _problems(student, saved):
     problems += [f"cell {i}: {o['output_type']} {o.get('name', '')} in the saved notebook"
                  for i, c in enumerate(saved["cells"]) for o in c.get("outputs", [])
                  if o["output_type"] == "error" or o.get("name") == "stderr"]
-    not_run = [i for i, p in enumerate(prompts) if not p.strip("[]:").isdigit()]
-    if not_run:
-        problems.append(f"code cells {not_run} did not run: {prompts}")
-    counts = [int(p.strip("[]:")) for p in prompts if p.strip("[]:").isdigit()]
-    if counts != sorted(counts):
-        problems.append(f"cells ran out of order: {prompts}")
+    problems += prompt_problems(prompts)
     return [f"{student.name}: {p}" for p in problems]
 
 

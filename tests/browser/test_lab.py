@@ -348,6 +348,22 @@ def test_run_all(runner, notebook, record, committed_hashes):
     check_run_all(runner, notebook, record, committed_hashes)  # the Chinese edition's: test_lab_zh.py
 
 
+def not_run_cells(prompts):
+    """Code cells (counted from 0) whose prompt shows no execution count after Run All."""
+    return [i for i, p in enumerate(prompts) if not p.strip("[]:").isdigit()]
+
+
+def prompt_problems(prompts):
+    """What the code cells' prompts say went wrong in a Run All: cells that did not run, or ran out of order."""
+    problems, not_run = [], not_run_cells(prompts)
+    if not_run:
+        problems.append(f"code cells {not_run} (of {len(prompts)}, counted from 0) did not run: {prompts}")
+    counts = [int(p.strip("[]:")) for p in prompts if p.strip("[]:").isdigit()]
+    if counts != sorted(counts):
+        problems.append(f"cells ran out of order: {prompts}")
+    return problems
+
+
 def check_run_all(runner, notebook, record, committed_hashes):
     """Run All of `notebook` in the lab, then: no error or stderr output, every cell ran in order, the
     committed notebook's figures rendered, no widget failed, not modified on open, the committed file
@@ -373,12 +389,8 @@ def check_run_all(runner, notebook, record, committed_hashes):
     missed = [f"cell {i}: {k}" for i, k in r["saved_kinds"] if k in ("error", "stderr")]
     if missed and not any(o["mime"] == STDERR for o in outputs):
         problems.append(f"the saved notebook has error/stderr outputs the page did not show: {missed}")
-    not_run = [i for i, p in enumerate(prompts) if not p.strip("[]:").isdigit()]
-    if not_run:
-        problems.append(f"code cells {not_run} (of {len(prompts)}, counted from 0) did not run: {prompts}")
-    counts = [int(p.strip("[]:")) for p in prompts if p.strip("[]:").isdigit()]
-    if counts != sorted(counts):
-        problems.append(f"cells ran out of order: {prompts}")
+    not_run = not_run_cells(prompts)
+    problems += prompt_problems(prompts)
     problems += [f"cell {i['cell']}: image did not render: {i}" for i in images
                  if not (i["complete"] and i["width"] > 0)]
     # At least the committed notebook's figures (a run may show more: a widget's frames, or cells the
