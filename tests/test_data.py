@@ -106,6 +106,7 @@ def test_row_refuses_an_unknown_column():
 @pytest.mark.parametrize("name, key, kernels", [
     ("h200/ladder.csv", ["kernel", "N"], None),  # notebooks 00 and 07, takeaways
     ("h200/async.csv", ["kernel", "N"], None),  # notebook 07: the asynchronous copies
+    ("h200/waits.csv", ["kernel", "N"], None),  # notebook 07: the rungs against the wait, best by size
     ("h200/bench.csv", ["kernel", "N"], ("naive", "cublas")),  # notebook 04: naive_ms[N], cublas_tflops[N]
     ("h200/effects.csv", ["kernel", "N", "tile"], None),  # notebook 05: timed()
     ("h200/profile.csv", ["kernel", "N", "tile"], None),  # notebook 05: counters()

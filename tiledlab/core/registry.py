@@ -80,6 +80,13 @@ _ALL = [
     _gen("h_64x128x8_8x8_s3", (64, 128, 8, 8, 8), "B by cp.async in 3 stages, A through registers, 64×128 block",
          stages=3, **unrolled.HYBRID),
     _gen("h_64x128x8_8x8_s4", (64, 128, 8, 8, 8), "the same with 4 stages", stages=4, **unrolled.HYBRID),
+    # two rungs aimed at what Nsight Compute says the fastest one waits for (short_scoreboard: shared-memory
+    # data), each one idea away from s_128x256x8_8x16_warp
+    _gen("f_128x256x8_8x16_warp", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with register fragments: each k's "
+         "shared reads issued one k ahead, two shared tiles, one barrier per tile", warp=(4, 8), fragments=2,
+         **unrolled.FRAGMENTS),
+    _gen("w_128x256x8_8x16_warp16x2", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with each warp a 16×2 patch of "
+         "thread tiles instead of 4×8: 2 distinct 16-byte reads of B per warp instead of 8", warp=(16, 2)),
 ]
 KERNELS = {k.name: k for k in _ALL}  # every kernel of the series, by name
 # The ladder's last rung, profiled as "best" (ladder_profile.csv); not the fastest in the committed data: its
@@ -91,11 +98,13 @@ LADDER = ["naive", "tiled", "regtile_1d", "regtile_2d", "regtile_vec", "gen_unro
           "gen_cheap_loads", "gen_prefetch", "gen_double", "gen_double_lb", "gen_warp", "best"]
 SEARCH = [name for name in KERNELS if name.startswith("s_")]
 ASYNC = [name for name in KERNELS if name[:2] in ("a_", "h_")]  # the rungs with asynchronous copies
+WAITS = [name for name in KERNELS if name[:2] in ("f_", "w_")]  # the rungs against the wait for shared data
 
 
 # What matmul(A, B, "best") runs, largest block tile first: the fastest kernel with that block tile in the
-# committed H200 data (async.csv), so that each size gets the largest tile that still fills the card.
-BY_SIZE = ["s_128x256x8_8x16_warp", "a_64x128x16_8x8_s3"]
+# committed H200 data (waits.csv: the 16×2 warp patch; async.csv: the BK = 16 pipeline), so that each size gets
+# the largest tile that still fills the card.
+BY_SIZE = ["w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3"]
 FILL = 0.9  # blocks per SM a grid must give (one block per SM fits at these registers: a wave, nearly full)
 
 

@@ -26,6 +26,10 @@ Each rung adds one idea (the options of `generate_source`):
                then stored as it lies in A (sA[m, k], a copy cannot transpose) and read 4 k at a time.
                Shapes whose rows are not 16-byte aligned (K or N not a multiple of 4), and the last
                partial tile of K, take a plain path of scalar loads into the same stages.
+  fragments    1: each k's values of A and B are read from shared memory where they are used; 2: they are
+               read one k ahead into a second set of registers (a0/b0, a1/b1), and the last k of a tile
+               reads the next tile's first k just after the barrier, so no multiply-add waits on a shared
+               read, not even after a barrier. With two shared tiles (buffers=2), one barrier per tile.
 
 The thread's TM×TN results are TM tuples, `acc0` … (one per row), updated by the generated device
 function `row_fma` (`generate_helpers`): numba compiles a tuple per row several times faster than
@@ -47,9 +51,10 @@ from .rules import Rule, check_all
 
 VEC = 4  # floats in one 128-bit shared load
 OPTIONS = dict(transposed=True, edge="clamp", loads="rows", uidx=True, prefetch=True, buffers=1, warp=None, pad=4,
-               stages=0)
+               stages=0, fragments=1)
 ASYNC = dict(transposed=False, prefetch=False, buffers=1, edge="clamp")  # stages: A and B copied asynchronously
 HYBRID = dict(transposed=True, prefetch=True, buffers=1, edge="clamp")  # stages: B copied, A through registers
+FRAGMENTS = dict(transposed=True, prefetch=True, buffers=2, stages=0)  # fragments=2: shared reads one k ahead
 
 
 def _whole(*values):
@@ -142,6 +147,12 @@ OPTION_RULES = [
                                                                           copies_a=not transposed),
          "with stages, the 16-byte pieces of A's BM×BK and B's BK×BN tiles split evenly over the threads, "
          "whole rows of pieces per pass"),
+    Rule(lambda fragments: fragments in (1, 2) and _whole(fragments), "fragments is 1 or 2"),
+    Rule(lambda fragments, transposed, prefetch, buffers, stages: fragments == 1 or (transposed, prefetch, buffers,
+         stages) == (True, True, 2, 0), "with fragments=2, transposed=True, prefetch=True, buffers=2 and stages=0: "
+         "the next tile waits in registers and goes to the other shared tile while this one is read"),
+    Rule(lambda fragments, BK: fragments == 1 or BK % 2 == 0, "with fragments=2, BK is even: k uses register set "
+         "k % 2, so every tile starts in set 0"),
     Rule(lambda loads, BM, BN, BK, TM, TN: _a_load_fits(BM, BN, BK, TM, TN, loads),
          "the threads load A's BM×BK tile in whole passes (loads='rows': min(BM·BK/threads, BK) "
          "consecutive k each, dividing BK)"),
@@ -176,6 +187,7 @@ class Plan:
     warp: tuple
     pad: int
     stages: int
+    fragments: int
     TXN: int       # threads along x, one per column group of the block tile
     TYN: int       # threads along y, one per row group
     NT: int        # threads per block
@@ -558,6 +570,51 @@ def async_main_loop(p):
     return L + async_multiply_adds(p, "        ")
 
 
+def fragment_loads(p, ind, h, k, s, note=""):
+    """Register set s (a<s>, b<s>): the thread's TM values of A and TN values of B at step k of shared tile h,
+    four adjacent floats at a time (one 128-bit read each)."""
+    row = h * p.BK + k
+    a = [f"sA[{row}, {_plus('ra', (i // VEC) * p.sm + i % VEC)}]" for i in range(p.TM)]
+    b = [f"sB[{row}, {_plus('cb', g * p.sn + v)}]" for g in range(p.gn) for v in range(VEC)]
+    return [f"{ind}a{s} = ({', '.join(a)})  # k = {k}{note}: {p.TM} values of A",
+            f"{ind}b{s} = ({', '.join(b)})  # ... and {p.TN} of B"]
+
+
+def fragment_fmas(p, ind, s):
+    """The thread's TM×TN multiply-adds with register set s."""
+    return [f"{ind}acc{i} = row_fma(acc{i}, a{s}[{i}], b{s})" for i in range(p.TM)]
+
+
+def fragment_step(p, ind, h, kx):
+    """The tile in shared tile h, the next one (at k = kx) on its way: its global loads first, then k by k
+    the multiply-adds, each k's shared reads one k ahead; at the last k the next tile is stored into
+    shared tile 1-h, and after the barrier its first k is read while this tile's last multiply-adds run."""
+    L = tile_loads(p, ind, kx, True, 0)
+    for k in range(p.BK - 1):
+        L += fragment_loads(p, ind, h, k + 1, (k + 1) % 2) + fragment_fmas(p, ind, k % 2)
+    L += [f"{ind}if {kx} < K:  # the next tile into the other shared tile, read after the barrier"]
+    L += shared_stores(p, ind + "    ", 1 - h)
+    L += [f"{ind}cuda.syncthreads()  # the next tile is complete; this one is no longer read (its last k is"
+          " in registers)", f"{ind}if {kx} < K:"]
+    return L + fragment_loads(p, ind + "    ", 1 - h, 0, 0, " of the next tile") + fragment_fmas(p, ind, 1)
+
+
+def fragment_main_loop(p):
+    """fragments=2: two tiles per trip (shared tiles 0 and 1, so every shared offset is a constant), one
+    barrier per tile, shared reads one k ahead of the multiply-adds that use them."""
+    L = ["    # Tile 0: global loads into registers, then into shared tile 0; its first k into registers a0, b0."]
+    L += tile_loads(p, "    ", "0", True, 0) + shared_stores(p, "    ", 0)
+    L += ["    cuda.syncthreads()"] + fragment_loads(p, "    ", 0, 0, 0)
+    L += [f"    for t in range((K + {2 * p.BK - 1}) // {2 * p.BK}):  # two tiles per trip: shared tile 0, then 1",
+          f"        k1 = t * {2 * p.BK} + {p.BK}  # the tile after this trip's first"]
+    L += fragment_step(p, "        ", 0, "k1")
+    L += ["        if k1 < K:  # the trip's second tile (the last trip's may lie past K)",
+          f"            k2 = k1 + {p.BK}"]
+    L += fragment_step(p, "            ", 1, "k2")
+    return L + ["        # One barrier per tile is enough: a shared tile is refilled only after the barrier that",
+                "        # follows the last read of it (its last k went to registers before that barrier)."]
+
+
 def write_back(p):
     """The TM×TN results stored to C, skipping rows and columns past its edges."""
     L = ["    # Store the TM×TN results; rows and columns past the edges of C are skipped."]
@@ -571,11 +628,11 @@ def write_back(p):
 
 
 def generate_source(BM=128, BN=128, BK=8, TM=8, TN=8, transposed=True, edge="clamp", loads="rows", uidx=True,
-                    prefetch=True, buffers=1, warp=None, pad=4, stages=0, name="unrolled"):
+                    prefetch=True, buffers=1, warp=None, pad=4, stages=0, fragments=1, name="unrolled"):
     """The text of kernel `name(A, B, C)` for these constants and options; a pure function of them."""
     constants = dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN)
     options = dict(transposed=transposed, edge=edge, loads=loads, uidx=uidx, prefetch=prefetch, buffers=buffers,
-                   warp=warp, pad=pad, stages=stages)
+                   warp=warp, pad=pad, stages=stages, fragments=fragments)
     check_all(RULES, constants, name)
     check_all(OPTION_RULES, {**constants, **options}, name)
     p = plan(name, **constants, **options)
@@ -583,6 +640,9 @@ def generate_source(BM=128, BN=128, BK=8, TM=8, TN=8, transposed=True, edge="cla
              write_back)
     if p.stages:
         parts = (declarations, thread_indices, block_origin, async_indices, accumulators, async_main_loop, write_back)
+    if p.fragments == 2:
+        parts = (declarations, thread_indices, block_origin, load_indices, clamped_edges, accumulators,
+                 fragment_main_loop, write_back)
     return "\n".join(line for part in parts for line in part(p)) + "\n"
 
 
