@@ -28,8 +28,9 @@ Each rung adds one idea (the options of `generate_source`):
                partial tile of K, take a plain path of scalar loads into the same stages.
   fragments    1: each k's values of A and B are read from shared memory where they are used; 2: they are
                read one k ahead into a second set of registers (a0/b0, a1/b1), and the last k of a tile
-               reads the next tile's first k just after the barrier, so no multiply-add waits on a shared
-               read, not even after a barrier. With two shared tiles (buffers=2), one barrier per tile.
+               reads the next tile's first k just after the barrier, so that every shared read has a k of
+               multiply-adds to hide behind (notebook 7 measures what the compiler made of that). With two
+               shared tiles (buffers=2), one barrier per tile.
 
 The thread's TM×TN results are TM tuples, `acc0` … (one per row), updated by the generated device
 function `row_fma` (`generate_helpers`): numba compiles a tuple per row several times faster than
