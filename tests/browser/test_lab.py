@@ -31,7 +31,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-# Run All on both editions (the Chinese one in test_lab_zh.py, which xdist runs beside this file): the
+# Run All on both editions (two Chinese notebooks in test_lab_zh.py, which xdist runs beside this file): the
 # Chinese notebooks run from the zh/ working copy that `tiledlab lab --lang zh` makes, its kernels started
 # there, beside LANGUAGE: Chinese feedback and labels. The server makes both copies.
 NOTEBOOKS_ZH = sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
