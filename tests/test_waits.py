@@ -73,7 +73,7 @@ def test_the_fragments_loop_reads_each_k_one_ahead_and_waits_once_per_tile():
 
 @pytest.mark.parametrize("options, why", [
     (dict(fragments=2, warp=(4, 8)), "buffers=2"),
-    (dict(fragments=2, warp=(4, 8), **{**unrolled.FRAGMENTS, "stages": 2}), "with stages"),
+    (dict(fragments=2, warp=(4, 8), **{**unrolled.FRAGMENTS, "stages": 2}), "stages=0"),
     (dict(fragments=3, **unrolled.FRAGMENTS), "fragments is 1 or 2"),
     (dict(warp=(32, 1)), "WY·WX = 32"),
 ])
@@ -156,3 +156,16 @@ def test_the_sentences_on_sizes_and_peers_hold(waits, wprof):
     # "falls by about a third"; cuBLAS's warps wait "about half as often"
     assert 0.6 < w["stall_short_scoreboard_pct"] / plain["stall_short_scoreboard_pct"] < 0.7
     assert 0.4 < blas["stall_short_scoreboard_pct"] / plain["stall_short_scoreboard_pct"] < 0.6
+
+
+def test_a_refusal_names_the_option_that_breaks_the_rule():
+    """Rules on options are bound to the kernel's options (functools.partial): the message shows them too."""
+    with pytest.raises(ValueError, match=r"fragments is 1 or 2; fragments=True breaks it"):
+        generated("bad", **SMALL, fragments=True, **unrolled.FRAGMENTS)
+    with pytest.raises(ValueError, match=r"BM=32, BN=32, TM=4, TN=4, warp=\(16, 2\) breaks it"):
+        matmul(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32), "w_128x256x8_8x16_warp16x2",
+               BM=32, BN=32, TM=4, TN=4)
+    with pytest.raises(ValueError, match="with fragments=2, .*stages=0"):  # before the stages rules' advice
+        generated("bad", **SMALL, fragments=2, stages=2, **unrolled.HYBRID)
+    with pytest.raises(ValueError, match="smaller BK"):
+        matmul(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32), "f_128x256x8_8x16_warp", BK=16)

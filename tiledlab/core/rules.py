@@ -47,7 +47,13 @@ class Rule:
         except ValueError:  # a zero divisor: the rule cannot hold
             ok = False
         if not ok:
-            raise ValueError(f"{kernel}: {self.why}; {show(constants, names(self.holds))} breaks it")
+            values = [show(constants, names(self.holds)), show(bound(self.holds))]
+            raise ValueError(f"{kernel}: {self.why}; {', '.join(v for v in values if v)} breaks it")
+
+
+def bound(fn):
+    """The fixed values a rule carries (a partial's keywords: a generated kernel's options), {} if none."""
+    return dict(getattr(fn, "keywords", None) or {})
 
 
 def check_all(rules, constants, kernel="kernel"):

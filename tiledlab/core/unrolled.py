@@ -137,6 +137,12 @@ OPTION_RULES = [
          "pad is a whole number of floats ≥ 0, a multiple of 4 to keep shared rows 16-byte aligned"),
     Rule(lambda warp, BM, BN, TM, TN: warp is None or _warp_fits(warp, BM // TM, BN // TN),
          "warp is None or (WY, WX) with WY·WX = 32, dividing the block's (BM/TM)×(BN/TN) thread tiles"),
+    Rule(lambda fragments: fragments in (1, 2) and _whole(fragments), "fragments is 1 or 2"),
+    Rule(lambda fragments, transposed, prefetch, buffers, stages: fragments == 1 or (transposed, prefetch, buffers,
+         stages) == (True, True, 2, 0), "with fragments=2, transposed=True, prefetch=True, buffers=2 and stages=0: "
+         "the next tile waits in registers and goes to the other shared tile while this one is read"),
+    Rule(lambda fragments, BK: fragments == 1 or BK % 2 == 0, "with fragments=2, BK is even: k uses register set "
+         "k % 2, so every tile starts in set 0"),
     Rule(lambda stages: stages in (0, 2, 3, 4) and _whole(stages), "stages is 0 (no asynchronous copies), 2, 3 or 4"),
     Rule(lambda stages, transposed, prefetch, buffers, edge: not stages or (prefetch, buffers, edge) ==
          (transposed, 1, "clamp"), "with stages, buffers=1 and edge='clamp' (stages replace the buffers), and "
@@ -148,18 +154,12 @@ OPTION_RULES = [
                                                                           copies_a=not transposed),
          "with stages, the 16-byte pieces of A's BM×BK and B's BK×BN tiles split evenly over the threads, "
          "whole rows of pieces per pass"),
-    Rule(lambda fragments: fragments in (1, 2) and _whole(fragments), "fragments is 1 or 2"),
-    Rule(lambda fragments, transposed, prefetch, buffers, stages: fragments == 1 or (transposed, prefetch, buffers,
-         stages) == (True, True, 2, 0), "with fragments=2, transposed=True, prefetch=True, buffers=2 and stages=0: "
-         "the next tile waits in registers and goes to the other shared tile while this one is read"),
-    Rule(lambda fragments, BK: fragments == 1 or BK % 2 == 0, "with fragments=2, BK is even: k uses register set "
-         "k % 2, so every tile starts in set 0"),
     Rule(lambda loads, BM, BN, BK, TM, TN: _a_load_fits(BM, BN, BK, TM, TN, loads),
          "the threads load A's BM×BK tile in whole passes (loads='rows': min(BM·BK/threads, BK) "
          "consecutive k each, dividing BK)"),
     Rule(lambda BM, BN, BK, transposed, buffers, pad, stages: _shared_bytes(BM, BN, BK, transposed, buffers, pad, stages)
          <= SHARED_LIMIT, f"a block's shared tiles fit the {SHARED_LIMIT // 1024} KiB a kernel may declare statically "
-         "(fewer stages, or a smaller block tile)"),
+         "(fewer stages or buffers, a smaller BK or a smaller block tile)"),
 ]
 
 
