@@ -378,14 +378,23 @@ def shared_stores(p, ind, h):
             + [ind + shared_store_b(p, i, q, f"pb_{i}_{q}", h) for i, q in p.b_regs])
 
 
+def b_values(p, row):
+    """The thread's TN values of B in row `row` of sB, as the text of a tuple: groups of 4 adjacent
+    floats, sn columns apart (one 128-bit read each)."""
+    return ", ".join(f"sB[{row}, {_plus('cb', g * p.sn + v)}]" for g in range(p.gn) for v in range(VEC))
+
+
+def a_row(p, i):
+    """The thread's row i of A's tile (within the block tile): groups of 4 adjacent rows, sm apart."""
+    return _plus("ra", (i // VEC) * p.sm + i % VEC)
+
+
 def multiply_adds(p, ind, h, k):
     """Step k of the tile in buffer h: the thread's TN values of B, then one row_fma per row."""
     kk = h * p.BK + k
-    bs = [f"sB[{kk}, {_plus('cb', g * p.sn + v)}]" for g in range(p.gn) for v in range(VEC)]
-    L = [f"{ind}b = ({', '.join(bs)})  # step k = {k}: the thread's {p.TN} values of B"]
+    L = [f"{ind}b = ({b_values(p, kk)})  # step k = {k}: the thread's {p.TN} values of B"]
     for i in range(p.TM):
-        g, v = divmod(i, VEC)
-        r = _plus("ra", g * p.sm + v)
+        r = a_row(p, i)
         a = f"sA[{kk}, {r}]" if p.transposed else f"sA[{_plus(r, h * p.BM)}, {k}]"
         L.append(f"{ind}acc{i} = row_fma(acc{i}, {a}, b)")
     return L
@@ -497,8 +506,7 @@ def async_multiply_adds(p, ind):
                      + f")  # row {i}, k = {VEC * g} .. {VEC * g + 3}")
         for v in range(VEC):
             k = VEC * g + v
-            bs = [f"sB[{_plus('sb', k)}, {_plus('cb', gg * p.sn + w)}]" for gg in range(p.gn) for w in range(VEC)]
-            L.append(f"{ind}b = ({', '.join(bs)})  # step k = {k}: the thread's {p.TN} values of B")
+            L.append(f"{ind}b = ({b_values(p, _plus('sb', k))})  # step k = {k}: the thread's {p.TN} values of B")
             L += [f"{ind}acc{i} = row_fma(acc{i}, a{i}[{v}], b)" for i in range(p.TM)]
     return L
 
@@ -512,10 +520,9 @@ def stage_multiply_adds(p, ind):
     """Transposed A: the tile in the stage at rows sa (sA) and sb (sB), k by k as in `multiply_adds`."""
     L = []
     for k in range(p.BK):
-        bs = [f"sB[{_plus('sb', k)}, {_plus('cb', g * p.sn + v)}]" for g in range(p.gn) for v in range(VEC)]
-        L.append(f"{ind}b = ({', '.join(bs)})  # step k = {k}: the thread's {p.TN} values of B")
+        L.append(f"{ind}b = ({b_values(p, _plus('sb', k))})  # step k = {k}: the thread's {p.TN} values of B")
         for i in range(p.TM):
-            r = _plus("ra", (i // VEC) * p.sm + i % VEC)
+            r = a_row(p, i)
             L.append(f"{ind}acc{i} = row_fma(acc{i}, sA[{_plus('sa', k)}, {r}], b)")
     return L
 
@@ -575,10 +582,9 @@ def fragment_loads(p, ind, h, k, s, note=""):
     """Register set s (a<s>, b<s>): the thread's TM values of A and TN values of B at step k of shared tile h,
     four adjacent floats at a time (one 128-bit read each)."""
     row = h * p.BK + k
-    a = [f"sA[{row}, {_plus('ra', (i // VEC) * p.sm + i % VEC)}]" for i in range(p.TM)]
-    b = [f"sB[{row}, {_plus('cb', g * p.sn + v)}]" for g in range(p.gn) for v in range(VEC)]
-    return [f"{ind}a{s} = ({', '.join(a)})  # k = {k}{note}: {p.TM} values of A",
-            f"{ind}b{s} = ({', '.join(b)})  # ... and {p.TN} of B"]
+    a = ", ".join(f"sA[{row}, {a_row(p, i)}]" for i in range(p.TM))
+    return [f"{ind}a{s} = ({a})  # k = {k}{note}: {p.TM} values of A",
+            f"{ind}b{s} = ({b_values(p, row)})  # ... and {p.TN} of B"]
 
 
 def fragment_fmas(p, ind, s):
