@@ -1,47 +1,119 @@
-"""`best` by shape: the largest block tile whose grid fills the card (registry.best_for), the SMs read from
-the device (on the simulator, the committed H200's); the rung it falls back to counted like every rung;
-and the committed H200 data agreeing with the choice."""
+"""What "best" means, in one place (core.best): the tuned choice for this card and shape class when the
+cache has one, else the card rule (the largest block tile whose grid fills the card, among the kernels it can
+run); `show`, `specialize`, `matmul` and `count_loads` agree on it; and the committed H200 data agree with
+the rule."""
+import dataclasses
+import json
+
 import numpy as np
 import pytest
 
 from tiledlab import data
-from tiledlab.core import registry
-from tiledlab.core.launch import matmul, multiprocessors, prepare
-from tiledlab.core.registry import BY_SIZE, best_for, blocks, predicted
+from tiledlab.core import best, card
+from tiledlab.core.launch import matmul, prepare, resolve, specialize
+from tiledlab.core.registry import KERNELS, predicted
 from tiledlab.counting.count import count_loads
+from tiledlab.notebook import show
 
-H200_SMS = 132
-
-
-LARGE = "w_128x256x8_8x16_warp16x2"
-
-
-@pytest.mark.parametrize("n, name", [(64, BY_SIZE[-1]), (1024, "a_64x128x16_8x8_s3"), (2048, LARGE), (8192, LARGE)])
-def test_each_size_gets_the_largest_tile_that_fills_the_h200(n, name):
-    assert best_for(n, n, H200_SMS) == name
+H200, T4 = card.KNOWN["h200"], card.KNOWN["t4"]
+LARGE, SMALL, NO_CP_ASYNC = best.CANDIDATES
 
 
-def test_the_choice_follows_the_grid_not_the_name():
-    # 128×256 blocks: 32 at N = 1024, too few for 132 SMs; 4096×1024 makes 128 of them, enough
-    assert blocks(LARGE, 1024, 1024) == 32
-    assert best_for(4096, 1024, H200_SMS) == LARGE
-    assert best_for(4096, 1024, 200) == "a_64x128x16_8x8_s3"  # a card with more SMs wants smaller tiles
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty tune cache of this test's own; write(entries) fills it."""
+    monkeypatch.setenv(best.CACHE_ENV, str(tmp_path))
+    best._reported.clear()
+
+    def write(entries, version=1):
+        best.cache_path().write_text(json.dumps({"version": version, "entries": entries}))
+    return write
+
+
+def entry(on, shape, kernel):
+    return {"card": on.as_dict(), "shape_class": list(best.shape_class(*shape)), "kernel": kernel,
+            "measured": {"ms": 1.0}}
+
+
+def test_a_shape_class_rounds_each_dimension_up_to_a_power_of_two():
+    assert best.shape_class(1000, 1024, 1025) == (1024, 1024, 2048)
+    assert best.shape_class(1, 3, 4097) == (1, 4, 8192)
+
+
+@pytest.mark.parametrize("n, name", [(64, SMALL), (1024, SMALL), (2048, LARGE), (8192, LARGE)])
+def test_each_size_gets_the_largest_tile_that_fills_the_h200(n, name, cache):
+    assert best.choose(n, n, n, H200) == name
+
+
+@pytest.mark.parametrize("n, name", [(64, NO_CP_ASYNC), (1024, NO_CP_ASYNC), (2048, LARGE), (8192, LARGE)])
+def test_a_card_without_cp_async_gets_only_what_it_can_run(n, name, cache):
+    assert KERNELS[SMALL].refusal(T4) and best.choose(n, n, n, T4) == name
+    assert KERNELS[name].refusal(T4) is None
+
+
+def test_the_choice_follows_the_grid_and_the_card(cache):
+    assert best.blocks(KERNELS[LARGE], 1024, 1024) == 32  # too few for 132 SMs; 4096×1024 makes 128
+    assert best.choose(4096, 64, 1024, H200) == LARGE
+    assert best.choose(4096, 64, 1024, dataclasses.replace(H200, sms=200)) == SMALL  # more SMs: smaller tiles
     for n in (512, 1024, 2048, 3000, 4096):
-        chosen = best_for(n, n, H200_SMS)
-        assert chosen == BY_SIZE[-1] or blocks(chosen, n, n) >= registry.FILL * H200_SMS
-        larger = BY_SIZE[:BY_SIZE.index(chosen)]
-        assert all(blocks(k, n, n) < registry.FILL * H200_SMS for k in larger)
+        chosen = KERNELS[best.choose(n, n, n, H200)]
+        assert chosen.name == SMALL or best.blocks(chosen, n, n) >= best.FILL * H200.sms
 
 
-def test_the_simulator_chooses_as_the_h200_would():
-    assert multiprocessors() == int(data.load("h200/device.csv")["sms"].iloc[0]) == H200_SMS
+def test_the_simulator_models_the_committed_h200_unless_told_otherwise(monkeypatch):
+    device = data.load("h200/device.csv").iloc[0]
+    assert card.current() == H200 and H200.name == device["device"]
+    assert all(getattr(H200, f) == device[f] for f in card.DEVICE_ATTRIBUTES)
+    assert "%d.%d" % H200.compute_capability == device["compute_capability"]
+    monkeypatch.setenv(card.ENV, "t4")
+    assert card.current() == T4 and "Tesla T4 (sm_75, 40 SMs)" in card.describe()
 
 
-def test_matmul_best_is_right_on_an_odd_shape_and_says_what_it_ran():
-    rng = np.random.default_rng(3)
+def test_every_path_agrees_on_what_best_is(cache, rng_seed=3):
+    rng = np.random.default_rng(rng_seed)
     A, B = rng.random((70, 37), dtype=np.float32), rng.random((37, 90), dtype=np.float32)
-    assert prepare("best", A, B).name == best_for(70, 90, H200_SMS)
+    chosen = best.choose(70, 37, 90)
+    assert prepare("best", A, B).name == resolve("best", (70, 37, 90)).name == chosen
+    assert count_loads("best", A, B).kernel == chosen
+    assert specialize("best", shape=(70, 37, 90)) is KERNELS[chosen].build()
+    assert show("best", shape=(70, 37, 90)).data == KERNELS[chosen].source()
+    assert resolve("best").name == best.choose(*best.SHAPE)  # no shape: best.SHAPE
     np.testing.assert_allclose(matmul(A, B, "best"), A.astype(np.float64) @ B, rtol=1e-5, atol=1e-5)
+
+
+def test_a_kernel_the_card_cannot_run_is_refused_before_compiling_in_one_line(monkeypatch, cache):
+    monkeypatch.setenv(card.ENV, "t4")
+    A = np.ones((8, 8), np.float32)
+    with pytest.raises(ValueError) as refused:
+        matmul(A, A, "a_64x128x8_8x8_s3")
+    assert str(refused.value) == ("a_64x128x8_8x8_s3: Tesla T4 (sm_75, 40 SMs) cannot run it: cp.async needs "
+                                  "compute capability 8.0 or higher")
+    with pytest.raises(ValueError, match="Tesla T4"):
+        count_loads("h_64x128x8_8x8_s3", A, A)
+    np.testing.assert_allclose(matmul(A, A, "best"), A @ A)
+
+
+def test_a_tuned_choice_is_used_for_its_own_card_and_shape_class_only(cache):
+    cache([entry(H200, (1000, 1000, 1000), "s_64x64x8_4x4")])
+    assert best.choose(1000, 1000, 1000, H200) == best.choose(1024, 513, 1024, H200) == "s_64x64x8_4x4"
+    assert best.choose(2048, 2048, 2048, H200) == LARGE  # another shape class: the rule
+    assert best.choose(1000, 1000, 1000, dataclasses.replace(H200, sms=114)) == SMALL  # another card: the rule
+    cache([entry(H200, (1000,) * 3, "s_64x64x8_4x4"), entry(H200, (1000,) * 3, "gen_warp")])
+    assert best.choose(1000, 1000, 1000, H200) == "gen_warp"  # the later entry replaces the earlier
+
+
+def test_a_tuned_choice_that_no_longer_holds_is_not_used(cache):
+    cache([entry(H200, (64, 64, 64), "no_such_kernel"), entry(T4, (64, 64, 64), SMALL)])
+    assert best.choose(64, 64, 64, H200) == SMALL  # the registry lost the kernel: the rule
+    assert best.choose(64, 64, 64, T4) == NO_CP_ASYNC  # the card cannot run the cached kernel: the rule
+
+
+@pytest.mark.parametrize("text", ["{not json", json.dumps({"version": 2, "entries": []}), json.dumps([1])])
+def test_a_cache_that_cannot_be_read_is_reported_once_and_ignored(cache, text):
+    best.cache_path().write_text(text)
+    with pytest.warns(UserWarning, match="tune.json are ignored"):
+        assert best.choose(64, 64, 64, H200) == SMALL
+    assert best.choose(64, 64, 64, H200) == SMALL  # once: no second warning (pytest would fail on an error)
 
 
 def test_bad_input_to_best_is_refused_before_launch():
@@ -65,14 +137,16 @@ def test_bk16_three_stages_counted_exactly():
 
 
 def test_the_committed_h200_run_agrees_with_the_choice():
-    """At every N of waits.csv (both kernels of BY_SIZE, one run), the kernel best_for picks is the faster of
-    BY_SIZE's, within 1 % of the fastest numba kernel of the run (notebook 7: "the rule and the stopwatch
-    agree"), and at least 80 % of cuBLAS (issue 16's goal for every size)."""
+    """At every N of waits.csv (the H200's two candidates, one run), the kernel the rule picks is the faster
+    of the two, within 1 % of the fastest numba kernel of the run (notebook 7: "the rule and the stopwatch
+    agree"), and at least 80 % of cuBLAS."""
     waits = data.load("h200/waits.csv")
+    timed = [k for k in best.CANDIDATES if k in set(waits["kernel"])]
+    assert len(timed) == 2
     for n, g in waits.groupby("N"):
         pct = g.set_index("kernel")["pct_cublas"]
-        chosen = best_for(int(n), int(n), H200_SMS)
-        assert pct[chosen] == max(pct[k] for k in BY_SIZE), (n, chosen)
+        chosen = best.by_rule(int(n), int(n), H200, KERNELS)
+        assert pct[chosen] == max(pct[k] for k in timed), (n, chosen)
         assert pct[chosen] >= 0.99 * pct.drop(["cublas", "triton"]).max(), (n, chosen)
         assert pct[chosen] >= 80, (n, chosen, pct[chosen])
 

@@ -15,7 +15,7 @@ import pytest
 from tiledlab import cli, edition, i18n
 from tiledlab.core import launch
 from tiledlab.core.launch import matmul, prepare
-from tiledlab.core.registry import BY_SIZE, best_for
+from tiledlab.core import best, card
 from tiledlab.edition import catalogs, sources
 
 F32 = np.float32
@@ -37,22 +37,26 @@ def never_launched(monkeypatch):
     monkeypatch.setattr(launch.cuda, "to_device", refuse)
 
 
-# --- matmul(A, B, "best") and best_for ------------------------------------------------------------
+# --- matmul(A, B, "best") and best.choose ------------------------------------------------------------
 
-@pytest.mark.parametrize("sms", [0, -132, 1.5, float("nan"), "132", None, True])
-def test_best_for_refuses_a_card_without_a_whole_positive_number_of_sms(sms):
-    with pytest.raises(ValueError, match="sms .*whole number of at least 1"):
-        best_for(1024, 1024, sms)
-
-
-@pytest.mark.parametrize("M, N", [(0, 64), (64, -1), (2.5, 64), ("64", 64)])
-def test_best_for_refuses_a_shape_that_is_not_whole_and_positive(M, N):
+@pytest.mark.parametrize("M, N", [(0, 64), (64, -1), (2.5, 64), ("64", 64), (True, 64), (float("nan"), 64)])
+def test_best_refuses_a_shape_that_is_not_whole_and_positive(M, N):
     with pytest.raises(ValueError, match="whole number of at least 1"):
-        best_for(M, N, 132)
+        best.choose(M, 64, N)
 
 
-def test_best_for_takes_numpy_integers():
-    assert best_for(np.int64(8192), np.int32(8192), np.int64(132)) == BY_SIZE[0]
+def test_best_takes_numpy_integers():
+    assert best.choose(np.int64(8192), np.int32(64), np.int64(8192)) == best.choose(8192, 64, 8192)
+
+
+@pytest.mark.parametrize("value", ["", "gtx1080", "T4 "])
+def test_an_unknown_modelled_card_is_refused_by_name(monkeypatch, value):
+    monkeypatch.setenv(card.ENV, value)
+    if value.strip().lower() in ("", "t4"):
+        assert card.modelled().name in ("NVIDIA H200", "Tesla T4")
+        return
+    with pytest.raises(ValueError, match="TILEDLAB_CARD='gtx1080': the simulator models one of t4, a100"):
+        card.modelled()
 
 
 @pytest.mark.parametrize("A, B, says", [

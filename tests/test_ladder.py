@@ -38,7 +38,7 @@ def test_sass_counts_the_innermost_loop_with_the_most_ffma():
 
 SMALL = [("tiled", "tiled", {"T": 4}, "lesson"),
          ("regtile_2d", "regtile_2d", dict(BM=16, BN=32, BK=8, TM=4, TN=4), "ladder"),
-         ("best", "best", dict(BM=32, BN=64, BK=8, TM=4, TN=8), "search")]
+         ("s_128x256x8_8x16", "s_128x256x8_8x16", dict(BM=32, BN=64, BK=8, TM=4, TN=8), "search")]
 
 
 def test_rows_carry_speed_share_of_cublas_errors_and_formulas():
@@ -47,7 +47,7 @@ def test_rows_carry_speed_share_of_cublas_errors_and_formulas():
                           blas=lambda A, B, timer: (Timing(1.0, 1.0, 1.0, 3, "fake clock"), A @ B),
                           facts=lambda kernel: {"regs": 40})
     assert [(r["kernel"], r["N"]) for r in rows] == [(k, n) for n in (8, 16) for k in ("cublas", "tiled", "regtile_2d",
-                                                                                         "best")]
+                                                                                         "s_128x256x8_8x16")]
     for r in rows:
         assert r["tflops"] == pytest.approx(2 * r["N"] ** 3 / (r["median_ms"] * 1e-3) / 1e12)
         assert r["rel_err"] < 1e-6 and r["reference"] == "float64"
@@ -59,16 +59,16 @@ def test_rows_carry_speed_share_of_cublas_errors_and_formulas():
     assert by["regtile_2d", 16]["config"] == "16×32×8, 4×4" and by["regtile_2d", 16]["threads"] == 32
     assert by["regtile_2d", 16]["shared_reads_per_fma"] == 0.5  # (4 + 4)/(4·4)
     # one clamped 32×64 block: 32 rows of A and 64 columns of B, 16 deep, for 32·64·16 multiply-adds
-    assert by["best", 16]["global_loads_per_fma"] == (32 * 16 + 64 * 16) / (32 * 64 * 16)
+    assert by["s_128x256x8_8x16", 16]["global_loads_per_fma"] == (32 * 16 + 64 * 16) / (32 * 64 * 16)
     assert set(rows[1]) >= set(ladder.FIELDS) - set(ladder.SASS_FIELDS) - {"launch_bounds"} | {"regs"}
-    assert [r["kernel"] for r in ladder.sass_rows(rows)] == ["tiled", "regtile_2d", "best"]
+    assert [r["kernel"] for r in ladder.sass_rows(rows)] == ["tiled", "regtile_2d", "s_128x256x8_8x16"]
 
 
 def test_default_jobs_are_the_lesson_the_rungs_and_the_search():
     jobs = ladder.jobs()
     labels = [j[0] for j in jobs]
     assert labels[:3] == ["naive", "tiled", "regtile_1d"] and jobs[1][2] == {"T": 32}
-    assert "best" not in labels and tiledlab.core.registry.BEST in labels  # timed once, under its own name
+    assert "best" not in labels and tiledlab.core.registry.LADDER_TOP in labels  # timed once, under its own name
     assert [j[0] for j in ladder.jobs(["regtile_2d", "best"])] == ["regtile_2d", "best"]
     with pytest.raises(ValueError, match="kernel must be one of"):
         ladder.jobs(["fastest"])
@@ -103,7 +103,7 @@ def test_profile_adds_the_ladder_at_one_n():
     from tiledlab.experiments import profile
     spec = profile.launches([64], [8], ladder_n=4096)
     assert spec[:2] == [("naive", 64, 16), ("tiled", 64, 8)]
-    assert spec[2] == ("tiled", 4096, 32) and spec[-1] == ("best", 4096, 0)
+    assert spec[2] == ("tiled", 4096, 32) and spec[-1] == (tiledlab.core.registry.LADDER_TOP, 4096, 0)
     assert ("regtile_vec", 4096, 0) in spec and ("naive", 4096, 16) not in spec
     assert {"local_ld_inst", "local_st_inst"} <= set(profile.METRICS)  # spills show as local-memory traffic
 
@@ -136,7 +136,8 @@ class _Bar:
 
 
 def test_the_async_rungs_run_after_the_search():
-    from tiledlab.core.registry import ASYNC
+    from tiledlab.core.registry import family
+    ASYNC = family("async")
     found = ladder.jobs()
     groups = [g for *_, g in found]
     assert ASYNC and groups[-len(ASYNC):] == ["async"] * len(ASYNC)

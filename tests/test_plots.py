@@ -94,7 +94,7 @@ def roofline_of_the_ladder():
     from tiledlab import data
     from tiledlab.core import registry
     ladder = data.load("h200/ladder.csv").drop_duplicates("kernel").set_index("kernel")
-    prof = data.load("h200/ladder_profile.csv").replace({"kernel": {"best": registry.BEST}})
+    prof = data.load("h200/ladder_profile.csv").replace({"kernel": {"best": registry.LADDER_TOP}})
     first = prof.dropna(subset=["flop_per_shared_byte"]).drop_duplicates("kernel")
     return plots.rung_points([(r.kernel, ladder.loc[r.kernel, "group"], r.flop_per_shared_byte,
                                2 * r.ffma / (r.time_ns * 1e-9) / 1e12) for r in first.itertuples()])

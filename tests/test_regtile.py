@@ -6,6 +6,7 @@ import inspect
 import numpy as np
 import pytest
 from conftest import operands
+from kernel_cases import small
 
 import tiledlab
 from tiledlab.core import formulas, registry
@@ -23,14 +24,7 @@ GENERATED = dict(BM=32, BN=64, BK=8, TM=4, TN=8)  # 64 threads
 WARP = dict(BM=32, BN=128, BK=8, TM=4, TN=8)  # 128 threads: 2×2 warps of 4×8 thread tiles
 
 
-def small(name):
-    """Constants small enough for the simulator, keeping each kernel's options."""
-    if name in HAND:
-        return HAND[name]
-    return WARP if "warp" in name else GENERATED
-
-
-RUNGS = [n for n in registry.LADDER if n not in ("naive", "tiled", "best")]
+RUNGS = registry.family("ladder")
 SHAPES = [(5, 23, 7), (33, 17, 65), (1, 1, 1), (70, 45, 37)]
 
 
@@ -38,15 +32,9 @@ SHAPES = [(5, 23, 7), (33, 17, 65), (1, 1, 1), (70, 45, 37)]
 def test_matches_numpy_on_odd_shapes(rng, name):
     for M, K, N in SHAPES:
         A, B = operands(rng, M, K, N)
-        C = tiledlab.matmul(A, B, name, **small(name))
+        C = tiledlab.matmul(A, B, name, **small(registry.KERNELS[name]))
         np.testing.assert_allclose(C, A.astype(np.float64) @ B.astype(np.float64), rtol=1e-5, atol=1e-5,
                                    err_msg=f"{name} {M}×{K}·{K}×{N}")
-
-
-@pytest.mark.parametrize("name", registry.SEARCH + ["regtile_2d", "best"])
-def test_default_constants_run(rng, name):
-    A, B = operands(rng, 33, 17, 65)  # one or two blocks of up to 256 threads, ragged on every side
-    np.testing.assert_allclose(tiledlab.matmul(A, B, name), A @ B, rtol=1e-5, atol=1e-5)
 
 
 COUNTED = [  # (kernel, constants): hand-written, zero-guarded and clamped generated, double-buffered, warp-tiled
@@ -169,8 +157,7 @@ def test_a_changed_copy_of_generated_source_keeps_its_constants(rng):
         tiledlab.matmul(A, B, broken, BM=64)
 
 
-def test_the_ladder_names_real_kernels_in_order():
-    assert registry.LADDER[:2] == ["naive", "tiled"] and registry.LADDER[-1] == "best"
-    assert registry.KERNELS["best"] is registry.KERNELS[registry.BEST]
-    assert registry.BEST in registry.SEARCH and len(registry.SEARCH) <= 8
-    assert all(registry.KERNELS[n].idea for n in registry.LADDER + registry.SEARCH)
+def test_the_ladder_is_the_lessons_two_then_its_rungs_in_order():
+    assert registry.LADDER == registry.family("lesson") + registry.family("ladder")
+    assert registry.LADDER[:2] == ["naive", "tiled"] and registry.LADDER_TOP in registry.family("search")
+    assert "best" not in registry.KERNELS  # "best" is a choice (core.best), not a kernel of its own

@@ -41,7 +41,7 @@ def test_the_reads_per_fma_budget_refuses_every_column_tile():
     assert not check(naive, tile=4, max_shared_reads_per_fma=HALF_THE_TILED_READS)  # no shared reads, but 2N³ loads
     assert not check(tiled, tile=4, max_shared_reads_per_fma=HALF_THE_TILED_READS)  # 2 reads per FMA
     assert not check(column_tile, tile=4, max_shared_reads_per_fma=HALF_THE_TILED_READS)  # (TM + 1)/TM = 1.5
-    tallest_column = outer_product.changed(outer_product.code(outer_product.bind()).tree, constants={"TM": 4, "TN": 1})
+    tallest_column = outer_product.changed(outer_product.code.at("outer_product", {}).tree, constants={"TM": 4, "TN": 1})
     assert not check(tallest_column, tile=4, max_shared_reads_per_fma=HALF_THE_TILED_READS)  # 5/4 at T = 4
     assert check(outer_product, tile=4, max_shared_reads_per_fma=HALF_THE_TILED_READS)  # 2×2: exactly 1
 

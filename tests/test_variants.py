@@ -81,7 +81,7 @@ def test_transposed_tile_is_written_and_read_down_a_column_and_padding_widens_it
 
 
 def test_rewrites_keep_line_numbers_for_the_simulator():
-    tree = padded(transposed(tiledlab.tiled, "sB"), "sB").tree
+    tree = padded(transposed(tiledlab.tiled, "sB"), "sB").code.tree
     lines = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "cuda.shared.array"]
     assert len(set(lines)) == 2
 

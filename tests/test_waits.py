@@ -1,4 +1,4 @@
-"""The two rungs against the wait for shared data (registry.WAITS): register fragments one k ahead
+"""The rungs against the wait for shared data (the registry's family "waits"): register fragments one k ahead
 (`fragments=2`) and a 16×2 warp patch. Right on odd shapes, counted exactly, their one barrier per tile
 checked by the counting lab, refused where they cannot be built; on a GPU, compiled to 128-bit shared reads;
 and what notebook 7 says of them, against the committed H200 run (waits.csv, waits_profile.csv)."""
@@ -10,7 +10,7 @@ from tiledlab import data
 from tiledlab.core import unrolled
 from tiledlab.core.generated import generated
 from tiledlab.core.launch import matmul
-from tiledlab.core.registry import BY_SIZE, KERNELS, WAITS, predicted
+from tiledlab.core.registry import KERNELS, family, predicted
 from tiledlab.counting.count import count_loads
 
 SMALL = dict(BM=64, BN=32, BK=8, TM=4, TN=4)  # 128 threads; 16×8 thread tiles hold a 4×8 and a 16×2 warp patch
@@ -24,17 +24,6 @@ def rng():
 
 def operands(rng, M, K, N):
     return rng.random((M, K), dtype=np.float32), rng.random((K, N), dtype=np.float32)
-
-
-def test_the_waits_rungs_are_the_two_named():
-    assert WAITS == ["f_128x256x8_8x16_warp", "w_128x256x8_8x16_warp16x2"]
-    assert BY_SIZE[0] == "w_128x256x8_8x16_warp16x2"
-
-
-@pytest.mark.parametrize("name", WAITS)
-def test_every_waits_rung_is_right_on_an_odd_shape(rng, name):
-    A, B = operands(rng, 33, 21, 70)  # K: two whole tiles and a partial one; a partial block in M and N
-    np.testing.assert_allclose(matmul(A, B, kernel=name), A.astype(np.float64) @ B, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("options", [dict(warp=(4, 8), **FRAGMENTS), dict(warp=(16, 2)), dict(warp=(16, 2), **FRAGMENTS)],
@@ -89,7 +78,7 @@ def test_an_odd_bk_is_refused_for_fragments():
 
 
 @pytest.mark.skipif(tiledlab.SIMULATOR, reason="reads the SASS numba compiled on a GPU")
-@pytest.mark.parametrize("name", WAITS)
+@pytest.mark.parametrize("name", family("waits"))
 def test_the_main_loop_reads_shared_memory_128_bits_at_a_time(name):
     from tiledlab.experiments.sass import compiled, kernel_facts
     facts = kernel_facts(compiled(name))
@@ -109,7 +98,7 @@ def wprof():
 
 
 def test_the_run_has_every_kernel_at_every_n(waits):
-    kernels = {"cublas", "triton", "s_128x256x8_8x16_warp", "a_64x128x16_8x8_s3", *WAITS}
+    kernels = {"cublas", "triton", "s_128x256x8_8x16_warp", "a_64x128x16_8x8_s3", *family("waits")}
     for n, g in waits.groupby("N"):
         assert set(g["kernel"]) == kernels, n
     assert sorted(waits["N"].unique()) == [1024, 2048, 4096, 8192]

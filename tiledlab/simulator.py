@@ -183,8 +183,3 @@ def accept_alignment():
     return _patch(lambda: _missing_for_alignment(kernelapi), "cuda.shared.array(..., alignment=) stays refused "
                   "on the simulator (notebook 7's 128-bit kernels cannot run there)", install)
 
-
-def accepts_alignment():
-    """True when the simulator accepts alignment= on shared arrays."""
-    from numba.cuda.simulator import kernelapi
-    return kernelapi.FakeCUDAShared.array is _shared_array

@@ -1,8 +1,10 @@
-"""The one builder: every compiled kernel of the package comes from here, through one cache.
+"""The one builder: every compiled kernel of the package comes from here, each compiled once per code and
+constants (a Kernel also keeps its builds by constants, so that its code is not read or written again
+for every launch).
 
-Three ways in, one for each form a kernel's code takes:
+Three ways in, one for each source of a kernel's code (core.kernel: Written, Changed, Generated):
 
-* `bind(fn, constants)`: a plain function compiled with some of its globals replaced (the lesson's
+* `from_function(fn, constants)`: a plain function compiled with some of its globals replaced (the lesson's
   `T`, the register tiles' `BM` ...). Numba freezes globals when it compiles, so each set of
   constants is a build of its own.
 * `from_tree(func, namespace, filename)`: a changed syntax tree (the counting rewrite, the variants).
@@ -43,7 +45,7 @@ def key(constants):
     return tuple(sorted((constants or {}).items()))
 
 
-def bind(fn, constants, launch_bounds=None):
+def from_function(fn, constants, launch_bounds=None):
     """`fn` compiled as a kernel with the globals in `constants` bound: the same code, new sizes."""
     def make():
         bound = types.FunctionType(fn.__code__, {**fn.__globals__, **constants}, fn.__name__,

@@ -11,6 +11,11 @@ def _blocks(n, T):
     return -(-n // T)  # ceil(n / T): edge tiles are partly outside the matrix
 
 
+def threads_per_block(BM, BN, TM, TN):
+    """One thread per TM×TN thread tile of the BM×BN block tile: (BM/TM)·(BN/TN)."""
+    return (BM // TM) * (BN // TN)
+
+
 def naive_loads(M, K, N):
     """One thread per C element, K loads of A and K of B each: M·N·2K (2N³ when square)."""
     return {"A": M * N * K, "B": M * N * K}
@@ -40,7 +45,7 @@ def shared_traffic(M, K, N, BM, BN, BK, TM=1, TN=1):
     multiplied too. The tiled kernel is BM = BN = BK = T, TM = TN = 1; the 1-D register tile TN = 1."""
     gx, gy, steps = _blocks(N, BN), _blocks(M, BM), _blocks(K, BK)
     k_padded = steps * BK
-    threads = (BM // TM) * (BN // TN)
+    threads = threads_per_block(BM, BN, TM, TN)
     return {"reads": gx * gy * k_padded * threads * (TM + TN), "stores": gx * gy * steps * BK * (BM + BN),
             "fmas": gx * gy * BM * BN * k_padded}
 

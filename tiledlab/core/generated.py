@@ -3,26 +3,27 @@ constants (the unrolled code itself changes with them), with the register tiles'
 from functools import partial
 
 from . import unrolled
-from .kernel import Kernel
+from .card import CP_ASYNC
+from .kernel import ANY_CARD, Generated, Kernel
 from .regtile import block_tile, thread_tiles
 from .rules import Rule, names
 
-TILE = ("BM", "BN", "BK", "TM", "TN")
 
-
-def generated(name, BM=128, BN=128, BK=8, TM=8, TN=8, idea="", min_blocks=None, **options):
+def generated(name, BM=128, BN=128, BK=8, TM=8, TN=8, idea="", min_blocks=None, family="student", **options):
     """The generated kernel `name` with these default constants; `options` as in `generate_source`."""
     unknown = set(options) - set(unrolled.OPTIONS)
     if unknown:
         raise ValueError(f"unknown options {sorted(unknown)}; generate_source takes {', '.join(unrolled.OPTIONS)}")
-    options = {**unrolled.OPTIONS, **options}
+    given, options = options, {**unrolled.OPTIONS, **options}
 
     def write(constants):
         """(kernel source, helper source) at these constants."""
         return (unrolled.generate_source(**constants, **options, name=name),
                 unrolled.generate_helpers(constants["TN"]))
-    kernel = Kernel(name, constants=dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN), rules=rules(options),
-                    block=block_tile, threads=thread_tiles, idea=idea, min_blocks=min_blocks, generator=write,
+    shared = partial(unrolled.shared_memory, **{k: options[k] for k in names(unrolled.shared_memory) if k in options})
+    kernel = Kernel(name, Generated(write, given), constants=dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN),
+                    rules=rules(options), block=block_tile, threads=thread_tiles, idea=idea, min_blocks=min_blocks,
+                    family=family, compute_capability=CP_ASYNC if options["stages"] else ANY_CARD, shared=shared,
                     clamped=options["edge"] == "clamp")
     kernel.bind()  # bad options or defaults are refused here, where the kernel is made
     return kernel

@@ -1,17 +1,22 @@
-"""What tiledlab knows about a kernel, in one object: its code, its constants, how it covers C.
+"""What tiledlab knows about a kernel, in one object: its code, its constants, how it covers C, what it
+needs of the card.
 
 A `Kernel` holds
-* its code: a plain function (hand-written), a source generator (the unrolled rungs), or a changed
-  syntax tree of another kernel (the variants);
+* its code, one of three sources behind one interface (`at`, `text`, `compile`, `namespace`): a
+  hand-written function (`Written`), a source generator (`Generated`, the unrolled rungs), or a changed
+  syntax tree of another kernel's code (`Changed`, the variants; a variant of a generated kernel keeps
+  the text written for it and never runs the generator again);
 * its compile-time constants with their defaults, the constants derived from them, and the rules
   they must keep, each a function whose parameters name the constants it reads (core.rules);
 * its launch geometry: the rows and columns of C one block computes, and the threads of a block;
-* the one idea it adds to the kernel before it, and its launch bounds.
+* its family (the lesson's, the ladder's, ...: registry), the one idea it adds to the kernel before it,
+  and what it needs of the card: compute capability, shared memory, threads and launch bounds (core.card).
 
-`kernel.bind(BM=64)` checks and completes a set of constants once; `kernel.build(constants)`
-compiles that build through the one builder (core.build), after checking the kernel contract
-(core.contract). The lesson's kernels are plain `@cuda.jit` functions: `Kernel.of(naive)` wraps
-them (and any student's kernel) with the lesson's geometry, T×T threads for a T×T tile of C:
+`kernel.bind(BM=64)` checks and completes a set of constants once; `kernel.build(constants)` compiles
+that build through the one builder (core.build), after checking the kernel contract (core.contract)
+and that the card in hand can run it. The lesson's kernels are plain `@cuda.jit` functions:
+`Kernel.of(naive)` wraps them (and any student's kernel) with the lesson's geometry, T×T threads for
+a T×T tile of C:
 
     @launch_geometry(block=lambda BM, BN: (BM, BN), threads=lambda BM, BN, TM, TN: (BN // TN, BM // TM),
                      BM=64, BN=64, BK=8, TM=4, TN=4, NTHREADS=lambda BM, BN, TM, TN: (BM // TM) * (BN // TN))
@@ -24,18 +29,17 @@ import ast
 import inspect
 import textwrap
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Callable, NamedTuple
 
 import numpy as np
 
-from . import build, contract
-from .rules import Rule, apply, check_all, show
+from . import build, card as cards, contract
+from .card import MAX_THREADS_PER_BLOCK, Needs, Shared
+from .rules import Rule, apply, check_all, is_whole, show
 from ..i18n import _
 
-MAX_THREADS_PER_BLOCK = 1024  # CUDA's limit on every current GPU
 MAX_GRID_Y = 65535  # gridDim.y limit; blockIdx.y walks the block rows of C
-MAX_STATIC_SHARED_BYTES = 48 * 1024  # static shared memory per block; more needs dynamic shared memory
+ANY_CARD = (0, 0)  # the compute capability a kernel of plain numba needs: none in particular
 
 
 class Code(NamedTuple):
@@ -45,14 +49,107 @@ class Code(NamedTuple):
     text: str = None       # the whole generated source, for generated kernels
 
 
+@dataclass(frozen=True, eq=False)
+class Written:
+    """A hand-written kernel's plain function; a build binds the constants as its globals."""
+    function: Callable
+    options = {}  # a generator's options: none
+
+    @property
+    def namespace(self):
+        return dict(self.function.__globals__)  # read at each build: a notebook cell may have changed a global
+
+    @property
+    def origin(self):
+        return self.function
+
+    def at(self, name, constants):
+        return Code(contract.syntax_tree(self.function, name), "", inspect.getsourcefile(self.function))
+
+    def text(self, code):
+        return textwrap.dedent(inspect.getsource(self.function))
+
+    def compile(self, code, constants, launch_bounds):
+        return build.from_function(self.function, constants, launch_bounds)
+
+
+@dataclass(frozen=True, eq=False)
+class Generated:
+    """Source written by a program for each set of constants (core.unrolled)."""
+    write: Callable  # constants → (kernel source, helper source)
+    options: dict = field(default_factory=dict)  # the generator's options, as the kernel was declared with them
+    origin = "generated"
+
+    @property
+    def namespace(self):
+        from numba import cuda, float32, uint64
+
+        from . import ptx
+        return {"cuda": cuda, "float32": float32, "uint64": uint64, **{name: getattr(ptx, name) for name in ptx.ARITY}}
+
+    def at(self, name, constants):
+        text, helpers = self.write(constants)
+        filename = build.remember(text, f"<tiledlab generated {name} {build.digest(text)}>")
+        return Code(contract.parse_kernel(text, filename, name), helpers, filename, text)
+
+    def text(self, code):
+        return code.helpers + "\n\n" + code.text
+
+    def compile(self, code, constants, launch_bounds):
+        return build.from_source(code.text, code.tree.name, self.namespace, launch_bounds, code.helpers)
+
+
+@dataclass(frozen=True, eq=False)
+class Changed:
+    """A changed syntax tree of another kernel's code, run with that code's helpers and globals."""
+    tree: ast.FunctionDef
+    helpers: str
+    filename: str
+    base: object  # the Written or Generated code it was changed from
+
+    @property
+    def namespace(self):
+        return self.base.namespace
+
+    @property
+    def options(self):
+        return self.base.options
+
+    @property
+    def origin(self):
+        return self.base.origin
+
+    def at(self, name, constants):
+        return Code(contract.copy_tree(self.tree), self.helpers, self.filename)
+
+    def text(self, code):
+        return (code.helpers + "\n\n" if code.helpers else "") + ast.unparse(code.tree)
+
+    def compile(self, code, constants, launch_bounds):
+        return build.from_tree(code.tree, {**self.namespace, **constants}, code.filename,
+                               ("variant", self.origin, code.helpers, ast.dump(code.tree), build.key(constants)),
+                               launch_bounds, code.helpers)
+
+
 def _lesson_tile(T):
     return (T, T)
+
+
+def validate_tile(tile):
+    """The lesson's tile width T as an int from 1 to 32, or a ValueError that says why not."""
+    if not is_whole(tile):
+        raise ValueError(_("tile must be a whole number from 1 to 32, got {tile}").format(tile=repr(tile)))
+    if not 1 <= tile <= 32:
+        raise ValueError(_("tile={tile} gives {tile}×{tile} = {threads} threads per block; CUDA allows "
+                           "1 to {most}, so tile must be from 1 to 32").format(tile=tile, threads=tile * tile,
+                                                                             most=MAX_THREADS_PER_BLOCK))
+    return int(tile)
 
 
 @dataclass(frozen=True, eq=False)
 class Kernel:
     name: str
-    function: Callable = None      # the plain Python function of a hand-written kernel
+    code: object                   # Written, Generated or Changed: see the module's docstring
     constants: dict = field(default_factory=lambda: {"T": 16})  # every constant, with its default
     derived: dict = field(default_factory=dict)  # name → function of the constants, computed in order
     rules: tuple = ()              # Rule objects the constants must keep
@@ -60,18 +157,24 @@ class Kernel:
     threads: Callable = _lesson_tile  # constants → threads per block along (x → columns, y → rows)
     idea: str = ""                 # the one idea this kernel adds to the one before it
     min_blocks: int = None         # launch bounds: ask the compiler to fit this many blocks per SM
-    generator: Callable = None     # constants → (kernel source, helper source): generated kernels
-    tree: ast.FunctionDef = None   # a changed syntax tree of `function`'s kernel (the variants)
+    family: str = "student"        # its group in the registry ("lesson", "ladder", ...); a student's own kernel
+    compute_capability: tuple = ANY_CARD  # the oldest card with its instructions (card.CP_ASYNC for cp.async)
+    shared: Callable = None        # constants → card.Shared; None: summed from its cuda.shared.array lines
     fixed: bool = False            # the code was written for `constants` and takes no others
     clamped: bool = False          # rows of A / columns of B past the edges are read again
     _builds: dict = field(default_factory=dict, init=False, repr=False)  # (constants, bounds) → build
 
     # --- constants -------------------------------------------------------------------------------
-    def bind(self, given=None, **more):
-        """All constants of a build: the defaults, then the given ones, then the derived ones,
-        checked: unknown names, values that are not whole numbers, a block CUDA cannot launch, and
-        the kernel's rules each give a ValueError that says what to change."""
+    def bind(self, given=None, tile=None, **more):
+        """All constants of a build: the defaults, then the given ones (`tile`: the lesson's T), then the
+        derived ones, checked: unknown names, values that are not whole numbers, a block CUDA cannot
+        launch, and the kernel's rules each give a ValueError that says what to change."""
         given = {**(given or {}), **more}
+        if tile is not None:
+            if "T" not in self.constants:
+                raise ValueError(f"{self.name} has no tile width T: give its constants by name "
+                                 f"({show(self.constants)} by default)")
+            given["T"] = validate_tile(tile)
         for name, value in given.items():
             self._check_value(name, value)
         constants = {**self.constants, **{k: int(v) for k, v in given.items()}}
@@ -84,7 +187,7 @@ class Kernel:
     def _check_value(self, name, value):
         if name not in self.constants:
             raise ValueError(f"{self.name} has no constant {name!r}: its constants are {', '.join(self.constants)}")
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if not is_whole(value):
             raise ValueError(f"{name} must be a whole number, got {value!r}")
         if value < 0:
             raise ValueError(f"{name} must not be negative, got {value}")
@@ -118,53 +221,52 @@ class Kernel:
         threads = int(np.prod(self.sizes(constants)[1]))
         if given is None:
             return (threads, self.min_blocks) if self.min_blocks else None
-        if not (isinstance(given, tuple) and len(given) == 2 and
-                all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1 for v in given)):
+        if not (isinstance(given, tuple) and len(given) == 2 and is_whole(*given) and min(given) >= 1):
             raise ValueError(f"launch_bounds must be (max threads per block, min blocks per SM), two whole "
                              f"numbers of at least 1, got {given!r}")
         if threads > given[0]:
             raise ValueError(f"{self.name}: {threads} threads per block, more than the launch bounds {given} allow")
         return tuple(int(v) for v in given)
 
-    # --- code ------------------------------------------------------------------------------------
-    def code(self, constants):
-        """The code that runs at `constants`: its syntax tree (what a build compiles and the counting
-        lab rewrites, with real line numbers), the source of helpers it calls, and its file name."""
-        if self.generator is not None:
-            text, helpers = self._generated(constants)
-            filename = build.remember(text, f"<tiledlab generated {self.name} {build.digest(text)}>")
-            tree = contract.parse_kernel(text, filename, self.name) if self.tree is None else self.tree
-            return Code(contract.copy_tree(tree), helpers, filename, text if self.tree is None else None)
-        if self.tree is not None:
-            return Code(contract.copy_tree(self.tree), "", self.filename, None)
-        return Code(contract.syntax_tree(self.function, self.name), "", self.filename, None)
+    # --- what it needs of the card ---------------------------------------------------------------
+    def shared_memory(self, constants, tree=None):
+        """card.Shared of one block at `constants`: from `shared` when declared, else the bytes of its
+        cuda.shared.array declarations (None when a shape cannot be evaluated here; numba then reports
+        it when it compiles)."""
+        if self.shared is not None:
+            return apply(self.shared, constants, self.name)
+        tree = tree or self.code.at(self.name, self._declared(constants)).tree
+        try:
+            found = contract.shared_declarations(tree, {**self.code.namespace, **constants})
+            return Shared(sum(int(np.prod(shape)) * np.dtype(str(dtype)).itemsize for _name, shape, dtype in found))
+        except Exception:  # noqa: BLE001  a name only the kernel's own build knows, or an unusual dtype
+            return None
 
-    def _generated(self, constants):
-        return self.generator({k: constants[k] for k in self.constants})
+    def needs(self, bound=None, launch_bounds=None, tree=None):
+        """card.Needs of the build at constants that `bind` returned (the defaults when None)."""
+        constants = self.bind() if bound is None else bound
+        bounds = self.launch_bounds(constants, launch_bounds)
+        return Needs(self.compute_capability, self.shared_memory(constants, tree) or Shared(0),
+                     int(np.prod(self.sizes(constants)[1])), bounds[1] if bounds else None)
+
+    def refusal(self, card=None, bound=None, launch_bounds=None, tree=None):
+        """Why `card` (the card in hand when None) cannot run the build at `bound` (as `bind` returns
+        them; the defaults when None), in one line; None when it can."""
+        why = self.needs(bound, launch_bounds, tree).refusal(card or cards.current())
+        return f"{self.name}: {why}" if why else None
+
+    # --- code ------------------------------------------------------------------------------------
+    def _declared(self, constants):
+        return {k: constants[k] for k in self.constants}
 
     def source(self, constants=None):
         """The source text that runs at `constants` (the defaults when None): what `show()` prints."""
-        constants = self.bind(constants)
-        code = self.code(constants)
-        if code.text is not None:
-            return code.helpers + "\n\n" + code.text
-        if self.tree is not None:
-            return (code.helpers + "\n\n" if code.helpers else "") + ast.unparse(code.tree)
-        return textwrap.dedent(inspect.getsource(self.function))
-
-    @cached_property
-    def namespace(self):
-        """The globals the kernel's code runs in (its module's, or the generated code's)."""
-        if self.function is not None:
-            return dict(self.function.__globals__)
-        from numba import cuda, float32, uint64
-
-        from . import ptx
-        return {"cuda": cuda, "float32": float32, "uint64": uint64, **{name: getattr(ptx, name) for name in ptx.ARITY}}
+        return self.code.text(self.code.at(self.name, self._declared(self.bind(constants))))
 
     @property
-    def filename(self):
-        return inspect.getsourcefile(self.function) if self.function is not None else f"<tiledlab {self.name}>"
+    def namespace(self):
+        """The globals the kernel's code runs in (its module's, or the generated code's), as they are now."""
+        return self.code.namespace
 
     def build(self, constants=None, launch_bounds=None):
         """The compiled kernel at `constants` (checked and completed by `bind`), through the one builder."""
@@ -175,53 +277,30 @@ class Kernel:
         """The compiled kernel at constants that `bind` returned, built once per set of them."""
         key = (build.key(bound), launch_bounds)
         if key not in self._builds:
-            self._builds[key] = self._compile(bound, launch_bounds)
+            self._builds[key] = self.code.compile(self.checked_code(bound, launch_bounds), bound, launch_bounds)
         return self._builds[key]
 
-    def checked_code(self, constants):
-        """`code(constants)` after the kernel contract and the shared-memory limit are checked: what
-        every build, counting builds included, compiles."""
-        code = self.code(constants)
+    def checked_code(self, constants, launch_bounds=None):
+        """The code that runs at `constants`, after the kernel contract is checked and the card in hand is
+        found able to run it: what every build, counting builds included, compiles."""
+        code = self.code.at(self.name, self._declared(constants))
         contract.check(code.tree, self.name)
-        self.check_shared_memory(constants, code.tree)
+        why = self.refusal(None, constants, launch_bounds, code.tree)
+        if why:
+            raise ValueError(why)
         return code
-
-    def _compile(self, constants, launch_bounds):
-        code = self.checked_code(constants)
-        if code.text is not None:
-            return build.from_source(code.text, code.tree.name, self.namespace, launch_bounds, code.helpers)
-        if self.tree is None:
-            return build.bind(self.function, constants, launch_bounds)
-        return build.from_tree(code.tree, {**self.namespace, **constants}, code.filename,
-                               ("variant", self.function, code.helpers, ast.dump(code.tree), build.key(constants)),
-                               launch_bounds, code.helpers)
-
-    def shared_bytes(self, constants, tree=None):
-        """Bytes of cuda.shared.array memory one block declares at `constants` (None when a shape
-        cannot be evaluated here; numba then reports it when it compiles)."""
-        tree = tree or self.code(constants).tree
-        try:
-            found = contract.shared_declarations(tree, {**self.namespace, **constants})
-            return sum(int(np.prod(shape)) * np.dtype(str(dtype)).itemsize for _name, shape, dtype in found)
-        except Exception:  # noqa: BLE001  a name only the kernel's own build knows, or an unusual dtype
-            return None
-
-    def check_shared_memory(self, constants, tree=None):
-        used = self.shared_bytes(constants, tree)
-        if used is not None and used > MAX_STATIC_SHARED_BYTES:
-            raise ValueError(_("{name} declares {used:,} bytes of shared memory per block with {constants}; a block "
-                               "may declare at most {most:,} (48 KiB) statically: choose smaller tiles").format(
-                                   name=self.name, used=used, constants=show({k: constants[k] for k in self.constants}),
-                                   most=MAX_STATIC_SHARED_BYTES))
 
     # --- derived kernels -------------------------------------------------------------------------
     def changed(self, tree, derived=None, constants=None):
-        """A kernel running `tree`, a changed syntax tree of this one; `constants` become its defaults.
-        Generated code is changed as written at `constants` and takes no others."""
-        self.bind(constants)  # refuse bad constants here, not at the variant's first launch
+        """A kernel running `tree`, a changed syntax tree of this one's code at `constants`, which become
+        its defaults. Generated code is changed as written at `constants` and takes no others."""
+        bound = self.bind(constants)  # refuse bad constants here, not at the variant's first launch
+        written = self.code.at(self.name, self._declared(bound))
+        code = Changed(tree, written.helpers, written.filename, getattr(self.code, "base", self.code))
         defaults = {**self.constants, **{k: int(v) for k, v in (constants or {}).items()}}
-        return replace(self, name=tree.name, tree=tree, constants=defaults, derived={**self.derived, **(derived or {})},
-                       fixed=self.fixed or self.generator is not None)
+        return replace(self, name=tree.name, code=code, constants=defaults, family="variant",
+                       derived={**self.derived, **(derived or {})},
+                       fixed=self.fixed or isinstance(self.code, Generated))
 
     def __getitem__(self, config):
         """`kernel[grid, block](A, B, C)`: launch the build at the default constants, like a @cuda.jit kernel."""
@@ -252,14 +331,15 @@ class Kernel:
 _wrapped = {}  # plain function → its Kernel with the lesson's geometry
 
 
-def lesson(kernel, idea=""):
+def lesson(kernel, idea="", family="student"):
     """A @cuda.jit kernel with the lesson's geometry: T×T threads for a T×T tile of C, T = 16 unless given."""
     plain = contract.plain_function(kernel)
-    _wrapped[plain] = Kernel(plain.__name__, function=plain, idea=idea)
+    _wrapped[plain] = Kernel(plain.__name__, Written(plain), idea=idea, family=family)
     return _wrapped[plain]
 
 
-def launch_geometry(block=_lesson_tile, threads=_lesson_tile, requires=(), idea="", min_blocks=None, **constants):
+def launch_geometry(block=_lesson_tile, threads=_lesson_tile, requires=(), idea="", min_blocks=None,
+                    family="student", **constants):
     """Declare a kernel's constants and geometry (see the module's docstring); a decorator above
     @cuda.jit that returns the `Kernel`. `requires` lists Rule objects; the geometry is the lesson's
     (T×T threads, a T×T tile of C) unless `block` and `threads` say otherwise."""
@@ -271,6 +351,6 @@ def launch_geometry(block=_lesson_tile, threads=_lesson_tile, requires=(), idea=
 
     def declare(kernel):
         plain = contract.plain_function(kernel)
-        return Kernel(plain.__name__, function=plain, constants=defaults, derived=derived, rules=rules,
-                      block=block, threads=threads, idea=idea, min_blocks=min_blocks)
+        return Kernel(plain.__name__, Written(plain), constants=defaults, derived=derived, rules=rules,
+                      block=block, threads=threads, idea=idea, min_blocks=min_blocks, family=family)
     return declare

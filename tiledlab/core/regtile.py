@@ -24,15 +24,15 @@ The next rungs unroll these loops completely and are written by a program: see `
 """
 from numba import cuda, float32
 
+from .card import VEC
+from .formulas import threads_per_block
 from .kernel import launch_geometry
 from .rules import Rule
-
-VEC = 4  # floats in one 128-bit shared load (fixed: that is the widest shared load)
 
 # The constants (BM, BN, BK, TM, TN; PAD for regtile_vec) are given per kernel below and bound per
 # build, like T. These are derived from them and bound with them:
 DERIVED = {
-    "NTHREADS": lambda BM, BN, TM, TN: (BM // TM) * (BN // TN),  # threads per block
+    "NTHREADS": threads_per_block,
     "TX": lambda BN, TN: BN // TN,                   # threads along x: blockDim.x
     "A_ROWS": lambda NTHREADS, BK: NTHREADS // BK,    # rows of A's BM×BK tile one pass of the block fills
     "A_PASSES": lambda BM, BK, NTHREADS: BM * BK // NTHREADS,  # passes (elements per thread) for A's tile
@@ -60,7 +60,7 @@ def thread_tiles(BM, BN, TM, TN):
 def register_tiled(requires=(), idea="", **constants):
     """The geometry all three kernels share: a BM×BN tile of C per block, (BN/TN)×(BM/TM) threads."""
     return launch_geometry(block=block_tile, threads=thread_tiles, requires=REQUIRES + tuple(requires), idea=idea,
-                           **constants, **DERIVED)
+                           family="ladder", **constants, **DERIVED)
 
 
 @register_tiled(BM=64, BN=64, BK=8, TM=8, TN=1, requires=[Rule(lambda TN: TN == 1, "a thread computes one column of C")],

@@ -12,6 +12,8 @@ import inspect
 from dataclasses import dataclass
 from typing import Callable
 
+from ..i18n import _
+
 
 def names(fn):
     """The constants a rule or derived function reads: its parameter names (those without a default;
@@ -54,6 +56,19 @@ class Rule:
 def bound(fn):
     """The fixed values a rule carries (a partial's keywords: a generated kernel's options), {} if none."""
     return dict(getattr(fn, "keywords", None) or {})
+
+
+def is_whole(*values):
+    """True when every value is a whole number: an int or a numpy integer, not a bool or a float."""
+    return all(hasattr(v, "__index__") and not isinstance(v, bool) for v in values)
+
+
+def whole(name, value, least=1):
+    """`value` as an int of at least `least`, or a ValueError naming `name`."""
+    if not is_whole(value) or value < least:
+        raise ValueError(_("{name} must be a whole number of at least {least}, got {value!r}").format(
+            name=name, least=least, value=value))
+    return int(value)
 
 
 def check_all(rules, constants, kernel="kernel"):

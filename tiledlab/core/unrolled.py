@@ -35,8 +35,8 @@ Each rung adds one idea (the options of `generate_source`):
 The thread's TM×TN results are TM tuples, `acc0` … (one per row), updated by the generated device
 function `row_fma` (`generate_helpers`): numba compiles a tuple per row several times faster than
 TM·TN separate variables, to the same machine code. Launch: a BM×BN tile of C per block,
-(BN/TN)×(BM/TM) threads, as for the hand-written kernels. `unrolled(name, **options)` makes a kernel
-from a set of options; building it at other constants (`specialize`, `matmul(..., BM=64)`) writes
+(BN/TN)×(BM/TM) threads, as for the hand-written kernels. `generated.generated(name, **options)` makes a
+kernel from a set of options; building it at other constants (`specialize`, `matmul(..., BM=64)`) writes
 its source again. Generated source is kept in linecache under a name of its own, so `inspect`, the
 counting lab and `show()` read it like any kernel's.
 
@@ -47,25 +47,15 @@ one short function per part of the kernel (`declarations`, `thread_indices`, ...
 """
 from dataclasses import dataclass
 
-from .kernel import MAX_THREADS_PER_BLOCK
-from .rules import Rule, check_all
+from .card import MAX_THREADS_PER_BLOCK, STATIC_SHARED_BYTES, VEC, Shared
+from .formulas import threads_per_block as _threads
+from .rules import Rule, check_all, is_whole as _whole
 
-VEC = 4  # floats in one 128-bit shared load
 OPTIONS = dict(transposed=True, edge="clamp", loads="rows", uidx=True, prefetch=True, buffers=1, warp=None, pad=4,
                stages=0, fragments=1)
 ASYNC = dict(transposed=False, prefetch=False, buffers=1, edge="clamp")  # stages: A and B copied asynchronously
 HYBRID = dict(transposed=True, prefetch=True, buffers=1, edge="clamp")  # stages: B copied, A through registers
 FRAGMENTS = dict(transposed=True, prefetch=True, buffers=2, stages=0)  # fragments=2: shared reads one k ahead
-
-
-def _whole(*values):
-    """True when every value is a whole number (not a bool, not a float)."""
-    return all(hasattr(v, "__index__") and not isinstance(v, bool) for v in values)
-
-
-def _threads(BM, BN, TM, TN):
-    """Threads per block: one per TM×TN thread tile of the BM×BN block tile."""
-    return (BN // TN) * (BM // TM)
 
 
 def _a_k(BM, BN, BK, TM, TN, loads):
@@ -88,18 +78,21 @@ def _async_fits(BM, BN, BK, NT, copies_a=True):
     return (a_fits or not copies_a) and NT % b_row == 0 and (BK * b_row) % NT == 0
 
 
-SHARED_LIMIT = 48 * 1024  # bytes of static shared memory a block may declare (cuda.shared.array)
-
-
-def _shared_bytes(BM, BN, BK, transposed, buffers, pad, stages):
-    """Bytes of the block's two shared tiles, as `plan` shapes them."""
-    if stages and not transposed:
-        a = stages * BM * (BK + VEC)
-    elif stages:
-        a = stages * BK * (BM + pad)
+def tile_shapes(BM, BN, BK, transposed, buffers, pad, stages):
+    """The shapes of sA and sB: stages or buffers stacked along the first axis."""
+    if stages and not transposed:  # A as it lies, rows padded to stay 16-byte aligned
+        a_shape = (stages * BM, BK + VEC)
+    elif stages:  # A transposed through registers, one tile per stage
+        a_shape = (stages * BK, BM + pad)
     else:
-        a = buffers * BK * (BM + pad) if transposed else buffers * BM * (BK + 1)
-    return 4 * (a + (stages or buffers) * BK * (BN + pad))
+        a_shape = (buffers * BK, BM + pad) if transposed else (buffers * BM, BK + 1)
+    return a_shape, ((stages or buffers) * BK, BN + pad)
+
+
+def shared_memory(BM, BN, BK, transposed, buffers, pad, stages):
+    """card.Shared of one block: the bytes of its two float32 tiles, declared statically."""
+    (am, ak), (bk, bn) = tile_shapes(BM, BN, BK, transposed, buffers, pad, stages)
+    return Shared(4 * (am * ak + bk * bn))
 
 
 def _warp_fits(warp, TYN, TXN):
@@ -157,8 +150,9 @@ OPTION_RULES = [
     Rule(lambda loads, BM, BN, BK, TM, TN: _a_load_fits(BM, BN, BK, TM, TN, loads),
          "the threads load A's BM×BK tile in whole passes (loads='rows': min(BM·BK/threads, BK) "
          "consecutive k each, dividing BK)"),
-    Rule(lambda BM, BN, BK, transposed, buffers, pad, stages: _shared_bytes(BM, BN, BK, transposed, buffers, pad, stages)
-         <= SHARED_LIMIT, f"a block's shared tiles fit the {SHARED_LIMIT // 1024} KiB a kernel may declare statically "
+    Rule(lambda BM, BN, BK, transposed, buffers, pad, stages: shared_memory(BM, BN, BK, transposed, buffers, pad,
+                                                                        stages).bytes <= STATIC_SHARED_BYTES,
+         f"a block's shared tiles fit the {STATIC_SHARED_BYTES // 1024} KiB a kernel may declare statically "
          "(fewer stages or buffers, a smaller BK or a smaller block tile)"),
 ]
 
@@ -232,19 +226,14 @@ class Plan:
 def plan(name, BM, BN, BK, TM, TN, **options):
     """The Plan of kernel `name`: constants and options already checked against RULES and OPTION_RULES."""
     TXN, TYN, gm, gn = BN // TN, BM // TM, TM // VEC, TN // VEC
-    NT, nbuf = TXN * TYN, options["buffers"]
+    NT = TXN * TYN
     a_k = _a_k(BM, BN, BK, TM, TN, options["loads"])
     a_tpr, b_rows = BK // a_k, NT // 32
-    if options["stages"] and not options["transposed"]:  # A as it lies, rows padded to stay 16-byte aligned
-        a_shape, nbuf = (options["stages"] * BM, BK + VEC), options["stages"]
-    elif options["stages"]:  # A transposed through registers, one tile per stage
-        a_shape, nbuf = (options["stages"] * BK, BM + options["pad"]), options["stages"]
-    else:
-        a_shape = (nbuf * BK, BM + options["pad"]) if options["transposed"] else (nbuf * BM, BK + 1)
+    a_shape, b_shape = tile_shapes(BM, BN, BK, *(options[k] for k in ("transposed", "buffers", "pad", "stages")))
     return Plan(name, BM, BN, BK, TM, TN, **options, TXN=TXN, TYN=TYN, NT=NT, gm=gm, gn=gn, sm=BM // gm,
                 sn=BN // gn, a_k=a_k, a_tpr=a_tpr, a_rows=NT // a_tpr, a_passes=BM * BK // NT // a_k,
                 b_rows=b_rows, b_cq=BN // 32, b_passes=BK // b_rows, a_shape=a_shape,
-                b_shape=(nbuf * BK, BN + options["pad"]))
+                b_shape=b_shape)
 
 
 def declarations(p):

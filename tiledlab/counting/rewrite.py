@@ -29,7 +29,7 @@ from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace
 
 from ..core import build, ptx
 from ..core.contract import is_call, shared_declarations
-from ..core.launch import bind, resolve
+from ..core.launch import resolve
 from .buffers import OPERANDS, STAMP, CountingBuffers
 from .countable import check_countable, is_barrier, ptx_call, refusal
 from ..i18n import _
@@ -368,7 +368,7 @@ def instrumented(kernel, bound, launch_bounds=None):
     namespace = {**kernel.namespace, **bound, "_STAMP": _STAMP, **(PTX_NAMESPACE if use.names else {})}
     threads = kernel.sizes(bound)[1]
     compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), code.helpers,
-                               tuple(sorted(bound.items())), kernel.function or code.filename),
+                               tuple(sorted(bound.items())), kernel.code.origin),
                                (threads[0] * threads[1], 1), helpers)
     return CountingBuild(compiled, buffers)
 
@@ -379,4 +379,4 @@ def instrumented_source(kernel, T=None, **constants):
     kernel = resolve(kernel)
     if T is None and "T" in kernel.constants:
         T = 4
-    return ast.unparse(_rewrite(kernel, bind(kernel, T, **constants))[0])
+    return ast.unparse(_rewrite(kernel, kernel.bind(constants, T))[0])

@@ -89,7 +89,7 @@ def _tree(kernel, T, constants):
     source = resolve(kernel)
     if T is not None:
         constants["T"] = T
-    return source, source.code(source.bind(constants)).tree, constants
+    return source, source.code.at(source.name, source.bind(constants)).tree, constants
 
 
 def _changed(kernel, transformer, suffix, T, constants, derived=None):

@@ -3,21 +3,16 @@ from dataclasses import dataclass, fields
 
 from numba import cuda
 
+from ..core.card import DEVICE_ATTRIBUTES
 from . import require_gpu
 
-ATTRIBUTES = {  # column → CUDA device attribute (CU_DEVICE_ATTRIBUTE_...)
+ATTRIBUTES = {  # column → CUDA device attribute (CU_DEVICE_ATTRIBUTE_...); the card's limits from core.card
     "sms": "MULTIPROCESSOR_COUNT",
     "sm_clock_khz": "CLOCK_RATE",
     "memory_clock_khz": "MEMORY_CLOCK_RATE",
     "memory_bus_bits": "GLOBAL_MEMORY_BUS_WIDTH",
     "l2_bytes": "L2_CACHE_SIZE",
-    "shared_per_block_bytes": "MAX_SHARED_MEMORY_PER_BLOCK",
-    "shared_per_block_optin_bytes": "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
-    "shared_per_sm_bytes": "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
-    "registers_per_sm": "MAX_REGISTERS_PER_MULTIPROCESSOR",
-    "registers_per_block": "MAX_REGISTERS_PER_BLOCK",
-    "threads_per_sm": "MAX_THREADS_PER_MULTIPROCESSOR",
-    "blocks_per_sm": "MAX_BLOCKS_PER_MULTIPROCESSOR",
+    **DEVICE_ATTRIBUTES,
     "warp_size": "WARP_SIZE",
 }
 FP32_LANES_PER_SM = {(9, 0): 128, (8, 0): 64, (8, 6): 128, (8, 9): 128, (7, 0): 64}  # CUDA Programming Guide

@@ -1,7 +1,7 @@
 """The ladder of register tiling on a GPU, in one run, against cuBLAS measured in the same run.
 
 `run(ns)` compiles the naive kernel, the tiled kernel at T = 32, every rung of
-tiledlab.core.registry.LADDER and the search (SEARCH), checks each on an odd shape, and reads what the
+tiledlab.core.registry.LADDER and the search (its family "search"), checks each on an odd shape, and reads what the
 compiler made of it: registers and local memory per thread, shared memory per block and, from the
 SASS, the instructions of its main loop (`sass`). Then at every N it times each of them and cuBLAS
 (through CuPy) with CUDA events. A sample brackets enough back-to-back launches to last 2 ms, so the
@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core.launch import prepare, resolve
 from ..core.operands import operands
-from ..core.registry import ASYNC, KERNELS, LADDER, SEARCH, predicted
+from ..core.registry import LADDER, family, predicted
 from . import require_gpu
 from .bench import MIN_SAMPLE_MS, progress_bar, rel_err
 from .cublas import timed_sgemm
@@ -34,10 +34,10 @@ FLOAT64_UP_TO = 4096  # above this, C is compared with cuBLAS's (a float64 produ
 def jobs(kernels=None, search=True):
     """[(label, kernel name, constants, group)] in the order they run: the lesson's kernels, the
     register-tiled rungs, the search; or only `kernels` (names of the registry)."""
-    rungs = [name for name in LADDER if name not in ("naive", "tiled", "best")]
+    rungs = [name for name in LADDER if name not in ("naive", "tiled")]
     found = [("naive", "naive", {"T": 16}, "lesson"), ("tiled", "tiled", {"T": 32}, "lesson")] + \
-            [(name, name, {}, "ladder") for name in rungs] + [(name, name, {}, "search") for name in SEARCH if search] + \
-            [(name, name, {}, "async") for name in ASYNC if search]
+            [(name, name, {}, "ladder") for name in rungs] + [(name, name, {}, "search") for name in family("search") if search] + \
+            [(name, name, {}, "async") for name in family("async") if search]
     if kernels:
         for name in kernels:
             resolve(name)  # a clear ValueError for a name the registry does not know
@@ -123,7 +123,7 @@ def _timed(timing, n):
 
 
 def _row(label, name, group, n, launch, timing, blas_tflops, C, ref, reference, facts):
-    formula = predicted(name, n, n, n, **launch.constants)
+    formula = predicted(launch.spec, n, n, n, **launch.constants)
     threads = launch.threadsperblock
     return {"kernel": label, "group": group, "N": n, "config": _config(launch),
             **{c: launch.constants.get(c, "") for c in CONSTANTS}, "threads": threads[0] * threads[1],
@@ -132,7 +132,7 @@ def _row(label, name, group, n, launch, timing, blas_tflops, C, ref, reference, 
             "pct_cublas": 100 * timing.tflops(n, n, n) / blas_tflops if blas_tflops else "",
             "rel_err": rel_err(C, ref) if ref is not None else "", "reference": reference if ref is not None else "",
             "global_loads_per_fma": (formula["A"] + formula["B"]) / formula["fmas"],
-            "shared_reads_per_fma": formula["reads"] / formula["fmas"], "idea": KERNELS[name].idea, **facts}
+            "shared_reads_per_fma": formula["reads"] / formula["fmas"], "idea": launch.spec.idea, **facts}
 
 
 def sass_rows(rows):

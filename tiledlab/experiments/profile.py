@@ -251,13 +251,14 @@ def launches(ns, tiles, effects_n=None, ladder_n=None, fair=False, kernels=(), k
     the fair pair after them, as in bench), then the variants of `effects` at `effects_n`, then the
     ladder at `ladder_n` (tile 0: a kernel by name of tiledlab.core.registry at its own constants), then
     `kernels` (names of the registry) at `kernels_n`."""
-    from ..core.registry import BEST, LADDER
+    from ..core.registry import LADDER, LADDER_TOP
     from .bench import swept
     from .effects import variants
     main = [(k, n, t) for n in ns for naive, tiled in swept(fair) for k, t in [(naive, NAIVE_TILE)] + [(tiled, t) for t in tiles]]
     more = [(label, effects_n, t) for t in tiles for label in variants() if label not in ("naive", "tiled")]
-    # the ladder's last rung by its own name's label "best", but launched as registry.BEST, whatever the shape
-    ladder = [("tiled", ladder_n, 32)] + [(name, ladder_n, 0) for name in LADDER if name not in ("naive", "tiled")]
+    # the ladder's rungs, then the search's pick they climb to (its row labelled "best" in runs before it had a name)
+    ladder = [("tiled", ladder_n, 32)] + [(name, ladder_n, 0) for name in LADDER + [LADDER_TOP]
+                                          if name not in ("naive", "tiled")]
     named = [(name, kernels_n, 0) for name in kernels]
     return main + (more if effects_n else []) + (ladder if ladder_n else []) + (named if kernels_n else [])
 
@@ -290,12 +291,10 @@ def child(kind, spec):
     from ..core.operands import operands
     if kind == "matmul":
         from ..core.launch import prepare
-        from ..core.registry import BEST
         from .effects import variants
         kernels = variants()
         for label, n, tile in spec:
-            name = BEST if label == "best" else label  # the ladder's rung, not the choice by shape
-            launch = prepare(kernels.get(name, name), *operands(n, n, n, seed=n), tile or None)
+            launch = prepare(kernels.get(label, label), *operands(n, n, n, seed=n), tile or None)
             cuda.synchronize()
             launch()
             cuda.synchronize()

@@ -56,11 +56,12 @@ def device():
     return {**device_properties.properties(), **describe(), "source": "read live from the driver"}
 
 
-def show(kernel, **constants):
+def show(kernel, shape=None, **constants):
     """The kernel's own source, highlighted: exactly the code that is counted, timed and tested
-    (generated kernels: the code written for `constants`, their defaults unless given)."""
+    (generated kernels: the code written for `constants`, their defaults unless given; "best": the kernel
+    chosen for this card at `shape` = (M, K, N))."""
     from IPython.display import Code
-    return Code(resolve(kernel).source(constants), language="python")
+    return Code(resolve(kernel, shape).source(constants), language="python")
 
 
 def table(frame, rows=None, columns=None, formats=None):

@@ -1,0 +1,121 @@
+"""What "best" means, decided here and nowhere else: one registry kernel for a card and a shape.
+
+`choose(M, K, N, card)` answers for `matmul(A, B, "best")`, `count_loads(..., "best")`, `show("best")`,
+`specialize("best")` and every experiment, through `launch.resolve`. It asks, in order:
+
+1. the tuned choice: `python -m tiledlab tune` times the candidates on this card and writes the fastest
+   per shape class to a cache (below); an entry counts only for the card in hand (a change of device
+   invalidates it), a kernel the registry still has and the card can run;
+2. the card rule: among `CANDIDATES` the card can run (compute capability, shared memory per block with
+   its opt-in limit), the largest block tile whose grid gives every SM a block (FILL of them at least),
+   so that large products get the tile with the fewest loads and small ones still fill the card; the
+   smallest tile when none does. A 128×256 tile at N = 1024 makes 32 blocks: 100 of an H200's 132 SMs
+   would idle.
+
+The cache is JSON at $TILEDLAB_CACHE_DIR/tune.json, else platformdirs' user cache dir + /tiledlab/tune.json:
+
+    {"version": 1,
+     "entries": [{"card": {<the fields of card.Card>}, "shape_class": [M2, K2, N2],
+                  "kernel": "<registry name>", "measured": {<what tune measured: free form>}}]}
+
+`shape_class(M, K, N)` is each dimension rounded up to a power of two; a later entry for the same card and
+class replaces an earlier one. A file that is missing is no tuned choice; one that cannot be read is
+reported once and ignored.
+"""
+import json
+import os
+import pathlib
+import warnings
+
+from . import card as cards
+from .rules import whole
+from ..i18n import _
+
+NAME = "best"
+SHAPE = (4096, 4096, 4096)  # the size a question about "best" without a shape is answered at (show, specialize)
+# The fastest kernel of each block tile in the committed H200 runs (waits.csv: the 16×2 warp patch;
+# async.csv: the BK = 16 pipeline; ladder.csv: the double-buffered 64×128 for cards without cp.async).
+CANDIDATES = ("w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3", "s_64x128x8_8x8_db")
+FILL = 0.9  # blocks per SM a grid must give (one block per SM fits at these registers: a wave, nearly full)
+VERSION = 1
+CACHE_ENV = "TILEDLAB_CACHE_DIR"
+_reported = set()
+
+
+def shape_class(M, K, N):
+    """(M, K, N), each rounded up to the next power of two: the shapes one tuned choice stands for."""
+    return tuple(1 << (int(n) - 1).bit_length() for n in _shape(M, K, N))
+
+
+def _shape(M, K, N):
+    return tuple(whole(f"{name} ({what})", n) for name, what, n in
+                 (("M", "rows of C", M), ("K", "columns of A", K), ("N", "columns of C", N)))
+
+
+def cache_path():
+    """Where `tune` writes its choices and `choose` reads them."""
+    folder = os.environ.get(CACHE_ENV)
+    if folder:
+        return pathlib.Path(folder) / "tune.json"
+    import platformdirs
+    return pathlib.Path(platformdirs.user_cache_dir()) / "tiledlab" / "tune.json"
+
+
+def tuned(M, K, N, card, kernels):
+    """The cached choice for this card and shape class, when it still holds; None otherwise."""
+    wanted, found = list(shape_class(M, K, N)), None
+    for entry in _entries(cache_path()):
+        try:
+            same = cards.Card.of(entry["card"]) == card and list(entry["shape_class"]) == wanted
+        except (KeyError, TypeError, ValueError):
+            continue  # an entry of another form: not for this card
+        if same:
+            found = entry.get("kernel")
+    if found in kernels and kernels[found].refusal(card) is None:
+        return found
+    return None
+
+
+def _entries(path):
+    try:
+        table = json.loads(path.read_text())
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as error:
+        return _ignored(path, str(error))
+    if not isinstance(table, dict) or table.get("version") != VERSION or not isinstance(table.get("entries"), list):
+        return _ignored(path, _("not a version {version} cache").format(version=VERSION))
+    return [e for e in table["entries"] if isinstance(e, dict)]
+
+
+def _ignored(path, why):
+    if path not in _reported:
+        _reported.add(path)
+        warnings.warn(_("the tuned choices in {path} are ignored ({why}); run `python -m tiledlab tune` again")
+                      .format(path=path, why=why), stacklevel=4)
+    return []
+
+
+def blocks(kernel, M, N):
+    """Blocks in the grid of `kernel` (a Kernel) for an M×N product C: one per BM×BN tile of C."""
+    rows, cols = kernel.sizes(kernel.bind())[0]
+    return -(-M // rows) * -(-N // cols)
+
+
+def by_rule(M, N, card, kernels):
+    """The card rule (see the module's docstring) among the CANDIDATES `card` can run."""
+    runnable = [kernels[name] for name in CANDIDATES if kernels[name].refusal(card) is None]
+    if not runnable:
+        raise ValueError(_('"best": {card} can run none of {names}').format(card=card, names=", ".join(CANDIDATES)))
+    area = {k.name: k.sizes(k.bind())[0][0] * k.sizes(k.bind())[0][1] for k in runnable}
+    largest_first = sorted(runnable, key=lambda k: -area[k.name])  # stable: CANDIDATES' order within one size
+    smallest = next(k for k in runnable if area[k.name] == min(area.values()))
+    return next((k.name for k in largest_first if blocks(k, M, N) >= FILL * card.sms), smallest.name)
+
+
+def choose(M, K, N, card=None, kernels=None):
+    """The registry kernel "best" runs for an M×K · K×N product on `card` (the card in hand when None)."""
+    from .registry import KERNELS
+    M, K, N = _shape(M, K, N)
+    card, kernels = card or cards.current(), kernels or KERNELS
+    return tuned(M, K, N, card, kernels) or by_rule(M, N, card, kernels)
