@@ -4,8 +4,8 @@ import pathlib
 from importlib.util import resolve_name
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "tiledlab"
-LAYERS = {"backend": 0, "simulator": 0, "i18n": 0, "core": 1, "data": 1, "counting": 2, "experiments": 3,
-          "notebook": 4, "edition": 4, "cli": 5, "__main__": 5, "__init__": 5}
+LAYERS = {"backend": 0, "simulator": 0, "i18n": 0, "core": 1, "counting": 2, "data": 3, "experiments": 4,
+          "notebook": 5, "edition": 5, "cli": 6, "__main__": 6, "__init__": 6}  # as tiledlab/__init__.py lists them
 
 
 def module_name(path):

@@ -3,7 +3,7 @@
 Wings, bottom to top (a module imports only from its own wing or from wings below it):
   backend, simulator   which CUDA backend runs (a GPU or numba's simulator), and a faster simulator
   core                 the kernels (the lesson's, and notebook 7's register-tiled ones by name), the
-                       formulas, and matmul() with its one launch path
+                       card they run on, what "best" is, the formulas, and matmul() with its one launch path
   counting             the counting lab: a kernel rewritten to count its loads, variants, exercise checks
   data                 measurements committed from a real GPU, with their provenance
   experiments          GPU experiments (timing, bench, latency, peaks, ...), each run(...) -> rows

@@ -100,9 +100,9 @@ def describe(card=None):
     """One line for a page: which card its choices are made for."""
     card = card or current()
     if SIMULATOR:
-        return _("the simulator models an {card}: kernels are chosen and refused as on that card "
-                 "({env}=t4|a100|rtx3090|rtx4090|l4|h200 picks another)").format(card=card, env=ENV)
-    return _("this GPU: {card}").format(card=card)
+        return _("The simulator models the {card}: kernels are chosen and refused as on that card "
+                 "({env}=t4|a100|rtx3090|rtx4090|l4|h200 picks another).").format(card=card, env=ENV)
+    return _("This GPU: {card}.").format(card=card)
 
 
 class Shared(NamedTuple):

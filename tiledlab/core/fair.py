@@ -8,9 +8,9 @@ kernels index with signed integers (`cuda.threadIdx.x` and `range` counters are 
 naive kernel's loop that fix-up costs more than its two loads and one multiply-add. An unsigned index
 cannot be negative, so numba adds nothing.
 
-Why 32-bit: a uint32 position and a uint32 loop counter are what a CUDA C programmer would write, and
-on the H200 the naive kernel ran markedly faster with them at N >= 4096 than with uint32 ones (the
-data README records the run); the tiled kernel ran the same either way. Numba computes integer sums in
+Why 32-bit: a uint32 position and a uint32 loop counter are what a CUDA C programmer would write (the
+committed H200 timings of this pair, tiledlab/data/h200/bench.csv, are of these uint32 kernels; no
+uint64 variant was measured for the record). Numba computes integer sums in
 at least 64 bits (uint32 + uint32 is uint32), so a loop counter is cast back, `k = uint32(k + ONE)`,
 to stay 32-bit; a signed operand would make a sum signed again (uint32 + 1 is int64), hence `ONE` and
 `uint32(T)`. Loop counters live in `while` loops, since numba's `range` counts in int64.

@@ -61,9 +61,9 @@ read of a pending element as a hazard.
 import numpy as np
 
 from ..backend import SIMULATOR
+from .card import VEC  # floats per instruction: 4 × 32 bits = 128 bits = 16 bytes
 
-VEC = 4  # floats per instruction: 4 × 32 bits = 128 bits = 16 bytes
-BYTES = 16
+BYTES = 4 * VEC
 
 
 def _ldg4_sim(arr, i, j):

@@ -13,14 +13,16 @@ import pandas as pd
 
 from .. import data
 from ..backend import SIMULATOR, describe
-from ..core import formulas
+from ..core import card, formulas
 from ..core.launch import resolve
 from ..counting import count_loads
 from ..experiments import bench
 from ..experiments import device as device_properties
+from ..i18n import _
 from . import plots
 
-__all__ = ["setup", "banner", "show", "table", "timings", "device", "plots", "formulas", "data", "count_loads"]
+__all__ = ["setup", "banner", "show", "table", "timings", "device", "measured", "plots", "formulas", "data",
+           "count_loads"]
 
 
 def setup(seed=0):
@@ -41,7 +43,7 @@ def banner():
     if SIMULATOR:
         print("Backend: CUDA simulator (no GPU in use). Kernels run as Python threads: counts and results\n"
               "are exact, but times measure Python, not a GPU. GPU timings below are committed data,\n"
-              f"{data.provenance(data.load('h200/bench.csv'))}.")
+              f"{data.provenance(data.load('h200/bench.csv'))}.\n{card.describe()}")
     else:
         print(f"Backend: GPU {info['device']} (compute capability {info['compute_capability']}), "
               f"numba {info['numba']}, numba-cuda {info['numba_cuda']}")
@@ -54,6 +56,16 @@ def device():
         committed = data.load("h200/device.csv")
         return {**committed.iloc[0].to_dict(), "source": f"committed data, {data.provenance(committed)}"}
     return {**device_properties.properties(), **describe(), "source": "read live from the driver"}
+
+
+def measured(table, kernels):
+    """The `kernels` that have rows in the committed `table`, in order; each that has none is named in one
+    line: counted on the simulator, not measured on a GPU yet (a new rung, before its GPU run)."""
+    have = set(table["kernel"])
+    for name in kernels:
+        if name not in have:
+            print(_("{name}: counted on the simulator, not measured on a GPU yet").format(name=name))
+    return [name for name in kernels if name in have]
 
 
 def show(kernel, shape=None, **constants):

@@ -1,0 +1,52 @@
+"""The card as data (core.card): the modelled cards, and each need a kernel can have of a card refused in one
+line that names the card and the need, before anything is compiled."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from tiledlab.core import card, launch
+from tiledlab.core.card import KNOWN, Needs, Shared
+from tiledlab.core.registry import KERNELS
+
+T4, RTX, H200 = KNOWN["t4"], KNOWN["rtx4090"], KNOWN["h200"]
+
+
+def test_the_known_cards_are_the_ones_students_have():
+    assert {c.arch for c in KNOWN.values()} == {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}
+    assert all(c.shared_per_block_bytes == card.STATIC_SHARED_BYTES for c in KNOWN.values())
+    assert RTX.shared_per_block_optin_bytes == 99 * 1024 and H200.shared_per_block_optin_bytes == 227 * 1024
+    assert card.Card.of(H200.as_dict()) == H200 and card.Card.of({**H200.as_dict(), "compute_capability": [9, 0]}) == H200
+
+
+@pytest.mark.parametrize("needs, on, says", [
+    (Needs((8, 0), Shared(0), 128), T4, "Tesla T4 (sm_75, 40 SMs) cannot run it: cp.async needs compute capability 8.0"),
+    (Needs((0, 0), Shared(50_000), 128), H200, "declares 50,000 bytes of shared memory per block; a block may declare "
+                                               "at most 49,152 (48 KiB) statically"),
+    (Needs((0, 0), Shared(120_000, dynamic=True), 128), RTX, "NVIDIA GeForce RTX 4090 (sm_89, 128 SMs) cannot run it: "
+                                                             "it needs 120,000 bytes of dynamic shared memory"),
+    (Needs((0, 0), Shared(0), 1024, min_blocks=2), T4, "launch bounds ask for 2 blocks of 1024 threads per SM"),
+])
+def test_each_need_is_refused_in_one_line_naming_card_and_need(needs, on, says):
+    why = needs.refusal(on)
+    assert says in why and "\n" not in why
+
+
+def test_what_fits_is_not_refused():
+    assert Needs((8, 0), Shared(120_000, dynamic=True), 256, 1).refusal(H200) is None
+    assert Needs((0, 0), Shared(card.STATIC_SHARED_BYTES), 1024).refusal(T4) is None
+
+
+def test_shared_memory_comes_from_one_function_of_the_constants():
+    tiled = KERNELS["tiled"]
+    assert tiled.shared_memory(tiled.bind(tile=8)) == Shared(2 * 8 * 8 * 4)  # from its declarations
+    for name in ("gen_double", "a_64x128x16_8x8_s3", "h_64x128x8_8x8_s4", "f_128x256x8_8x16_warp"):
+        gen = KERNELS[name]  # the generator's own figure equals the bytes its written declarations hold
+        assert gen.shared_memory(gen.bind()) == dataclasses.replace(gen, shared=None).shared_memory(gen.bind())
+
+
+def test_refused_before_compiling(monkeypatch):
+    monkeypatch.setattr(card, "current", lambda: dataclasses.replace(H200, shared_per_block_bytes=1024))
+    monkeypatch.setattr(type(KERNELS["tiled"].code), "compile", lambda *a: pytest.fail("compiled"))
+    with pytest.raises(ValueError, match="tiled: NVIDIA H200 .*declares 2,048 bytes .* at most 1,024"):
+        launch.matmul(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32), "tiled", tile=16)

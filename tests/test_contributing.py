@@ -1,0 +1,49 @@
+"""CONTRIBUTING.md's "adding a rung", done: a rung added by one `_gen` line (here into the registry in
+memory) gets every per-kernel test of its own from the registry and passes them, brings its own source-hash
+case, and notebook 7's ladder cells run, naming it "not measured on a GPU yet" instead of failing."""
+import nbformat
+import pytest
+
+import test_every_kernel
+import test_generated_source
+from tiledlab.core import registry
+
+NAME = "gen_new_rung"
+NOTEBOOK = test_every_kernel.__file__.rsplit("/", 2)[0] + "/notebooks/07_register_tiling.ipynb"
+
+
+@pytest.fixture
+def new_rung(monkeypatch):
+    rung = registry._gen("ladder", NAME, (64, 128, 8, 8, 8), "a rung no GPU has timed yet", buffers=2, warp=(4, 8))
+    monkeypatch.setattr(registry, "_ALL", registry._ALL + [rung])
+    monkeypatch.setitem(registry.KERNELS, NAME, rung)
+    monkeypatch.setattr(registry, "LADDER", registry.LADDER + [NAME])
+    return rung
+
+
+def test_the_per_kernel_tests_are_its_own_and_pass(new_rung):
+    assert registry.family("ladder")[-1] == NAME and registry.LADDER[-1] == NAME
+    for case in (test_every_kernel.test_it_says_what_it_is_and_what_it_needs,
+                 test_every_kernel.test_right_on_an_odd_shape_at_its_defaults,
+                 test_every_kernel.test_counted_exactly_at_small_constants,
+                 test_every_kernel.test_the_source_shown_is_the_source_built):
+        case(NAME)
+    cases = [(k.name, test_generated_source.tile(k), test_generated_source.generator_options(k))
+             for k in registry.KERNELS.values() if k.name == NAME]
+    assert cases == [(NAME, (64, 128, 8, 8, 8), {"buffers": 2, "warp": (4, 8)})]  # its hash, once recorded
+
+
+def test_notebook_7_names_it_not_measured_yet(new_rung, capsys, monkeypatch):
+    import matplotlib
+    matplotlib.use("Agg")
+    cells = nbformat.read(NOTEBOOK, as_version=4).cells
+    ladder_cells = [c.source for c in cells if c.cell_type == "code" and "measured(ladder, registry.LADDER)" in c.source]
+    assert ladder_cells, "notebook 7's ladder table no longer asks measured(ladder, registry.LADDER)"
+    start = next(i for i, c in enumerate(cells) if c.source == ladder_cells[0])
+    scope = {}
+    exec(next(c.source for c in cells if "rand = setup()" in c.source), scope)  # its imports
+    for cell in cells[start:start + 2]:  # the ladder table and its figure
+        exec(cell.source, scope)
+    out = capsys.readouterr().out
+    assert f"{NAME}: counted on the simulator, not measured on a GPU yet" in out
+    assert NAME not in scope["order"] and scope["order"][:2] == ["naive", "tiled"]
