@@ -50,3 +50,12 @@ def test_refused_before_compiling(monkeypatch):
     monkeypatch.setattr(type(KERNELS["tiled"].code), "compile", lambda *a: pytest.fail("compiled"))
     with pytest.raises(ValueError, match="tiled: NVIDIA H200 .*declares 2,048 bytes .* at most 1,024"):
         launch.matmul(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32), "tiled", tile=16)
+
+
+@pytest.mark.skipif(card.SIMULATOR, reason="reads the card from the driver: needs a GPU")
+def test_the_card_read_from_the_driver_is_the_one_modelled_for_the_simulator():
+    here = card.current()
+    model = next((c for c in KNOWN.values() if c.name == here.name), None)
+    if model is None:
+        pytest.skip(f"no model of {here} in core.card.KNOWN")
+    assert here == model  # so that the simulator chooses and refuses as this card does
