@@ -31,7 +31,7 @@ def cache(tmp_path, monkeypatch):
 
 
 def entry(on, shape, kernel):
-    return {"card": on.as_dict(), "shape_class": list(best.shape_class(*shape)), "kernel": kernel,
+    return {"card": dataclasses.asdict(on), "shape_class": list(best.shape_class(*shape)), "kernel": kernel,
             "measured": {"ms": 1.0}}
 
 

@@ -15,7 +15,7 @@
 The cache is JSON at $TILEDLAB_CACHE_DIR/tune.json, else platformdirs' user cache dir + /tiledlab/tune.json:
 
     {"version": 1,
-     "entries": [{"card": {<the fields of card.Card>}, "shape_class": [M2, K2, N2],
+     "entries": [{"card": {<dataclasses.asdict of a card.Card>}, "shape_class": [M2, K2, N2],
                   "kernel": "<registry name>", "measured": {<what tune measured: free form>}}]}
 
 `shape_class(M, K, N)` is each dimension rounded up to a power of two; a later entry for the same card and

@@ -8,7 +8,7 @@ technical specifications per compute capability; SMs from each card's datasheet)
 committed tiledlab/data/h200/device.csv, read from the driver there.
 """
 import os
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import NamedTuple
 
 from ..backend import SIMULATOR
@@ -47,9 +47,6 @@ class Card:
         """A Card from a dict of its fields (a cache entry's JSON: lists become tuples)."""
         return cls(**{f.name: tuple(row[f.name]) if f.name == "compute_capability" else row[f.name]
                       for f in fields(cls)})
-
-    def as_dict(self):
-        return asdict(self)
 
 
 def _card(name, cc, sms, optin, per_sm, threads_per_sm, blocks_per_sm):

@@ -59,10 +59,6 @@ class Written:
     def namespace(self):
         return dict(self.function.__globals__)  # read at each build: a notebook cell may have changed a global
 
-    @property
-    def origin(self):
-        return self.function
-
     def at(self, name, constants):
         return Code(contract.syntax_tree(self.function, name), "", inspect.getsourcefile(self.function))
 
@@ -78,7 +74,6 @@ class Generated:
     """Source written by a program for each set of constants (core.unrolled)."""
     write: Callable  # constants → (kernel source, helper source)
     options: dict = field(default_factory=dict)  # the generator's options, as the kernel was declared with them
-    origin = "generated"
 
     @property
     def namespace(self):
@@ -115,10 +110,6 @@ class Changed:
     def options(self):
         return self.base.options
 
-    @property
-    def origin(self):
-        return self.base.origin
-
     def at(self, name, constants):
         return Code(contract.copy_tree(self.tree), self.helpers, self.filename)
 
@@ -127,7 +118,7 @@ class Changed:
 
     def compile(self, code, constants, launch_bounds):
         return build.from_tree(code.tree, {**self.namespace, **constants}, code.filename,
-                               ("variant", self.origin, code.helpers, ast.dump(code.tree), build.key(constants)),
+                               ("variant", self.base, code.helpers, ast.dump(code.tree), build.key(constants)),
                                launch_bounds, code.helpers)
 
 

@@ -229,7 +229,8 @@ def plan(name, BM, BN, BK, TM, TN, **options):
     NT = TXN * TYN
     a_k = _a_k(BM, BN, BK, TM, TN, options["loads"])
     a_tpr, b_rows = BK // a_k, NT // 32
-    a_shape, b_shape = tile_shapes(BM, BN, BK, *(options[k] for k in ("transposed", "buffers", "pad", "stages")))
+    a_shape, b_shape = tile_shapes(BM, BN, BK, options["transposed"], options["buffers"], options["pad"],
+                                   options["stages"])
     return Plan(name, BM, BN, BK, TM, TN, **options, TXN=TXN, TYN=TYN, NT=NT, gm=gm, gn=gn, sm=BM // gm,
                 sn=BN // gn, a_k=a_k, a_tpr=a_tpr, a_rows=NT // a_tpr, a_passes=BM * BK // NT // a_k,
                 b_rows=b_rows, b_cq=BN // 32, b_passes=BK // b_rows, a_shape=a_shape,

@@ -368,7 +368,7 @@ def instrumented(kernel, bound, launch_bounds=None):
     namespace = {**kernel.namespace, **bound, "_STAMP": _STAMP, **(PTX_NAMESPACE if use.names else {})}
     threads = kernel.sizes(bound)[1]
     compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), code.helpers,
-                               tuple(sorted(bound.items())), kernel.code.origin),
+                               tuple(sorted(bound.items())), getattr(kernel.code, "base", kernel.code)),
                                (threads[0] * threads[1], 1), helpers)
     return CountingBuild(compiled, buffers)
 
