@@ -16,6 +16,8 @@ from tiledlab.counting.count import count_loads
 from tiledlab.notebook import show
 
 H200, T4 = card.KNOWN["h200"], card.KNOWN["t4"]
+simulator_only = pytest.mark.skipif(not card.SIMULATOR, reason="TILEDLAB_CARD picks the simulator's card; a GPU's "
+                                    "card is its own")
 LARGE, SMALL, NO_CP_ASYNC = best.CANDIDATES
 
 
@@ -60,6 +62,7 @@ def test_the_choice_follows_the_grid_and_the_card(cache):
         assert chosen.name == SMALL or best.blocks(chosen, n, n) >= best.FILL * H200.sms
 
 
+@simulator_only
 def test_the_simulator_models_the_committed_h200_unless_told_otherwise(monkeypatch):
     device = data.load("h200/device.csv").iloc[0]
     assert card.current() == H200 and H200.name == device["device"]
@@ -81,6 +84,7 @@ def test_every_path_agrees_on_what_best_is(cache, rng_seed=3):
     np.testing.assert_allclose(matmul(A, B, "best"), A.astype(np.float64) @ B, rtol=1e-5, atol=1e-5)
 
 
+@simulator_only
 def test_a_kernel_the_card_cannot_run_is_refused_before_compiling_in_one_line(monkeypatch, cache):
     monkeypatch.setenv(card.ENV, "t4")
     A = np.ones((8, 8), np.float32)

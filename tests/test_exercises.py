@@ -51,7 +51,7 @@ def run(setup, cell):
 def with_solution(cell, solution):
     """The exercise cell with its stub kernel replaced by the solution, under the stub's name."""
     stub = re.search(r"^@cuda\.jit\ndef (\w+)\(.*?(?=^\S)", cell, re.M | re.S)
-    code = inspect.getsource(getattr(solution, "function", None) or solution.py_func)
+    code = inspect.getsource(getattr(getattr(solution, "code", None), "function", None) or solution.py_func)
     code = code[code.index("\ndef ") + 1:] if not code.startswith("def ") else code  # the cell keeps its decorators
     code = "@cuda.jit\n" + re.sub(r"def \w+\(", f"def {stub.group(1)}(", code, count=1)
     return cell[:stub.start()] + code + "\n\n" + cell[stub.end():]

@@ -20,7 +20,7 @@ def code_cells(path):
 
 def _function(module, name):
     obj = getattr(module, name)
-    return getattr(obj, "function", None) or obj.py_func  # a Kernel, or a @cuda.jit kernel
+    return getattr(getattr(obj, "code", None), "function", None) or obj.py_func  # a Kernel, or a @cuda.jit kernel
 
 
 def test_kernel_cells_are_the_package_kernels_word_for_word():

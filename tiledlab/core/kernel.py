@@ -265,8 +265,8 @@ class Kernel:
         return self.compiled(bound, self.launch_bounds(bound, launch_bounds))
 
     def compiled(self, bound, launch_bounds=None):
-        """The compiled kernel at constants that `bind` returned, built once per set of them."""
-        key = (build.key(bound), launch_bounds)
+        """The compiled kernel at constants that `bind` returned, built once per set of them and card."""
+        key = (build.key(bound), launch_bounds, cards.current())  # another card is checked again
         if key not in self._builds:
             self._builds[key] = self.code.compile(self.checked_code(bound, launch_bounds), bound, launch_bounds)
         return self._builds[key]

@@ -48,7 +48,7 @@ def chase_shared(nxt, start, steps, out):
 def shared_kernel(dtype):
     """chase_shared with its shared table of `dtype` (uint32 or int32), through the one builder."""
     index = uint32 if np.dtype(dtype) == np.uint32 else int32
-    return build.bind(chase_shared.py_func, {"INDEX": index})
+    return build.from_function(chase_shared.py_func, {"INDEX": index})
 
 
 def ring(words, stride, dtype=np.uint32, seed=0):
