@@ -82,7 +82,8 @@ def label(where):
         return "cuBLAS"
     if tile in (None, "", 0) or pd.isna(tile):
         return kernel
-    return f"{kernel} ({tile}×{tile} blocks)" if kernel.startswith("naive") else f"{kernel} T={tile}"
+    return _("{kernel} ({tile}×{tile} blocks)").format(kernel=kernel, tile=tile) if kernel.startswith("naive") \
+        else f"{kernel} T={tile}"
 
 
 @dataclass
