@@ -1,26 +1,21 @@
-"""Sentences that compare two measured quantities, stated only beyond their run-to-run spread.
+"""Sentences that compare two measured points, stated only beyond their run-to-run spread.
 
-A measurement file with a `run` column holds every point (a kernel at one N, one tile) once per run, each
-run a separate process; a file without one is a single run. `points(table)` reduces it to one row per
-point: the median over runs of each metric, `runs`, the run medians' min and max (`run_min_<metric>`,
-`run_max_<metric>`), and min_ms, max_ms over the samples of every run. `compare(table, a, b)` says which of two points is ahead, as a sentence in the
-reader's language (tiledlab.i18n), printed by a notebook's code cell so that its numbers follow the data:
+A file with a `run` column holds each point (a kernel at one N and tile) once per run, each run a process of
+its own; a file without one is one run. `points(table)` gives one row per point: each metric's median over
+the runs, `runs`, and min_ms, max_ms over every run's samples. `compare(table, a, b)` says which of two
+points is ahead, in the reader's language (tiledlab.i18n), for a notebook's code cell to print:
 
-    >>> bench = data.load("h200/bench.csv")
-    >>> print(compare(bench, dict(kernel="tiled_unsigned", N=4096, tile=32), dict(kernel="naive_unsigned", N=4096, tile=32)))
+    >>> print(compare(data.load("h200/bench.csv"), dict(kernel="tiled_unsigned", N=4096, tile=32),
+    ...               dict(kernel="naive_unsigned", N=4096, tile=32)))
     At N = 4096, tiled_unsigned T=32 is faster than naive_unsigned (32×32 blocks) by 74 % (beyond the
-    run-to-run spread of ± 2 %, 3 runs).
+    run-to-run spread of ± 0.7 %, 3 runs).
 
-Its order counts only when the margin exceeds the spread, the sum of both points' half-ranges over the runs,
-and there are at least MIN_RUNS runs; otherwise the sentence says "within noise" or that the spread is
-unknown. A metric ending in _ms or _ns is better when lower, any other when higher; a metric starting with
-pct (pct_cublas: % of cuBLAS in the same run) is compared in points, every other one in per cent.
-
-For notebook 7's peers (the same method, any table with a `run` column and a `kernel` and `N`):
-    compare(peers, dict(kernel="triton", N=4096), dict(kernel="w_128x256x8_8x16_warp16x2", N=4096), "pct_cublas")
-says "... is ahead of ... by 0.9 points (beyond the run-to-run spread of ± 0.4 points, 3 runs)" or
-"... and ... are within noise of each other (± 1.2 points, 3 runs)". `name=` overrides how a point is
-called; `Comparison.holds` is what a test asserts (the order stated, beyond the spread).
+The order counts only with MIN_RUNS runs or more and a margin beyond the spread (the sum of both points'
+half-ranges over the runs); otherwise the sentence says "within noise", or claims no order. A metric
+ending in _ms or _ns is better lower, any other higher; a pct metric is compared in points. Notebook 7's
+peers, for instance: compare(peers, dict(kernel="triton", N=4096), dict(kernel="w_…", N=4096), "pct_cublas")
+says "triton is ahead of w_… by 0.9 points (beyond …)" or "… are within noise of each other (…)".
+`Comparison.holds` is what a test asserts.
 """
 from dataclasses import dataclass
 
@@ -32,13 +27,12 @@ from ..i18n import N_, _
 MIN_RUNS = 3  # the fewest runs whose spread a claim may rest on
 BEYOND = {False: N_("{a} is faster than {b} by {by} (beyond the run-to-run spread of ± {noise}, {runs} runs)."),
           True: N_("{a} is ahead of {b} by {by} (beyond the run-to-run spread of ± {noise}, {runs} runs).")}
-KEYS = ("kernel", "N", "tile")
+KEYS = ("kernel", "N", "tile")  # what names a point
 
 
 def points(table, metrics=("median_ms", "tflops")):
-    """One row per point of `table` (its KEYS present): each metric's median over the runs, `runs`, and
-    run_min_<metric>, run_max_<metric>; the other columns are the first run's. A table already reduced
-    (it has `runs`) comes back as it is."""
+    """One row per point: each metric's median over the runs and its run_min_, run_max_; `runs`; the other
+    columns the first run's. A table already reduced (it has `runs`) comes back as it is."""
     if "runs" in table.columns:
         return table
     keys = [k for k in KEYS if k in table.columns]
@@ -94,35 +88,24 @@ class Comparison:
     n: object = None  # the N both points share, named in the sentence
 
     @property
-    def lower_is_better(self):
-        return self.metric.endswith(("_ms", "_ns"))
-
-    @property
     def margin(self):
-        """How far a is ahead of b (negative: behind): in points for pct metrics, else in per cent of the
-        value that is behind."""
+        """How far a is ahead of b (negative: behind), in points for pct metrics, else in per cent of the
+        value behind."""
         a, b = self.a.value, self.b.value
         if self.metric.startswith("pct"):
             return a - b
-        ratio = b / a if self.lower_is_better else a / b
+        ratio = b / a if self.metric.endswith(("_ms", "_ns")) else a / b
         return 100 * (ratio - 1) if ratio >= 1 else -100 * (1 / ratio - 1)
 
-    @property
-    def noise(self):
-        return self.a.spread + self.b.spread
-
-    @property
-    def runs(self):
-        return min(self.a.runs, self.b.runs)
+    noise = property(lambda self: self.a.spread + self.b.spread)
+    runs = property(lambda self: min(self.a.runs, self.b.runs))
 
     @property
     def holds(self):
         """a is ahead of b beyond the spread, over at least MIN_RUNS runs."""
         return self.runs >= MIN_RUNS and self.margin > self.noise
 
-    @property
-    def within_noise(self):
-        return self.runs >= MIN_RUNS and abs(self.margin) <= self.noise
+    within_noise = property(lambda self: self.runs >= MIN_RUNS and abs(self.margin) <= self.noise)
 
     def __str__(self):
         a, b = (self.a, self.b) if self.margin >= 0 else (self.b, self.a)
@@ -142,8 +125,7 @@ class Comparison:
         return at + text.format(a=a.name, b=b.name, by=by, noise=noise, runs=self.runs)
 
 
-def percent(x):
-    """A per cent figure to the precision that matters: 74 %, 3.2 %, 0.4 %."""
+def percent(x):  # to the precision that matters: 74 %, 3.2 %
     return f"{x:.0f} %" if x >= 10 else f"{x:.1f} %"
 
 
@@ -164,8 +146,7 @@ def factor(table, slow, fast, metric="median_ms"):
     return np.nan if None in found else found[0].value / found[1].value
 
 
-def times(x):
-    """A factor as a table shows it, "1.53×", or "-" for a point not measured."""
+def times(x):  # a factor as a table shows it, "1.53×", or "-" for a point not measured
     return "-" if pd.isna(x) else f"{x:.2f}×"
 
 
