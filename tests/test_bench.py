@@ -21,10 +21,14 @@ def test_a_lesson_kernel_asked_for_by_name_is_timed_once_and_plotted():
 
 def test_committed_rows_plot_one_line_per_kernel_and_tile():
     from tiledlab import data
-    ax = plots.bench_plot(data.load("h200/bench.csv"), "t")
-    assert [c.get_label() for c in ax.containers] == [
-        "naive (16×16 blocks)", "naive (16×16 blocks), unsigned indices", "tiled T=8", "tiled T=16", "tiled T=32",
-        "tiled T=8, unsigned indices", "tiled T=16, unsigned indices", "tiled T=32, unsigned indices", "cuBLAS (CuPy)"]
+    from tiledlab.notebook import claims
+    bench = claims.points(data.load("h200/bench.csv"))  # one row per point: the median of the runs
+    ax = plots.bench_plot(bench, "t")
+    labels = [c.get_label() for c in ax.containers]
+    assert sorted(labels) == sorted({plots.label(r.kernel, r.tile) for r in bench.itertuples()})
+    assert {"naive (16×16 blocks)", "naive (16×16 blocks), unsigned indices", "tiled T=8", "tiled T=32, unsigned indices",
+            "cuBLAS (CuPy)"} <= set(labels)
+    assert all(len(c[0].get_xdata()) == bench["N"].nunique() for c in ax.containers)  # one point per N
 
 
 def test_cli_bench_with_kernels_naive_writes_its_plot(tmp_path):
@@ -84,3 +88,29 @@ def test_cli_bench_fair_writes_the_pair_and_the_method(tmp_path):
         assert method == {"one launch per sample, median of 1"}
     else:
         assert len(method) == 1 and method.pop().startswith("back-to-back")
+
+
+def test_naive_runs_in_every_block_shape_asked_for_and_rows_carry_their_run():
+    assert bench.jobs([8], [4, 8], fair=True, naive_tiles=(4, 8)) == [
+        ("naive", 8, 4), ("naive", 8, 8), ("tiled", 8, 4), ("tiled", 8, 8),
+        ("naive_unsigned", 8, 4), ("naive_unsigned", 8, 8), ("tiled_unsigned", 8, 4), ("tiled_unsigned", 8, 8)]
+    rows = bench.run([8], [4], warmup=0, repeats=1, progress=False, cublas=False, naive_tiles=(4,), run=2)
+    assert [(r["run"], r["kernel"], r["tile"]) for r in rows] == [(2, "naive", 4), (2, "tiled", 4)]
+
+
+def test_the_h200_script_writes_one_bench_csv_of_separate_runs(tmp_path):
+    """tools/bench_runs.py, the lead's H200 command, on the simulator at a tiny size: every run a process of
+    its own, all in one bench.csv with its run numbers, which notebook.claims reads as runs of each point."""
+    import pathlib
+
+    from tiledlab import data
+    from tiledlab.notebook import claims
+    script = pathlib.Path(__file__).parents[1] / "tools" / "bench_runs.py"
+    run = subprocess.run([sys.executable, str(script), "--n", "8", "--tile", "4", "--runs", "3", "--repeats", "1",
+                          "--warmup", "0", "--out", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    table = data.read_csv(tmp_path / "bench.csv")
+    assert list(table.columns) == bench.FIELDS and sorted(table["run"].unique()) == [1, 2, 3]
+    assert sorted(tmp_path.iterdir()) == [tmp_path / "bench.csv"]
+    assert set(zip(table["kernel"], table["tile"])) == {(k, 4) for k in bench.LESSON + bench.FAIR}
+    assert claims.compare(table, dict(kernel="tiled", N=8, tile=4), dict(kernel="naive", N=8, tile=4)).runs == 3

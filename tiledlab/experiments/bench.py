@@ -3,7 +3,9 @@
 With `fair`, the sweep also times the fair pair (naive_unsigned, tiled_unsigned: the same kernels with
 unsigned indices, core.fair), so that a speed-up of tiling can be read with index arithmetic alike.
 Kernels of tiledlab.core.registry can be added by name; they run at their own constants (tile "").
-Every kernel and cuBLAS is timed by one method, timing.back_to_back, which each row names."""
+The naive kernels run in NAIVE_TILE × NAIVE_TILE blocks, or in each of `naive_tiles` (a tiling factor then
+has its baseline in the same block shape). Every kernel and cuBLAS is timed by one method,
+timing.back_to_back, which each row names; `run` numbers the rows of one process among several."""
 import sys
 import time
 
@@ -16,7 +18,7 @@ from ..data import stamp
 from .cublas import cupy_version, timed_sgemm
 from .timing import MIN_SAMPLE_MS, back_to_back  # noqa: F401  (MIN_SAMPLE_MS: the ladder's import)
 
-FIELDS = ["kernel", "N", "tile", "median_ms", "min_ms", "max_ms", "repeats", "tflops", "gbps", "rel_err",
+FIELDS = ["run", "kernel", "N", "tile", "median_ms", "min_ms", "max_ms", "repeats", "tflops", "gbps", "rel_err",
           "clock", "backend", "device", "compute_capability", "numba", "numba_cuda", "numpy", "cupy", "date",
           "launches_per_sample", "timing"]
 LESSON = ("naive", "tiled")  # timed at every N and tile width by the sweep itself
@@ -33,7 +35,7 @@ def rel_err(C, ref):
     return float(np.linalg.norm(C.astype(np.float64) - ref) / np.linalg.norm(ref))
 
 
-NAIVE_TILE = 16  # the naive kernel runs in 16×16 blocks: its speed barely depends on the block shape
+NAIVE_TILE = 16  # the naive kernels' block shape unless asked for others: the fair one's fastest
 
 
 def swept(fair):
@@ -47,7 +49,7 @@ def _named(kernels, fair):
     return [k for k in dict.fromkeys(kernels) if k not in paired]
 
 
-def simulator_seconds(ns, tiles, warmup, repeats, kernels=(), fair=False):
+def simulator_seconds(ns, tiles, warmup, repeats, kernels=(), fair=False, naive_tiles=(NAIVE_TILE,)):
     """A rough forecast of a sweep's length on the simulator, scaled from one timed 16×16 launch:
     its Python threads do work that grows like N³ (a kernel by name counts as one more tile width)."""
     A = np.ones((16, 16), np.float32)
@@ -55,16 +57,16 @@ def simulator_seconds(ns, tiles, warmup, repeats, kernels=(), fair=False):
     start = time.perf_counter()
     launch()
     per_n3 = (time.perf_counter() - start) / 16**3
-    per_n = len(swept(fair)) * (1 + len(tiles)) + len(_named(kernels, fair))
+    per_n = len(swept(fair)) * (len(naive_tiles) + len(tiles)) + len(_named(kernels, fair))
     return per_n3 * (warmup + repeats) * sum(n**3 for n in ns) * per_n
 
 
-def jobs(ns, tiles, kernels=(), cublas=False, fair=False):
-    """(kernel, N, tile) in the order they run: at each N naive and tiled at each tile width (and with
-    `fair` naive_unsigned and tiled_unsigned likewise), then the kernels by name (each once, those of
-    the sweep left out), then cuBLAS."""
+def jobs(ns, tiles, kernels=(), cublas=False, fair=False, naive_tiles=(NAIVE_TILE,)):
+    """(kernel, N, tile) in the order they run: at each N naive in each block shape of `naive_tiles` and
+    tiled at each tile width (and with `fair` naive_unsigned and tiled_unsigned likewise), then the
+    kernels by name (each once, those of the sweep left out), then cuBLAS."""
     sweep = [(k, n, t) for n in ns for naive, tiled in swept(fair)
-             for k, t in [(naive, NAIVE_TILE)] + [(tiled, t) for t in tiles]]
+             for k, t in [(naive, t) for t in naive_tiles] + [(tiled, t) for t in tiles]]
     return sweep + [(k, n, "") for n in ns for k in _named(kernels, fair)] + \
         ([("cublas", n, 0) for n in ns] if cublas else [])
 
@@ -74,12 +76,13 @@ def sass_jobs(tiles, kernels=(), fair=False):
     return [(k, t) for k, _, t in jobs([0], tiles, kernels, fair=fair)]
 
 
-def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=(), fair=False):
-    """One row per (kernel, N, tile): naive once per N, tiled at each tile width, with `fair` the fair
-    pair likewise, each of `kernels` (names of the registry, at their own constants), cuBLAS when CuPy
-    is there; every one timed back to back (timing.back_to_back)."""
+def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=(), fair=False,
+        naive_tiles=(NAIVE_TILE,), run=1):
+    """One row per (kernel, N, tile), numbered `run`: naive in each block shape of `naive_tiles`, tiled
+    at each tile width, with `fair` the fair pair likewise, each of `kernels` (names of the registry, at
+    their own constants), cuBLAS when CuPy is there; every one timed back to back (timing.back_to_back)."""
     provenance = {**stamp(), "cupy": cupy_version() if cublas else ""}
-    todo = jobs(ns, tiles, kernels, cublas=bool(provenance["cupy"]), fair=fair)
+    todo = jobs(ns, tiles, kernels, cublas=bool(provenance["cupy"]), fair=fair, naive_tiles=naive_tiles)
     rows, inputs = [], {}
     with progress_bar(len(todo), progress) as bar:
         for kernel, n, tile in todo:
@@ -89,7 +92,7 @@ def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=(),
                 inputs[n] = A, B, (A.astype(np.float64) @ B.astype(np.float64) if n <= 4096 else None)
             A, B, ref = inputs[n]
             timing, C = time_one(kernel, A, B, tile, warmup, repeats)
-            rows.append({"kernel": kernel, "N": n, "tile": tile, "median_ms": timing.median_ms,
+            rows.append({"run": run, "kernel": kernel, "N": n, "tile": tile, "median_ms": timing.median_ms,
                          "min_ms": timing.min_ms, "max_ms": timing.max_ms, "repeats": repeats,
                          "tflops": timing.tflops(n, n, n), "gbps": timing.gbps(n, n, n),
                          "rel_err": rel_err(C, ref) if ref is not None else "", "clock": timing.clock,
