@@ -20,7 +20,7 @@ import nbformat
 import pytest
 from packaging.version import Version
 
-from tiledlab import cli
+from tools import execute, links
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -33,31 +33,31 @@ def tagged(nb, tag):
 
 def install_cell():
     nb = nbformat.read(NOTEBOOKS[0], as_version=4)
-    return nb.cells[tagged(nb, cli.INSTALL_TAG)[0]].source
+    return nb.cells[tagged(nb, execute.INSTALL_TAG)[0]].source
 
 
 def test_the_repository_is_named_once_in_pyproject():
     text = (ROOT / "pyproject.toml").read_text()
     assert len(re.findall(r"https://github\.com/", text)) == 1
-    repo, version = cli.project(ROOT)
+    repo, version = links.project(ROOT)
     assert re.fullmatch(r"[\w.-]+/[\w.-]+", repo) and version
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_links_and_install_cell_follow_the_title_and_agree_with_pyproject(path):
     nb = nbformat.read(path, as_version=4)
-    want = cli.online_cells(path.stem, *cli.project(ROOT))
-    assert tagged(nb, cli.LINKS_TAG) == [1] and tagged(nb, cli.INSTALL_TAG) == [2]
-    links, install = nb.cells[1], nb.cells[2]
-    assert links.cell_type == "markdown" and links.source == want[cli.LINKS_TAG]
-    assert install.cell_type == "code" and install.source == want[cli.INSTALL_TAG]
+    want = links.online_cells(path.stem, *links.project(ROOT))
+    assert tagged(nb, links.LINKS_TAG) == [1] and tagged(nb, execute.INSTALL_TAG) == [2]
+    online, install = nb.cells[1], nb.cells[2]
+    assert online.cell_type == "markdown" and online.source == want[links.LINKS_TAG]
+    assert install.cell_type == "code" and install.source == want[execute.INSTALL_TAG]
     assert install.outputs == [] and install.execution_count is None
     # The URLs name the notebook's own path literally (the Chinese edition rewrites notebooks/<stem>.ipynb).
-    repo = cli.project(ROOT)[0]
-    urls = re.findall(r"\((https://[^)]+)\)", links.source)
+    repo = links.project(ROOT)[0]
+    urls = re.findall(r"\((https://[^)]+)\)", online.source)
     assert urls == [f"https://colab.research.google.com/github/{repo}/blob/main/notebooks/{path.stem}.ipynb",
                     f"https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/notebooks/{path.stem}.ipynb"]
-    assert "<img" not in links.source and "![" not in links.source  # no remote badge images (the site is offline)
+    assert "<img" not in online.source and "![" not in online.source  # no remote badge images (the site is offline)
     # The install cell is the first code cell, before the one that imports tiledlab.
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[0] is install and "import tiledlab" in code[1].source
@@ -66,9 +66,9 @@ def test_links_and_install_cell_follow_the_title_and_agree_with_pyproject(path):
 def test_links_command_rewrites_a_stale_notebook_and_leaves_a_current_one(tmp_path):
     copy = tmp_path / NOTEBOOKS[1].name
     copy.write_bytes(NOTEBOOKS[1].read_bytes())
-    assert not cli.write_online_cells(copy, *cli.project(ROOT))  # the committed notebook agrees
+    assert not links.write_online_cells(copy, *links.project(ROOT))  # the committed notebook agrees
     assert copy.read_bytes() == NOTEBOOKS[1].read_bytes()
-    assert cli.write_online_cells(copy, "someone/fork", "9.9.9")
+    assert links.write_online_cells(copy, "someone/fork", "9.9.9")
     nb = nbformat.read(copy, as_version=4)
     assert "github/someone/fork/blob/main/notebooks/01_naive_reads.ipynb" in nb.cells[1].source
     assert "git+https://github.com/someone/fork@v9.9.9" in nb.cells[2].source
@@ -148,15 +148,14 @@ def test_on_colab_the_install_cell_installs_a_working_tiledlab_into_a_fresh_venv
 
 
 def test_execute_leaves_the_install_cell_as_committed(tmp_path):
-    """`python -m tiledlab execute --inplace` (how the H200 outputs are stored) runs the install cell as a
+    """`python -m tools execute --inplace` (how the H200 outputs are stored) runs the install cell as a
     no-op and stores nothing for it: no output, no execution count, no timing."""
-    from tiledlab.notebook import run
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tags": [cli.INSTALL_TAG]}),
+    nb.cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tags": [execute.INSTALL_TAG]}),
                 nbformat.v4.new_code_cell("print(2)")]
     path = tmp_path / "n.ipynb"
     nbformat.write(nb, path)
-    run.execute(path, inplace=True)
+    execute.execute(path, inplace=True)
     install, other = nbformat.read(path, as_version=4).cells
     assert install.outputs == [] and install.execution_count is None and "execution" not in install.metadata
     assert other.execution_count == 2 and other.outputs[0]["text"] == "2\n"

@@ -12,11 +12,13 @@ import nbformat
 import numpy as np
 import pytest
 
-from tiledlab import cli, edition, i18n
+from tiledlab import cli, i18n
+from tools import cli as tools_cli
+from tools import edition, links
 from tiledlab.core import launch
 from tiledlab.core.launch import matmul, prepare
 from tiledlab.core.registry import BY_SIZE, best_for
-from tiledlab.edition import catalogs, sources
+from tools.edition import catalogs, sources
 
 F32 = np.float32
 
@@ -142,7 +144,7 @@ def test_translate_without_notebooks_under_root_is_one_line(action, where, tmp_p
     root = tmp_path / "root"
     if where == "no notebooks":
         (root / "notebooks").mkdir(parents=True)
-    refused(cli.main(["translate", action, "--root", str(root)]), capsys, "no English notebooks", "--root")
+    refused(tools_cli.main(["translate", action, "--root", str(root)]), capsys, "no English notebooks", "--root")
 
 
 @pytest.mark.parametrize("action", ["update", "build", "check"])
@@ -156,14 +158,14 @@ def test_a_malformed_catalog_is_one_line_and_never_rewritten(action, break_it, s
     path.write_text(break_it(path.read_text(encoding="utf-8")), encoding="utf-8")
     broken = path.read_bytes()
     monkeypatch.chdir(repo)
-    line = refused(cli.main(["translate", action]), capsys, "01_a.po", "not a valid catalog", says)
+    line = refused(tools_cli.main(["translate", action]), capsys, "01_a.po", "not a valid catalog", says)
     assert path.read_bytes() == broken, line  # update used to drop the bad message and write the rest back
     assert not (repo / sources.ZH_NOTEBOOKS).exists()
 
 
 def test_a_catalog_that_is_not_utf8_is_one_line(repo, capsys):
     catalog_path(repo).write_bytes(catalog_path(repo).read_bytes() + b'#  \xff\xfe\n')
-    refused(cli.main(["translate", "check", "--root", str(repo)]), capsys, "not UTF-8")
+    refused(tools_cli.main(["translate", "check", "--root", str(repo)]), capsys, "not UTF-8")
 
 
 def test_check_reports_a_translation_that_drops_a_table_row(repo):
@@ -184,7 +186,7 @@ def test_check_reports_a_translation_that_drops_a_heading(repo):
 def test_fingerprint_out_that_is_a_folder_suggests_a_fitting_name(tmp_path, capsys):
     article = tmp_path / "a.txt"
     article.write_text("分块", encoding="utf-8")
-    line = refused(cli.main(["translate", "fingerprint", str(article), "--out", str(tmp_path)]), capsys,
+    line = refused(tools_cli.main(["translate", "fingerprint", str(article), "--out", str(tmp_path)]), capsys,
                    "is a folder")
     assert "times.csv" not in line and "seed_runs.txt" in line
 
@@ -225,9 +227,9 @@ def test_student_copy_refuses_a_full_folder_and_a_file(tmp_path, capsys):
 @pytest.mark.parametrize("repo_name", ["bad repo", "", "a/b/c", "owner/..", "./tiledlab", "owner"])
 def test_links_refuses_a_repository_that_is_not_owner_slash_name(repo_name, capsys, monkeypatch):
     written = []
-    monkeypatch.setattr(cli, "write_online_cells", lambda *a: written.append(a))
+    monkeypatch.setattr(links, "write_online_cells", lambda *a: written.append(a))
     monkeypatch.setattr(pathlib.Path, "write_text", lambda *a, **k: written.append(a))
-    refused(cli.main(["links", "--repo", repo_name]), capsys, "--repo", "owner/name")
+    refused(tools_cli.main(["links", "--repo", repo_name]), capsys, "--repo", "owner/name")
     assert written == []
 
 

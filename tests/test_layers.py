@@ -5,7 +5,7 @@ from importlib.util import resolve_name
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "tiledlab"
 LAYERS = {"backend": 0, "simulator": 0, "i18n": 0, "core": 1, "data": 1, "counting": 2, "experiments": 3,
-          "notebook": 4, "edition": 4, "cli": 5, "__main__": 5, "__init__": 5}
+          "notebook": 4, "cli": 5, "__main__": 5, "__init__": 5}
 
 
 def module_name(path):
@@ -70,3 +70,14 @@ def test_every_wing_says_what_it_holds():
     for package in ROOT.glob("*/__init__.py"):
         doc = ast.get_docstring(ast.parse(package.read_text()))
         assert doc and len(doc) > 60, package
+
+
+def test_the_package_never_imports_the_maintainers_tools():
+    """tools/ is not installed with tiledlab: nothing in the package may need it."""
+    found = []
+    for path in ROOT.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            found += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] == "tools"]
+    assert found == []

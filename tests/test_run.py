@@ -1,4 +1,4 @@
-"""`python -m tiledlab execute`: a notebook runs top to bottom, quietly."""
+"""`python -m tools execute`: a notebook runs top to bottom, quietly."""
 import json
 import subprocess
 import sys
@@ -11,7 +11,7 @@ def test_execute_runs_a_notebook_without_the_tcp_warning(tmp_path):
           "nbformat": 4, "nbformat_minor": 5}
     path = tmp_path / "tiny.ipynb"
     path.write_text(json.dumps(nb))
-    run = subprocess.run([sys.executable, "-m", "tiledlab", "execute", "--inplace", str(path)],
+    run = subprocess.run([sys.executable, "-m", "tools", "execute", "--inplace", str(path)],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "without encryption" not in run.stderr and "Parent appears to have exited" not in run.stderr

@@ -47,8 +47,8 @@ def test_the_repository_itself_points_to_the_key(copy):
 def test_the_copy_imports_and_runs_a_notebook_cell(copy, tmp_path):
     """The package of the copy (not this checkout's) imports, finds its notebooks and runs the exercise
     checks, which would break if anything in it needed solutions/."""
-    code = ("import tiledlab, tiledlab.counting.exercises as ex, tiledlab.notebook.run as run; "
-            "print(tiledlab.__file__); print(len(run.lessons()))")
+    code = ("import tiledlab, tiledlab.counting.exercises as ex, tiledlab.notebook.lab as lab; "
+            "print(tiledlab.__file__); print(len(lab.lessons()))")
     done = subprocess.run([sys.executable, "-c", code], cwd=copy, capture_output=True, text=True, timeout=120,
                           env={"PATH": "/usr/bin:/bin", "TILEDLAB_BACKEND": "simulator", "PYTHONPATH": str(copy)})
     assert done.returncode == 0, done.stderr
@@ -61,9 +61,10 @@ def test_the_copy_imports_and_runs_a_notebook_cell(copy, tmp_path):
           "nbformat": 4, "nbformat_minor": 5}
     path = copy / "notebooks" / "check.ipynb"
     path.write_text(json.dumps(nb))
-    done = subprocess.run([sys.executable, "-m", "tiledlab", "execute", "--inplace", str(path)], cwd=copy,
-                          capture_output=True, text=True, timeout=300,
-                          env={"PATH": "/usr/bin:/bin", "TILEDLAB_BACKEND": "simulator", "PYTHONPATH": str(copy),
+    done = subprocess.run([sys.executable, "-m", "tools", "execute", "--inplace", str(path)], cwd=copy,
+                          capture_output=True, text=True, timeout=300,  # the checkout's tools, the copy's package
+                          env={"PATH": "/usr/bin:/bin", "TILEDLAB_BACKEND": "simulator",
+                               "PYTHONPATH": f"{copy}:{ROOT}",
                                "HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     printed = "".join(nbformat.read(path, as_version=4).cells[0].outputs[0]["text"]).strip()

@@ -59,6 +59,11 @@ TRANSLATION_SETTINGS = pathlib.Path("@jupyterlab", "translation-extension", "plu
 SETTINGS_NAME = ".lab-settings"  # in the Chinese working copy: JupyterLab's user settings for its runs
 
 
+def lessons(folder=SOURCE):
+    """The series' notebooks in order (00, 01, ...)."""
+    return sorted(pathlib.Path(folder).glob("[0-9][0-9]_*.ipynb"))
+
+
 def edition(src, dest, lang):
     """(committed notebooks, working copy) of the edition `lang`: the Chinese one is the zh/ folder of both
     (a ValueError when `src` has no Chinese notebooks, saying how to make them)."""
@@ -66,7 +71,7 @@ def edition(src, dest, lang):
         raise ValueError(f"--lang {lang!r}: choose one of {', '.join(LANGUAGES)}")
     if lang == "zh" and pathlib.Path(src).is_dir() and not any((pathlib.Path(src) / "zh").glob("*.ipynb")):
         raise ValueError(f"--lang zh: {pathlib.Path(src) / 'zh'} has no Chinese notebooks; make them with "
-                         f"`python -m tiledlab translate build --root {pathlib.Path(src).resolve().parent}`")
+                         f"`python -m tools translate build --root {pathlib.Path(src).resolve().parent}`")
     return (src / "zh", dest / "zh") if lang == "zh" else (src, dest)
 
 

@@ -13,7 +13,7 @@ import io
 import pathlib
 import re
 
-from .run import lessons
+from .lab import lessons
 
 LEARN = re.compile(r"^\*\*You will learn\*\*\n(.*?)(?:\n\n|\Z)", re.M | re.S)
 SUMMARY = re.compile(r"^## Summary\n(.*?)(?=^## |\Z)", re.M | re.S)

@@ -5,7 +5,7 @@ import nbformat
 
 from . import catalogs, make, own_words, sources
 
-UPDATE, BUILD = "python -m tiledlab translate update", "python -m tiledlab translate build"
+UPDATE, BUILD = "python -m tools translate update", "python -m tools translate build"
 FINGERPRINT = pathlib.Path("tests/data/seed_runs.txt")  # the source articles' fingerprint (own_words)
 
 

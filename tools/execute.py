@@ -10,10 +10,10 @@ import platform
 import tempfile
 import time
 
-from ..data import stamp
-from .lab import SOURCE  # the committed notebooks/ of the checkout
+from tiledlab.data import stamp
+from tiledlab.notebook.lab import SOURCE, lessons  # the committed notebooks/ of the checkout
 
-INSTALL_TAG = "colab-install"  # Colab's install cell (`python -m tiledlab links`): a no-op anywhere else
+INSTALL_TAG = "colab-install"  # Colab's install cell (`python -m tools links`): a no-op anywhere else
 
 
 def _untouched_install_cell(nb):
@@ -23,11 +23,6 @@ def _untouched_install_cell(nb):
         if INSTALL_TAG in cell.get("metadata", {}).get("tags", []):
             cell.outputs, cell.execution_count = [], None
             cell.metadata.pop("execution", None)
-
-
-def lessons(folder=SOURCE):
-    """The series' notebooks in order (00, 01, ...)."""
-    return sorted(pathlib.Path(folder).glob("[0-9][0-9]_*.ipynb"))
 
 
 def notebooks(paths=()):

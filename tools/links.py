@@ -1,0 +1,86 @@
+"""The "Run it online" cell and Colab's install cell of every notebook, from pyproject.toml.
+
+The repository's address lives in one place, pyproject.toml's [project.urls] Repository; Colab installs
+the release tag v<version>. A notebook cannot import tiledlab before it is installed, so each notebook
+holds both literally: `python -m tools links` writes them, and tests/test_colab.py checks they agree.
+"""
+import pathlib
+import re
+
+from .execute import INSTALL_TAG  # execute leaves that cell as committed
+
+CHECKOUT = pathlib.Path(__file__).resolve().parents[1]  # the clone
+_REPOSITORY = re.compile(r'^(Repository = "https://github\.com/)([^"/]+/[^"/]+)(")$', re.M)
+_VERSION = re.compile(r'^version = "([^"]+)"$', re.M)
+LINKS_TAG = "links"
+
+LINKS_CELL = """\
+**Run it online:** [Open in Colab](https://colab.research.google.com/github/{repo}/blob/main/notebooks/{stem}.ipynb)
+(an NVIDIA GPU, chosen in Runtime › Change runtime type; the first code cell installs tiledlab there) ·
+[Open in Binder](https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/notebooks/{stem}.ipynb)
+(no GPU: numba's CUDA simulator)"""
+
+INSTALL_CELL = """\
+# On Google Colab only (it sets COLAB_RELEASE_TAG): install tiledlab, at the release these notebooks
+# were written for, with the CUDA 12 libraries numba-cuda compiles with. Anywhere else: nothing.
+import os
+if os.environ.get("COLAB_RELEASE_TAG"):
+    import importlib.metadata as md, subprocess, sys
+    source = os.environ.get("TILEDLAB_COLAB_SOURCE", "git+https://github.com/{repo}@v{version}")
+    had = {{d.name: d.version for d in md.distributions()}}
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"tiledlab[cuda12] @ {{source}}"], check=True)
+    changed = {{d.name for d in md.distributions() if had.get(d.name) != d.version}}
+    stale = sorted(m for m, d in md.packages_distributions().items() if m in sys.modules and changed & set(d))
+    if stale:  # imported before the install (Colab preloads numpy): the old version stays in use
+        print(f"pip changed {{', '.join(stale)}}, already imported: restarting the runtime; run all cells again.")
+        get_ipython().kernel.do_shutdown(restart=True)"""
+
+
+def project(checkout=CHECKOUT):
+    """(owner/name, version) from the checkout's pyproject.toml."""
+    path = pathlib.Path(checkout) / "pyproject.toml"
+    if not path.is_file():
+        raise FileNotFoundError(f"no pyproject.toml in {checkout}: run `links` from a clone of the series")
+    text = path.read_text()
+    return _REPOSITORY.search(text).group(2), _VERSION.search(text).group(1)
+
+
+def online_cells(stem, repo, version):
+    """{tag: source} of the two cells a notebook carries after its title."""
+    return {LINKS_TAG: LINKS_CELL.format(repo=repo, stem=stem),
+            INSTALL_TAG: INSTALL_CELL.format(repo=repo, version=version)}
+
+
+def write_online_cells(path, repo, version):
+    """Put the links cell and the install cell right after the title cell of one notebook (nbformat),
+    replacing the ones it has; True if the file changed."""
+    import nbformat
+    nb = nbformat.read(path, as_version=4)
+    want = online_cells(pathlib.Path(path).stem, repo, version)
+    kept = [c for c in nb.cells if not set(c.metadata.get("tags", [])) & set(want)]
+    had = [c for c in nb.cells if c not in kept]
+    new = [nbformat.v4.new_markdown_cell(want[LINKS_TAG], metadata={"tags": [LINKS_TAG]}),
+           nbformat.v4.new_code_cell(want[INSTALL_TAG], metadata={"tags": [INSTALL_TAG, "remove-cell"]})]
+    for cell, old in zip(new, had):  # keep the ids of cells that were there
+        cell.id = old.id
+    if [(c.cell_type, c.source, c.metadata) for c in had] == [(c.cell_type, c.source, c.metadata) for c in new]:
+        return False
+    nb.cells = kept[:1] + new + kept[1:]
+    nbformat.write(nb, path)
+    return True
+
+
+def links(repo=None, checkout=CHECKOUT):
+    """Set the repository (owner/name) in pyproject.toml when given, then rewrite every notebook's two
+    cells; the names of the notebooks that changed."""
+    checkout = pathlib.Path(checkout)
+    text = (checkout / "pyproject.toml").read_text() if (checkout / "pyproject.toml").is_file() else None
+    if repo is not None:  # an empty --repo "" is a mistake too, not "leave it as it is"
+        if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo) or {".", ".."} & set(repo.split("/")):
+            raise ValueError(f"--repo {repo!r}: give the GitHub repository as owner/name")
+        if text is None or not _REPOSITORY.search(text):
+            raise FileNotFoundError(f"no pyproject.toml with a Repository URL in {checkout}")
+        (checkout / "pyproject.toml").write_text(_REPOSITORY.sub(rf"\g<1>{repo}\g<3>", text))
+    repo, version = project(checkout)
+    changed = [p.name for p in sorted((checkout / "notebooks").glob("*.ipynb")) if write_online_cells(p, repo, version)]
+    return repo, version, changed
