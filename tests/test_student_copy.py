@@ -7,7 +7,7 @@ import sys
 import nbformat
 import pytest
 
-from tiledlab.notebook import classroom
+from tiledlab.notebook import student_copy
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -30,7 +30,7 @@ def test_no_notebook_points_students_to_the_key():
 def test_the_copy_has_no_key_no_tests_and_no_pointer_to_them(copy):
     assert not (copy / "solutions").exists() and not (copy / "tests").exists()
     assert not (copy / "docs" / "teaching.md").exists()
-    assert classroom.pointers(copy) == []
+    assert student_copy.pointers(copy) == []
     assert "For teachers" not in (copy / "README.md").read_text()
     names = sorted(p.name for p in (copy / "notebooks").glob("*.ipynb"))
     assert names == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
@@ -40,7 +40,7 @@ def test_the_copy_has_no_key_no_tests_and_no_pointer_to_them(copy):
 
 def test_the_repository_itself_points_to_the_key(copy):
     """The check that guards the copy does find the key's pointers where they belong (not vacuous)."""
-    found = classroom.pointers(ROOT)
+    found = student_copy.pointers(ROOT)
     assert "README.md" in found and any(f.startswith("tests/") for f in found)
 
 

@@ -342,8 +342,8 @@ def _slides(args):
 
 
 def _student_copy(args):
-    from .notebook import classroom
-    path = classroom.student_copy(_out_folder(args.dir, "DIR"))
+    from .notebook.student_copy import student_copy
+    path = student_copy(_out_folder(args.dir, "DIR"))
     print(f"wrote a student copy of the series to {path} (without the key or the tests): "
           f"cd {path} && python3 -m venv .venv && .venv/bin/python -m pip install -e . && "
           ".venv/bin/python -m tiledlab lab")

@@ -1,4 +1,4 @@
-"""python -m tools {translate, links, execute}: the maintainers' commands, from a clone.
+"""python -m tools {translate, links, execute, plans}: the maintainers' commands, from a clone.
 
 Their exit codes are tiledlab's (tiledlab.cli.EXIT_CODES, listed by --help).
 """
@@ -49,7 +49,13 @@ def _execute(args):
     return OK
 
 
-HANDLERS = {"translate": _translate, "links": _links, "execute": _execute}
+def _plans(args):
+    from . import plans
+    print(f"rewrote the tables of {plans.update_guide(args.guide)}")
+    return OK
+
+
+HANDLERS = {"translate": _translate, "links": _links, "execute": _execute, "plans": _plans}
 
 
 def _translate_options(sub):
@@ -87,11 +93,19 @@ def _execute_options(sub):
     p.add_argument("--times", help="write the minutes per notebook to this CSV file")
 
 
+def _plans_options(sub):
+    p = sub.add_parser("plans", help="rewrite the teacher's guide's minutes and plans from the walkthrough",
+                       formatter_class=_Help, description="Rewrite the generated blocks of the teacher's "
+                       "guide (minutes per notebook, the class plans) from the committed walkthrough "
+                       "(tiledlab/data/simulator/walkthrough.csv; python -m tools.walkthrough remakes it).")
+    p.add_argument("--guide", default=None, help="the guide to rewrite (default: docs/teaching.md)")
+
+
 def parser():
     top = Parser(prog="python -m tools", description=__doc__.split("\n\n")[0], epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for options in (_translate_options, _links_options, _execute_options):
+    for options in (_translate_options, _links_options, _execute_options, _plans_options):
         options(sub)
     return top
 

@@ -1,0 +1,64 @@
+"""For teachers: a copy of the series to hand to students, without the key.
+
+`python -m tiledlab student-copy DIR` writes the package, the notebooks, the README, the environment
+files and the licences into DIR, and leaves out `solutions/` (the key), the tests (several run the key
+against the notebooks) and the teacher's guide. The copy installs and runs as the clone does:
+`pip install -e .` there, then `python -m tiledlab lab`. Nothing in the package imports `solutions`.
+"""
+import pathlib
+import re
+import shutil
+
+#: What a student copy holds, relative to the checkout: folders, then single files (missing ones skipped).
+FOLDERS = ("tiledlab", "notebooks", ".binder")
+FILES = ("README.md", "LICENSE", "LICENSE-CONTENT.md", "pyproject.toml", "environment.yml", ".gitignore")
+JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".ipynb_checkpoints")
+#: The README's section for teachers, which names the key: dropped from a student copy.
+TEACHERS = re.compile(r"^## For teachers\n.*?(?=^## |\Z)", re.M | re.S)
+#: A pointer to the key in what students read (the folder's path), and in code (an import of it).
+POINTER = {".md": re.compile(r"solutions/"), ".ipynb": re.compile(r"solutions/"),
+           ".py": re.compile(r"^\s*(from|import)\s+solutions\b", re.M)}
+
+
+def checkout():
+    """The source checkout this package lives in (the folder with pyproject.toml and notebooks/)."""
+    here = pathlib.Path(__file__).resolve()
+    for folder in here.parents:
+        if (folder / "pyproject.toml").is_file() and (folder / "notebooks").is_dir():
+            return folder
+    raise FileNotFoundError("student-copy needs a clone of the series (pyproject.toml and notebooks/ beside "
+                            "the package); run it from a clone, not from an installed package")
+
+
+def student_copy(dest, source=None):
+    """Write a copy of the series for students into `dest` (new, or an empty folder); return its path."""
+    source = pathlib.Path(source) if source else checkout()
+    dest = pathlib.Path(dest)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise ValueError(f"{dest} already exists and is not an empty folder: give a new folder's name")
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in FOLDERS:
+        if (source / name).is_dir():
+            shutil.copytree(source / name, dest / name, ignore=JUNK)
+    for name in FILES:
+        if (source / name).is_file():
+            shutil.copy2(source / name, dest / name)
+    readme = dest / "README.md"
+    if readme.is_file():
+        readme.write_text(TEACHERS.sub("", readme.read_text()))
+    found = pointers(dest)
+    if found:
+        raise ValueError(f"the student copy would still point to the key: {', '.join(found)}")
+    return dest
+
+
+def pointers(folder):
+    """Files under `folder` that point to the key: a page or notebook naming its folder, or code that
+    imports it. The licences, which name every part of the repository, do not count."""
+    found = []
+    for path in sorted(pathlib.Path(folder).rglob("*")):
+        pattern = POINTER.get(path.suffix)
+        if pattern and path.is_file() and not path.name.startswith("LICENSE") and ".git" not in path.parts \
+                and pattern.search(path.read_text(errors="replace")):
+            found.append(path.relative_to(folder).as_posix())
+    return found
