@@ -43,24 +43,34 @@ def test_the_repository_is_named_once_in_pyproject():
     assert re.fullmatch(r"[\w.-]+/[\w.-]+", repo) and version
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_links_and_install_cell_follow_the_title_and_agree_with_pyproject(path):
+def check_online_cells(path, repo, version):
+    """The notebook's second cell says how to run it, its third installs tiledlab on Colab, both naming
+    `repo`; an unpublished series (the placeholder address) offers no link, since none could work."""
     nb = nbformat.read(path, as_version=4)
-    want = links.online_cells(path.stem, *links.project(ROOT))
-    assert tagged(nb, links.LINKS_TAG) == [1] and tagged(nb, execute.INSTALL_TAG) == [2]
+    stem = path.stem
+    want = links.online_cells(stem, repo, version)
+    assert tagged(nb, links.LINKS_TAG) == [1] and tagged(nb, execute.INSTALL_TAG) == [2], path
     online, install = nb.cells[1], nb.cells[2]
-    assert online.cell_type == "markdown" and online.source == want[links.LINKS_TAG]
-    assert install.cell_type == "code" and install.source == want[execute.INSTALL_TAG]
+    assert online.cell_type == "markdown" and online.source == want[links.LINKS_TAG], path
+    assert install.cell_type == "code" and install.source == want[execute.INSTALL_TAG], path
     assert install.outputs == [] and install.execution_count is None
-    # The URLs name the notebook's own path literally (the Chinese edition rewrites notebooks/<stem>.ipynb).
-    repo = links.project(ROOT)[0]
+    assert f'"git+https://github.com/{repo}@v{version}"' in install.source
     urls = re.findall(r"\((https://[^)]+)\)", online.source)
-    assert urls == [f"https://colab.research.google.com/github/{repo}/blob/main/notebooks/{path.stem}.ipynb",
-                    f"https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/notebooks/{path.stem}.ipynb"]
+    folder = "notebooks/zh" if path.parent.name == "zh" else "notebooks"
+    if repo == links.PLACEHOLDER:
+        assert urls == [] and "http" not in online.source and "python -m tiledlab lab" in online.source, path
+    else:  # the notebook's own path, literally (the Chinese edition's are notebooks/zh/<stem>.ipynb)
+        assert urls == [f"https://colab.research.google.com/github/{repo}/blob/main/{folder}/{stem}.ipynb",
+                        f"https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/{folder}/{stem}.ipynb"], path
     assert "<img" not in online.source and "![" not in online.source  # no remote badge images (the site is offline)
     # The install cell is the first code cell, before the one that imports tiledlab.
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[0] is install and "import tiledlab" in code[1].source
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_links_and_install_cell_follow_the_title_and_agree_with_pyproject(path):
+    check_online_cells(path, *links.project(ROOT))
 
 
 def test_links_command_rewrites_a_stale_notebook_and_leaves_a_current_one(tmp_path):
@@ -69,10 +79,39 @@ def test_links_command_rewrites_a_stale_notebook_and_leaves_a_current_one(tmp_pa
     assert not links.write_online_cells(copy, *links.project(ROOT))  # the committed notebook agrees
     assert copy.read_bytes() == NOTEBOOKS[1].read_bytes()
     assert links.write_online_cells(copy, "someone/fork", "9.9.9")
-    nb = nbformat.read(copy, as_version=4)
-    assert "github/someone/fork/blob/main/notebooks/01_naive_reads.ipynb" in nb.cells[1].source
-    assert "git+https://github.com/someone/fork@v9.9.9" in nb.cells[2].source
-    assert len(nb.cells) == len(nbformat.read(NOTEBOOKS[1], as_version=4).cells)  # replaced, not added
+    check_online_cells(copy, "someone/fork", "9.9.9")
+    assert len(nbformat.read(copy, as_version=4).cells) == len(nbformat.read(NOTEBOOKS[1], as_version=4).cells)
+    assert links.write_online_cells(copy, links.PLACEHOLDER, "9.9.9")  # and back
+    check_online_cells(copy, links.PLACEHOLDER, "9.9.9")
+
+
+def git(*args, cwd):
+    return subprocess.run(["git", "-c", "user.name=Teacher", "-c", "user.email=teacher@example.org", *args],
+                          cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def test_publishing_on_a_bare_repository_names_it_in_every_notebook(tmp_path):
+    """tools/README.md's "Publishing" steps, on a local bare repository standing in for GitHub: after
+    `links --repo`, the commit, the tag and the push, a fresh clone's notebooks (both editions), install
+    cells and pyproject all name the new address."""
+    bare, clone, fresh = tmp_path / "series.git", tmp_path / "clone", tmp_path / "fresh"
+    git("init", "-q", "--bare", str(bare), cwd=tmp_path)
+    git("clone", "-q", str(ROOT), str(clone), cwd=tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-m", "tools", "links", "--repo", "teacher/series"], cwd=clone, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    version = links.project(clone)[1]
+    git("commit", "-qam", "published as teacher/series", cwd=clone)
+    git("tag", f"v{version}", cwd=clone)
+    git("push", "-q", str(bare), "HEAD:refs/heads/main", "--tags", cwd=clone)
+    git("clone", "-q", "--branch", f"v{version}", str(bare), str(fresh), cwd=tmp_path)
+    assert links.project(fresh) == ("teacher/series", version)
+    published = sorted((fresh / "notebooks").glob("*.ipynb")) + sorted((fresh / "notebooks" / "zh").glob("*.ipynb"))
+    assert len(published) == len(NOTEBOOKS) + len(list((ROOT / "notebooks" / "zh").glob("*.ipynb")))
+    for path in published:
+        check_online_cells(path, "teacher/series", version)
+    assert (fresh / "pyproject.toml").read_text().count("#") == (ROOT / "pyproject.toml").read_text().count("#")
 
 
 def test_off_colab_the_install_cell_prints_nothing_and_runs_nothing(monkeypatch):

@@ -30,9 +30,12 @@ def _translate(args):
 
 
 def _links(args):
-    from . import links
+    from . import edition, links
     repo, version, changed = links.links(args.repo)
     print(f"{repo} at v{version}: rewrote {', '.join(changed) if changed else 'nothing (all agree)'}")
+    if changed and (links.CHECKOUT / "notebooks" / "zh").is_dir():  # the Chinese notebooks copy both cells
+        edition.build(links.CHECKOUT)
+        print("rebuilt notebooks/zh/ (python -m tools translate build)")
     return OK
 
 

@@ -6,12 +6,15 @@ holds both literally: `python -m tools links` writes them, and tests/test_colab.
 """
 import pathlib
 import re
+import tomllib
+
+import tomlkit
 
 from .execute import INSTALL_TAG  # execute leaves that cell as committed
 
 CHECKOUT = pathlib.Path(__file__).resolve().parents[1]  # the clone
-_REPOSITORY = re.compile(r'^(Repository = "https://github\.com/)([^"/]+/[^"/]+)(")$', re.M)
-_VERSION = re.compile(r'^version = "([^"]+)"$', re.M)
+GITHUB = "https://github.com/"
+PLACEHOLDER = "OWNER/tiledlab"  # pyproject's address until the series is published
 LINKS_TAG = "links"
 
 LINKS_CELL = """\
@@ -19,6 +22,10 @@ LINKS_CELL = """\
 (an NVIDIA GPU, chosen in Runtime › Change runtime type; the first code cell installs tiledlab there) ·
 [Open in Binder](https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/notebooks/{stem}.ipynb)
 (no GPU: numba's CUDA simulator)"""
+#: The same cell while the repository has no public address: links there could only fail.
+UNPUBLISHED_CELL = """\
+**Run it:** in the series' folder, `python -m tiledlab lab` opens the notebooks in JupyterLab (the README
+says how to install it first); on a class server, open `{stem}.ipynb` from JupyterLab's file list."""
 
 INSTALL_CELL = """\
 # On Google Colab only (it sets COLAB_RELEASE_TAG): install tiledlab, at the release these notebooks
@@ -36,18 +43,38 @@ if os.environ.get("COLAB_RELEASE_TAG"):
         get_ipython().kernel.do_shutdown(restart=True)"""
 
 
-def project(checkout=CHECKOUT):
-    """(owner/name, version) from the checkout's pyproject.toml."""
+def _pyproject(checkout):
     path = pathlib.Path(checkout) / "pyproject.toml"
     if not path.is_file():
         raise FileNotFoundError(f"no pyproject.toml in {checkout}: run `links` from a clone of the series")
-    text = path.read_text()
-    return _REPOSITORY.search(text).group(2), _VERSION.search(text).group(1)
+    return path
+
+
+def project(checkout=CHECKOUT):
+    """(owner/name, version) from the checkout's pyproject.toml."""
+    path = _pyproject(checkout)
+    meta = tomllib.loads(path.read_text())["project"]
+    url = meta.get("urls", {}).get("Repository", "")
+    if not url.startswith(GITHUB):
+        raise ValueError(f"{path}: [project.urls] Repository must be {GITHUB}owner/name, not {url!r}")
+    return url.removeprefix(GITHUB), meta["version"]
+
+
+def set_repository(repo, checkout=CHECKOUT):
+    """Write `repo` (owner/name) as pyproject.toml's Repository URL, keeping the rest as it is (tomlkit)."""
+    if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo) or {".", ".."} & set(repo.split("/")):
+        raise ValueError(f"--repo {repo!r}: give the GitHub repository as owner/name")
+    path = _pyproject(checkout)
+    project(checkout)  # a Repository URL to replace
+    doc = tomlkit.parse(path.read_text())
+    doc["project"]["urls"]["Repository"] = GITHUB + repo
+    path.write_text(tomlkit.dumps(doc))
 
 
 def online_cells(stem, repo, version):
     """{tag: source} of the two cells a notebook carries after its title."""
-    return {LINKS_TAG: LINKS_CELL.format(repo=repo, stem=stem),
+    links = UNPUBLISHED_CELL if repo == PLACEHOLDER else LINKS_CELL
+    return {LINKS_TAG: links.format(repo=repo, stem=stem),
             INSTALL_TAG: INSTALL_CELL.format(repo=repo, version=version)}
 
 
@@ -72,15 +99,9 @@ def write_online_cells(path, repo, version):
 
 def links(repo=None, checkout=CHECKOUT):
     """Set the repository (owner/name) in pyproject.toml when given, then rewrite every notebook's two
-    cells; the names of the notebooks that changed."""
-    checkout = pathlib.Path(checkout)
-    text = (checkout / "pyproject.toml").read_text() if (checkout / "pyproject.toml").is_file() else None
+    cells: (owner/name, version, the names of the notebooks that changed)."""
     if repo is not None:  # an empty --repo "" is a mistake too, not "leave it as it is"
-        if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo) or {".", ".."} & set(repo.split("/")):
-            raise ValueError(f"--repo {repo!r}: give the GitHub repository as owner/name")
-        if text is None or not _REPOSITORY.search(text):
-            raise FileNotFoundError(f"no pyproject.toml with a Repository URL in {checkout}")
-        (checkout / "pyproject.toml").write_text(_REPOSITORY.sub(rf"\g<1>{repo}\g<3>", text))
+        set_repository(repo, checkout)
     repo, version = project(checkout)
-    changed = [p.name for p in sorted((checkout / "notebooks").glob("*.ipynb")) if write_online_cells(p, repo, version)]
-    return repo, version, changed
+    notebooks = sorted((pathlib.Path(checkout) / "notebooks").glob("*.ipynb"))
+    return repo, version, [p.name for p in notebooks if write_online_cells(p, repo, version)]
