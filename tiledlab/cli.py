@@ -5,6 +5,7 @@ One handler per command (HANDLERS), its options (parser()), and one map from wha
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
 """
 import argparse
+import errno
 import json
 import os
 import pathlib
@@ -16,13 +17,14 @@ import numpy as np
 from .backend import SIMULATOR
 from .experiments import Unavailable
 
-OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL = 0, 1, 2, 3, 4
+OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL, NOTEBOOK_FAILED = 0, 1, 2, 3, 4, 5
 EPILOG = """exit codes, the same for every command:
   0  done
   1  ran, but a measured count differs from its formula (translate check: the edition has problems)
   2  bad input: a one-line message says what to type instead
   3  cannot run here: needs a real GPU, or a tool or Python package that is not installed
-  4  internal error (a bug in tiledlab): a traceback, please report it"""
+  4  internal error (a bug in tiledlab): a traceback, please report it
+  5  a notebook's own cell failed (python -m tools execute): the notebook, the cell and the error"""
 GPU_NS, GPU_TILES = [1024, 2048], [8, 16, 32]  # bench's defaults on a GPU
 SIM_NS, SIM_TILES = [16, 32], [4, 8]  # and on the simulator, where each CUDA thread is a Python thread
 SIM_LIMIT_S = 600  # a longer simulator run needs --force
@@ -50,14 +52,26 @@ def _missing_package(error):
     return not (error.name or "tiledlab").startswith("tiledlab")  # tiledlab's own imports failing is a bug
 
 
+class NotebookError(Exception):
+    """A cell of a notebook being run raised: the notebook's problem, not tiledlab's."""
+
+    def __init__(self, path, cell, error):
+        where = f"cell {cell} (counted from 0)" if cell is not None else "its kernel"
+        super().__init__(f"{path}: {where} failed: {error}")
+
+
+FULL = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 FILE_SYSTEM = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)
 EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): the first match wins
+    (NotebookError, None, NOTEBOOK_FAILED, str),
     (Unavailable, None, UNAVAILABLE, lambda e: f"cannot run here: {e}"),
     (ModuleNotFoundError, _missing_package, UNAVAILABLE,
      lambda e: f"needs the Python package {e.name}, which is not installed: pip install {e.name}"),
     (MemoryError, None, BAD_INPUT, lambda e: "not enough memory for this size: try a smaller --n"),
     (FILE_SYSTEM, None, BAD_INPUT, _path_problem),
     (OSError, lambda e: e.filename is not None, BAD_INPUT, _path_problem),  # on a path the user gave
+    (OSError, lambda e: e.errno in FULL, BAD_INPUT,  # writing an output: a full or read-only place
+     lambda e: f"cannot write the output here: {e.strerror}; give another place to write (--out, DIR)"),
     (ValueError, None, BAD_INPUT, str),
 ]
 
@@ -439,7 +453,6 @@ def _bench_options(sub):
     p.add_argument("--sass", action="store_true", help="also write DIR/sass.csv: each kernel's main-loop "
                    "instructions, one row per kernel and tile (needs a GPU, and nvdisasm or cuobjdump)")
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
-    p.add_argument("--triton", action="store_true", help="also time Triton's FP32 matmul (needs Triton and PyTorch)")
     p.add_argument("--force", action="store_true", help="run a long simulator sweep anyway")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 

@@ -33,7 +33,7 @@ def _links(args):
     from . import edition, links
     repo, version, changed = links.links(args.repo)
     print(f"{repo} at v{version}: rewrote {', '.join(changed) if changed else 'nothing (all agree)'}")
-    if changed and (links.CHECKOUT / "notebooks" / "zh").is_dir():  # the Chinese notebooks copy both cells
+    if changed and (links.CHECKOUT / "notebooks" / "zh").is_dir():  # its notebooks copy the two cells
         edition.build(links.CHECKOUT)
         print("rebuilt notebooks/zh/ (python -m tools translate build)")
     return OK

@@ -10,6 +10,8 @@ import tomllib
 
 import tomlkit
 
+from tiledlab.notebook.lab import read_notebook
+
 from .execute import INSTALL_TAG  # execute leaves that cell as committed
 
 CHECKOUT = pathlib.Path(__file__).resolve().parents[1]  # the clone
@@ -82,7 +84,7 @@ def write_online_cells(path, repo, version):
     """Put the links cell and the install cell right after the title cell of one notebook (nbformat),
     replacing the ones it has; True if the file changed."""
     import nbformat
-    nb = nbformat.read(path, as_version=4)
+    nb = read_notebook(path)
     want = online_cells(pathlib.Path(path).stem, repo, version)
     kept = [c for c in nb.cells if not set(c.metadata.get("tags", [])) & set(want)]
     had = [c for c in nb.cells if c not in kept]
@@ -97,9 +99,10 @@ def write_online_cells(path, repo, version):
     return True
 
 
-def links(repo=None, checkout=CHECKOUT):
+def links(repo=None, checkout=None):
     """Set the repository (owner/name) in pyproject.toml when given, then rewrite every notebook's two
-    cells: (owner/name, version, the names of the notebooks that changed)."""
+    cells of the clone `checkout` (default: this one): (owner/name, version, the notebooks changed)."""
+    checkout = checkout or CHECKOUT
     if repo is not None:  # an empty --repo "" is a mistake too, not "leave it as it is"
         set_repository(repo, checkout)
     repo, version = project(checkout)

@@ -8,7 +8,7 @@ import pathlib
 import re
 from dataclasses import dataclass
 
-from tiledlab.notebook.lab import SOURCE
+from tiledlab.notebook.lab import SOURCE, read_notebook
 
 # --- modelled student minutes: a scripted walkthrough, not observed students ---------------------------
 
@@ -30,13 +30,12 @@ def _kind(code):
 def parts(path):
     """The parts of one notebook, in order: each `#`/`##` section, and each exercise on its own (its
     text and its code cell). One dict each: part, cells (indices), markdown_words, code_words, exercise kind."""
-    import nbformat
     found, current = {}, None
 
     def part(name):
         return found.setdefault(name, {"part": name, "cells": [], "markdown_words": 0, "code_words": 0,
                                        "kind": ""})
-    for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+    for i, cell in enumerate(read_notebook(path).cells):
         if cell.cell_type == "code":
             match = EXERCISE_CELL.match(cell.source)
             if match:

@@ -34,6 +34,10 @@ def student_copy(dest, source=None):
     """Write a copy of the series for students into `dest` (new, or an empty folder); return its path."""
     source = pathlib.Path(source) if source else checkout()
     dest = pathlib.Path(dest)
+    inside = [name for name in FOLDERS if dest.resolve().is_relative_to((source / name).resolve())]
+    if inside:  # copying a folder into itself never ends
+        raise ValueError(f"{dest} is inside the series' {inside[0]}/, which the copy holds: give a folder "
+                         "outside it (e.g. ../student-copy)")
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise ValueError(f"{dest} already exists and is not an empty folder: give a new folder's name")
     dest.mkdir(parents=True, exist_ok=True)

@@ -78,8 +78,8 @@ def texts(path):
                 found += [m.string] if isinstance(m.string, str) else list(m.string)  # plural forms
         return [s for s in found if s]
     if path.suffix == ".ipynb":
-        import nbformat
-        return [cell.source for cell in nbformat.read(path, as_version=4).cells]
+        from . import sources
+        return [cell.source for cell in sources.read_notebook(path).cells]
     return [path.read_text(encoding="utf-8", errors="replace")]
 
 
