@@ -1,8 +1,9 @@
 """For teachers: a copy of the series to hand to students, without the key.
 
-`python -m tiledlab student-copy DIR` writes the package, the notebooks, the README, the environment
-files and the licences into DIR, and leaves out `solutions/` (the key), the tests (several run the key
-against the notebooks) and the teacher's guide. The copy installs and runs as the clone does:
+`python -m tiledlab student-copy DIR` writes the package, the notebooks, the environment files, the
+licences and a README of the copy's own (classroom/student-README.md: how to open the series, run a
+notebook, check an exercise) into DIR, and leaves out `solutions/` (the key), the tests (several run the
+key against the notebooks), the docs and the class server. The copy installs and runs as the clone does:
 `pip install -e .` there, then `python -m tiledlab lab`. Nothing in the package imports `solutions`.
 """
 import pathlib
@@ -11,10 +12,9 @@ import shutil
 
 #: What a student copy holds, relative to the checkout: folders, then single files (missing ones skipped).
 FOLDERS = ("tiledlab", "notebooks", ".binder")
-FILES = ("README.md", "LICENSE", "LICENSE-CONTENT.md", "pyproject.toml", "environment.yml", ".gitignore")
+FILES = ("LICENSE", "LICENSE-CONTENT.md", "pyproject.toml", "environment.yml", ".gitignore")
 JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".ipynb_checkpoints")
-#: The README's section for teachers, which names the key: dropped from a student copy.
-TEACHERS = re.compile(r"^## For teachers\n.*?(?=^## |\Z)", re.M | re.S)
+README = pathlib.Path("classroom", "student-README.md")  # the copy's README.md
 #: A pointer to the key in what students read (the folder's path), and in code (an import of it).
 POINTER = {".md": re.compile(r"solutions/"), ".ipynb": re.compile(r"solutions/"),
            ".py": re.compile(r"^\s*(from|import)\s+solutions\b", re.M)}
@@ -47,9 +47,7 @@ def student_copy(dest, source=None):
     for name in FILES:
         if (source / name).is_file():
             shutil.copy2(source / name, dest / name)
-    readme = dest / "README.md"
-    if readme.is_file():
-        readme.write_text(TEACHERS.sub("", readme.read_text()))
+    shutil.copy2(source / README, dest / "README.md")
     found = pointers(dest)
     if found:
         raise ValueError(f"the student copy would still point to the key: {', '.join(found)}")
