@@ -37,9 +37,7 @@ PROMPT = """(i) => { const c = document.querySelectorAll('%s')[i];
                     const p = c && c.querySelector('.jp-InputArea-prompt');
                     return p ? p.textContent.replace(/\\s+/g, '') : null; }""" % CELLS
 TIMEOUT = float(os.environ.get("TILEDLAB_WALKTHROUGH_TIMEOUT", "600"))  # seconds for one cell
-SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-            '{"fetchNews": "false", "checkForUpdates": false}',
-            "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": '{"windowingMode": "none"}'}
+SETTINGS = {"@jupyterlab/notebook-extension/tracker.jupyterlab-settings": '{"windowingMode": "none"}'}
 
 
 def start_lab(tmp):
@@ -55,8 +53,7 @@ def start_lab(tmp):
                JUPYTER_RUNTIME_DIR=str(tmp / "runtime"))
     cmd = [sys.executable, "-m", "tiledlab", "lab", "--dest", str(tmp / "work"), "--no-browser", f"--port={port}",
            "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
-           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-           "--LabApp.extension_manager=readonly"]
+           "--LabApp.extension_manager=readonly"]  # news and update checks: off in the lab command
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=open(tmp / "lab.log", "w"), stderr=subprocess.STDOUT,
                             start_new_session=True)
     url = f"http://127.0.0.1:{port}"

@@ -49,14 +49,11 @@ def rel(notebook):
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook in the current tab
 RUN_TIMEOUT = float(os.environ.get("TILEDLAB_LAB_TIMEOUT", "300"))  # seconds per notebook's Run All
 
-# JupyterLab user settings for the test server only (JUPYTERLAB_SETTINGS_DIR): no "news" toast over
-# the notebook and no request to the internet; every cell attached to the DOM (the default windowing
-# mode, contentVisibility, skips rendering off-screen cells, and "full" would detach them).
-LAB_SETTINGS = {
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-        {"fetchNews": "false", "checkForUpdates": False},
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-}
+# JupyterLab user settings for the test server only (JUPYTERLAB_SETTINGS_DIR): every cell attached to the
+# DOM (the default windowing mode, contentVisibility, skips rendering off-screen cells, and "full" would
+# detach them). Nothing about news: that the lab command keeps the news toast away is checked (NEWS).
+LAB_SETTINGS = {"@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"}}
+NEWS = "official Jupyter news"  # "Would you like to get notified about official Jupyter news?"
 
 CODE_PROMPTS = f"""() => Array.from(document.querySelectorAll('{PANEL} .jp-CodeCell .jp-InputArea-prompt'))
                        .map(e => e.textContent.replace(/\\s+/g, ''))"""
@@ -129,8 +126,7 @@ def lab(browser, tmp_path_factory, committed_hashes):
     cmd = [sys.executable, "-m", "tiledlab", "lab", "--dest", str(work),
            "--no-browser", f"--port={port}", "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1",
            f"--IdentityProvider.token={token}",
-           # nothing from the internet: no news feed, no update check, no PyPI extension manager
-           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           # nothing from the internet: no PyPI extension manager (news and updates: the lab command's)
            "--LabApp.extension_manager=readonly"]
     log = tmp / "lab.log"
     with open(log, "w") as out:
@@ -246,7 +242,7 @@ class Run:
                        f"Run All of {name} to finish")
             self.t["run_all_s"] = time.monotonic() - self.run_start
             r = {"prompts": page.evaluate(CODE_PROMPTS), "outputs": page.evaluate(OUTPUTS),
-                 "dirty_on_open": self.dirty_on_open}
+                 "dirty_on_open": self.dirty_on_open, "news_toast": page.get_by_text(NEWS).count()}
             # Images: decoded and non-empty (a broken or still-loading <img> has naturalWidth 0).
             try:
                 wait_until(lambda: all(i["complete"] for i in page.evaluate(IMAGES)), 15, "images to load")
@@ -381,6 +377,8 @@ def check_run_all(runner, notebook, record, committed_hashes):
         "images": images, "committed_images": committed_images, **r["log"]})
 
     problems = ["marked modified right after opening (before Run All)"] if r["dirty_on_open"] else []
+    if r["news_toast"]:
+        problems.append(f"JupyterLab asked about news ({NEWS!r}) over the notebook")
     errors = [i for i, kind in r["saved_kinds"] if kind == "error"]
     for o in outputs:  # JupyterLab renders stderr and errors alike; the saved file tells them apart
         if o["mime"] == STDERR:
