@@ -1,27 +1,18 @@
 """python -m tiledlab lab: open the series in JupyterLab on a working copy of the notebooks.
 
-The committed notebooks carry the reference outputs of an H200 run. JupyterLab saves a notebook
-(autosave, every two minutes by default) as soon as it has run, so "Run All" on a laptop would write
-simulator outputs over them and leave a dirty checkout. This command therefore copies notebooks/ into
-a working copy first (``my-notebooks/`` beside it by default; it ignores itself in git) and starts
-JupyterLab there. A notebook already in the working copy is kept, so a student's edits survive the
-next start; ``--fresh`` puts the committed version back, moving the notebooks the student edited
-to a git-ignored backup folder beside the working copy first (``my-notebooks-backup-<date>-<time>/``).
+JupyterLab saves a notebook as soon as it has run, so "Run All" on the committed notebooks would write
+simulator outputs over their H200 ones. The lab copies notebooks/ into a git-ignored working copy
+(``my-notebooks/``) and opens that; a student's edits there survive the next start, and ``--fresh`` puts
+the committed notebooks back after moving the edited ones to ``my-notebooks-backup-<date>-<time>/``.
+The copy is written only where nothing but a notebook file is in the way: never through a link, never
+into the committed notebooks, never blocked reading a pipe. As root it passes ``--allow-root``.
 
-JupyterLab refuses to start as root ("Running as root is not recommended"), which is how containers
-and many cloud machines run; this command passes ``--allow-root`` when it runs as root.
+``--lang zh`` copies notebooks/zh/ into ``my-notebooks/zh/``, with TILEDLAB_LANG=zh for the kernels and,
+when JupyterLab's Chinese language pack is installed (the ``zh`` extra), its menus in Chinese through
+settings of the working copy's own (``.lab-settings/``, a copy of the user's with zh_CN set).
 
-``--lang zh`` opens the Chinese edition instead: notebooks/zh/ (generated from the English notebooks)
-copied into ``my-notebooks/zh/``, with TILEDLAB_LANG=zh for the kernels JupyterLab starts (so check() and
-predict() answer in Chinese) and, when JupyterLab's Chinese language pack is installed
-(``pip install 'tiledlab[zh]'``), JupyterLab's own menus in Chinese for that run: its user settings are
-read from a folder of the working copy's own (``my-notebooks/zh/.lab-settings/``, a copy of yours made
-the first time), whose translation setting says zh_CN, so your settings elsewhere stay as they are.
-
-Any option it does not know is passed on to ``jupyter lab`` (``--no-browser``, ``--port 8899``, ...),
-checked first by JupyterLab's own parser, so that a bad one is refused here in one line. The working copy
-is written only where nothing but a notebook file is in the way: never through a link, never into the
-committed notebooks, never blocked by reading a pipe or device.
+Other options go on to ``jupyter lab`` (``--no-browser``, ``--port 8899``), checked first by
+JupyterLab's own parser, so that a bad one is refused here in one line.
 """
 from __future__ import annotations
 
@@ -167,10 +158,9 @@ def committed(src) -> list[pathlib.Path]:
 
 
 def _entry(path, folder=False) -> bool:
-    """Whether a regular file (a folder, with `folder`) is at `path` in the working copy (False: nothing).
-    Anything else is refused:
-    a link (writing through it could land outside the working copy), a folder, a pipe (reading it
-    blocks), a socket or a device."""
+    """Whether a regular file (with `folder`, a folder) is at `path` in the working copy; False: nothing.
+    Anything else is refused: a link (writing through it could land outside the working copy), a pipe
+    (reading it blocks), a socket, a device."""
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
