@@ -6,6 +6,7 @@ notebook, check an exercise) into DIR, and leaves out `solutions/` (the key), th
 key against the notebooks), the docs and the class server. The copy installs and runs as the clone does:
 `pip install -e .` there, then `python -m tiledlab lab`. Nothing in the package imports `solutions`.
 """
+import os
 import pathlib
 import re
 import shutil
@@ -13,6 +14,7 @@ import shutil
 #: What a student copy holds, relative to the checkout: folders, then single files (missing ones skipped).
 FOLDERS = ("tiledlab", "notebooks", ".binder")
 FILES = ("LICENSE", "LICENSE-CONTENT.md", "pyproject.toml", "environment.yml", ".gitignore")
+UNTRACKED = {".git", ".venv", "build", "node_modules"}  # not the series' files: not searched for pointers
 JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".ipynb_checkpoints")
 README = pathlib.Path("classroom", "student-README.md")  # the copy's README.md
 #: A pointer to the key in what students read (the folder's path), and in code (an import of it).
@@ -58,9 +60,11 @@ def pointers(folder):
     """Files under `folder` that point to the key: a page or notebook naming its folder, or code that
     imports it. The licences, which name every part of the repository, do not count."""
     found = []
-    for path in sorted(pathlib.Path(folder).rglob("*")):
-        pattern = POINTER.get(path.suffix)
-        if pattern and path.is_file() and not path.name.startswith("LICENSE") and ".git" not in path.parts \
-                and pattern.search(path.read_text(errors="replace")):
-            found.append(path.relative_to(folder).as_posix())
-    return found
+    for top, folders, files in os.walk(folder):
+        folders[:] = [f for f in folders if f not in UNTRACKED]  # pruned, not walked
+        for name in files:
+            path = pathlib.Path(top, name)
+            pattern = POINTER.get(path.suffix)
+            if pattern and not name.startswith("LICENSE") and pattern.search(path.read_text(errors="replace")):
+                found.append(path.relative_to(folder).as_posix())
+    return sorted(found)
