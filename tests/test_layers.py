@@ -81,3 +81,13 @@ def test_the_package_never_imports_the_maintainers_tools():
                 [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
             found += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] == "tools"]
     assert found == []
+
+
+LINE_BUDGET = 8000  # what a newcomer can read: the lesson's core and what students and teachers run
+
+
+def test_the_installed_package_stays_within_its_line_budget():
+    """tiledlab/**/*.py, every line counted (docstrings and comments too); maintainers' tools live in tools/."""
+    lines = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in ROOT.rglob("*.py")}
+    largest = sorted(lines.items(), key=lambda kv: -kv[1])[:5]
+    assert sum(lines.values()) <= LINE_BUDGET, f"{sum(lines.values())} lines; the largest: {largest}"
