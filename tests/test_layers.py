@@ -1,11 +1,21 @@
 """The package's wings stay layered: no module imports one from a wing above its own, and no cycles."""
 import ast
+import re
 import pathlib
 from importlib.util import resolve_name
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "tiledlab"
-LAYERS = {"backend": 0, "simulator": 0, "i18n": 0, "core": 1, "data": 1, "counting": 2, "experiments": 3,
-          "notebook": 4, "cli": 5, "__main__": 5, "__init__": 5}
+
+
+def layers():
+    """{wing: its height} from the package docstring's list of wings, bottom to top (one home for it)."""
+    doc = ast.get_docstring(ast.parse((ROOT / "__init__.py").read_text()))
+    rows = re.findall(r"^  (\w+(?:, \w+)*)  ", doc.split("Wings, bottom to top", 1)[1], re.M)
+    found = {wing: height for height, row in enumerate(rows) for wing in row.split(", ")}
+    return {**found, "__init__": len(rows)}  # the package's own __init__ sits on top
+
+
+LAYERS = layers()
 
 
 def module_name(path):
@@ -91,3 +101,8 @@ def test_the_installed_package_stays_within_its_line_budget():
     lines = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in ROOT.rglob("*.py")}
     largest = sorted(lines.items(), key=lambda kv: -kv[1])[:5]
     assert sum(lines.values()) <= LINE_BUDGET, f"{sum(lines.values())} lines; the largest: {largest}"
+
+
+def test_the_docstring_names_every_wing():
+    assert {wing(module_name(p)) for p in ROOT.rglob("*.py")} <= set(LAYERS)
+    assert LAYERS["backend"] < LAYERS["core"] < LAYERS["counting"] < LAYERS["notebook"] < LAYERS["cli"]
