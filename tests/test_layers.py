@@ -1,7 +1,7 @@
 """The package's wings stay layered: no module imports one from a wing above its own, and no cycles."""
 import ast
-import re
 import pathlib
+import re
 from importlib.util import resolve_name
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "tiledlab"
