@@ -20,6 +20,7 @@ import nbformat
 import pytest
 from packaging.version import Version
 
+from tools import cli as tools_cli
 from tools import execute, links
 from tools.edition import generate
 
@@ -93,17 +94,15 @@ def git(*args, cwd):
                           cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-def test_publishing_on_a_bare_repository_names_it_in_every_notebook(tmp_path):
+def test_publishing_on_a_bare_repository_names_it_in_every_notebook(tmp_path, monkeypatch):
     """tools/README.md's "Publishing" steps, on a local bare repository standing in for GitHub: after
     `links --repo`, the commit, the tag and the push, a fresh clone's notebooks (both editions), install
     cells and pyproject all name the new address."""
     bare, clone, fresh = tmp_path / "series.git", tmp_path / "clone", tmp_path / "fresh"
     git("init", "-q", "--bare", str(bare), cwd=tmp_path)
     git("clone", "-q", str(ROOT), str(clone), cwd=tmp_path)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, "-m", "tools", "links", "--repo", "teacher/series"], cwd=clone, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    monkeypatch.setattr(links, "CHECKOUT", clone)  # `python -m tools links` run in the clone
+    assert tools_cli.main(["links", "--repo", "teacher/series"]) == 0
     version = links.project(clone)[1]
     git("commit", "-qam", "published as teacher/series", cwd=clone)
     git("tag", f"v{version}", cwd=clone)
@@ -187,17 +186,3 @@ def test_on_colab_the_install_cell_installs_a_working_tiledlab_into_a_fresh_venv
                            env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and again.stdout.strip().splitlines() == ["RESTARTS []"], again.stdout + again.stderr
     print(f"install {installed_s:.0f} s")
-
-
-def test_execute_leaves_the_install_cell_as_committed(tmp_path):
-    """`python -m tools execute --inplace` (how the H200 outputs are stored) runs the install cell as a
-    no-op and stores nothing for it: no output, no execution count, no timing."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tags": [execute.INSTALL_TAG]}),
-                nbformat.v4.new_code_cell("print(2)")]
-    path = tmp_path / "n.ipynb"
-    nbformat.write(nb, path)
-    execute.execute(path, inplace=True)
-    install, other = nbformat.read(path, as_version=4).cells
-    assert install.outputs == [] and install.execution_count is None and "execution" not in install.metadata
-    assert other.execution_count == 2 and other.outputs[0]["text"] == "2\n"
