@@ -1,4 +1,5 @@
 import linecache
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -45,3 +46,16 @@ def recording():
 
 
 simulator_only = pytest.mark.skipif(not tiledlab.SIMULATOR, reason="records loads through the simulator's arrays")
+
+
+@pytest.fixture
+def tiledlab_cli(capsys):
+    """tiledlab_cli(*args): `python -m tiledlab ARGS` run by cli.main in this process (a subprocess would
+    add only an interpreter's start): its returncode, stdout and stderr."""
+    from tiledlab import cli
+
+    def run(*args):
+        code = cli.main([str(a) for a in args])
+        said = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=said.out, stderr=said.err)
+    return run

@@ -1,5 +1,4 @@
 """The benchmark sweep and its plot: every kernel asked for is timed once per N and drawn as one line."""
-import subprocess
 import sys
 
 import matplotlib
@@ -31,10 +30,9 @@ def test_committed_rows_plot_one_line_per_kernel_and_tile():
     assert all(len(c[0].get_xdata()) == bench["N"].nunique() for c in ax.containers)  # one point per N
 
 
-def test_cli_bench_with_kernels_naive_writes_its_plot(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "tiledlab", "bench", "--n", "8", "--tile", "4", "--kernels", "naive",
-                          "--repeats", "1", "--warmup", "0", "--quiet", "--no-cublas", "--out", str(tmp_path)],
-                         capture_output=True, text=True, timeout=300)
+def test_cli_bench_with_kernels_naive_writes_its_plot(tmp_path, tiledlab_cli):
+    run = tiledlab_cli("bench", "--n", "8", "--tile", "4", "--kernels", "naive",
+                       "--repeats", "1", "--warmup", "0", "--quiet", "--no-cublas", "--out", str(tmp_path))
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "bench.png").stat().st_size > 1000
 
@@ -75,11 +73,10 @@ def test_every_kernel_and_cublas_is_timed_back_to_back_by_one_method(monkeypatch
     assert set(bench.FIELDS) >= set(rows[0])
 
 
-def test_cli_bench_fair_writes_the_pair_and_the_method(tmp_path):
+def test_cli_bench_fair_writes_the_pair_and_the_method(tmp_path, tiledlab_cli):
     import csv
-    run = subprocess.run([sys.executable, "-m", "tiledlab", "bench", "--n", "8", "--tile", "4", "--fair",
-                          "--repeats", "1", "--warmup", "0", "--quiet", "--no-cublas", "--out", str(tmp_path)],
-                         capture_output=True, text=True, timeout=300)
+    run = tiledlab_cli("bench", "--n", "8", "--tile", "4", "--fair",
+                       "--repeats", "1", "--warmup", "0", "--quiet", "--no-cublas", "--out", str(tmp_path))
     assert run.returncode == 0, run.stderr
     rows = list(csv.DictReader(open(tmp_path / "bench.csv")))
     assert [r["kernel"] for r in rows] == ["naive", "tiled", "naive_unsigned", "tiled_unsigned"]

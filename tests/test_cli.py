@@ -1,3 +1,4 @@
+"""python -m tiledlab's commands, in this process (cli.main), but for one run of the real entry point."""
 import csv
 import json
 import subprocess
@@ -7,38 +8,38 @@ import pytest
 from conftest import gpu_only
 
 import tiledlab
+from tiledlab import cli as command_line
 from tiledlab.experiments import latency
 
 
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "tiledlab", *args], capture_output=True, text=True, timeout=300)
-
-
 def test_info_names_backend_and_versions():
-    out = cli("info").stdout
+    """The one end-to-end run: `python -m tiledlab` (tiledlab/__main__.py) in a process of its own."""
+    done = subprocess.run([sys.executable, "-m", "tiledlab", "info"], capture_output=True, text=True, timeout=300)
+    out = done.stdout
+    assert done.returncode == 0, done.stderr
     assert ("CUDA simulator" in out) == tiledlab.SIMULATOR
     assert "numba:" in out and "numba-cuda:" in out and "numpy:" in out
 
 
-def test_count_json_reports_measured_equal_to_formula():
-    run = cli("count", "--n", "32", "--tile", "8", "--json")
+def test_count_json_reports_measured_equal_to_formula(tiledlab_cli):
+    run = tiledlab_cli("count", "--n", "32", "--tile", "8", "--json")
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout) == {"naive": {"measured": 65536, "formula": 65536},
                                       "tiled": {"measured": 8192, "formula": 8192}}
 
 
-def test_count_table():
-    run = cli("count", "--n", "12", "--tile", "4")
+def test_count_table(tiledlab_cli):
+    run = tiledlab_cli("count", "--n", "12", "--tile", "4")
     assert run.returncode == 0 and "naive / tiled = 4" in run.stdout and "NO" not in run.stdout
 
 
-def test_bad_tile_is_a_clear_error():
-    run = cli("count", "--n", "8", "--tile", "40")
+def test_bad_tile_is_a_clear_error(tiledlab_cli):
+    run = tiledlab_cli("count", "--n", "8", "--tile", "40")
     assert run.returncode == 2 and "1600 threads per block" in run.stderr
 
 
-def test_bench_writes_csv_and_png(tmp_path):
-    run = cli("bench", "--n", "8", "16", "--tile", "4", "--repeats", "2", "--warmup", "1", "--out", str(tmp_path))
+def test_bench_writes_csv_and_png(tiledlab_cli, tmp_path):
+    run = tiledlab_cli("bench", "--n", "8", "16", "--tile", "4", "--repeats", "2", "--warmup", "1", "--out", str(tmp_path))
     assert run.returncode == 0, run.stderr
     rows = list(csv.DictReader(open(tmp_path / "bench.csv")))
     assert {(r["kernel"], r["N"]) for r in rows} >= {("naive", "8"), ("tiled", "16")}
@@ -49,14 +50,14 @@ def test_bench_writes_csv_and_png(tmp_path):
 
 
 @pytest.mark.skipif(not tiledlab.SIMULATOR, reason="checks the simulator's refusal")
-def test_measure_refuses_on_the_simulator(tmp_path):
-    run = cli("measure", "--out", str(tmp_path), "--quick")
+def test_measure_refuses_on_the_simulator(tiledlab_cli, tmp_path):
+    run = tiledlab_cli("measure", "--out", str(tmp_path), "--quick")
     assert run.returncode == 3 and "needs a real GPU" in run.stderr  # 3: cannot run here (cli's convention)
 
 
 @gpu_only
-def test_measure_quick_on_gpu(tmp_path):
-    run = cli("measure", "--out", str(tmp_path), "--quick")
+def test_measure_quick_on_gpu(tiledlab_cli, tmp_path):
+    run = tiledlab_cli("measure", "--out", str(tmp_path), "--quick")
     assert run.returncode == 0, run.stderr
     rows = list(csv.DictReader(open(tmp_path / "latency.csv")))
     names = [case[0] for case in latency.cases(int(rows[0]["l2_bytes"]))]  # the level names measure writes
@@ -71,19 +72,21 @@ def test_measure_quick_on_gpu(tmp_path):
     (("count", "--n", "-4"), "N must be at least 1"),
     (("bench", "--warmup", "-1"), "cannot be negative"),
 ])
-def test_bad_numbers_are_refused_with_a_message(args, message):
-    run = cli(*args)
+def test_bad_numbers_are_refused_with_a_message(args, message, tiledlab_cli):
+    run = tiledlab_cli(*args)
     assert run.returncode == 2 and message in run.stderr and "Traceback" not in run.stderr
 
 
-def test_help_describes_every_option_with_its_default():
-    text = cli("bench", "--help").stdout
+def test_help_describes_every_option_with_its_default(capsys):
+    with pytest.raises(SystemExit):
+        command_line.main(["bench", "--help"])
+    text = capsys.readouterr().out
     assert "(default: 10)" in text and "(default: 2)" in text and "timed launches per point" in text
     assert "by backend" in text
 
 
 @pytest.mark.skipif(not tiledlab.SIMULATOR, reason="the forecast is for the simulator")
-def test_a_simulator_bench_that_would_take_hours_is_refused_before_it_starts(tmp_path):
-    run = cli("bench", "--n", "1024", "2048", "--tile", "8", "16", "32", "--out", str(tmp_path))
+def test_a_simulator_bench_that_would_take_hours_is_refused_before_it_starts(tiledlab_cli, tmp_path):
+    run = tiledlab_cli("bench", "--n", "1024", "2048", "--tile", "8", "16", "32", "--out", str(tmp_path))
     assert run.returncode == 2 and "hours on the simulator" in run.stderr and "--force" in run.stderr
     assert not (tmp_path / "bench.csv").exists()

@@ -20,7 +20,9 @@ import nbformat
 import pytest
 from packaging.version import Version
 
-from tiledlab import cli
+from tools import cli as tools_cli
+from tools import execute, links
+from tools.edition import generate
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -33,46 +35,85 @@ def tagged(nb, tag):
 
 def install_cell():
     nb = nbformat.read(NOTEBOOKS[0], as_version=4)
-    return nb.cells[tagged(nb, cli.INSTALL_TAG)[0]].source
+    return nb.cells[tagged(nb, execute.INSTALL_TAG)[0]].source
 
 
 def test_the_repository_is_named_once_in_pyproject():
     text = (ROOT / "pyproject.toml").read_text()
     assert len(re.findall(r"https://github\.com/", text)) == 1
-    repo, version = cli.project(ROOT)
+    repo, version = links.project(ROOT)
     assert re.fullmatch(r"[\w.-]+/[\w.-]+", repo) and version
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_links_and_install_cell_follow_the_title_and_agree_with_pyproject(path):
+def check_online_cells(path, repo, version):
+    """The notebook's second cell says how to run it, its third installs tiledlab on Colab, both naming
+    `repo`; an unpublished series (the placeholder address) offers no link, since none could work."""
     nb = nbformat.read(path, as_version=4)
-    want = cli.online_cells(path.stem, *cli.project(ROOT))
-    assert tagged(nb, cli.LINKS_TAG) == [1] and tagged(nb, cli.INSTALL_TAG) == [2]
-    links, install = nb.cells[1], nb.cells[2]
-    assert links.cell_type == "markdown" and links.source == want[cli.LINKS_TAG]
-    assert install.cell_type == "code" and install.source == want[cli.INSTALL_TAG]
+    stem = path.stem
+    want = links.online_cells(stem, repo, version)
+    if path.parent.name == "zh":  # the Chinese edition copies the English cells, its links pointed at zh/
+        want[links.LINKS_TAG] = generate.links_cell(want[links.LINKS_TAG])
+    assert tagged(nb, links.LINKS_TAG) == [1] and tagged(nb, execute.INSTALL_TAG) == [2], path
+    online, install = nb.cells[1], nb.cells[2]
+    assert online.cell_type == "markdown" and online.source == want[links.LINKS_TAG], path
+    assert install.cell_type == "code" and install.source == want[execute.INSTALL_TAG], path
     assert install.outputs == [] and install.execution_count is None
-    # The URLs name the notebook's own path literally (the Chinese edition rewrites notebooks/<stem>.ipynb).
-    repo = cli.project(ROOT)[0]
-    urls = re.findall(r"\((https://[^)]+)\)", links.source)
-    assert urls == [f"https://colab.research.google.com/github/{repo}/blob/main/notebooks/{path.stem}.ipynb",
-                    f"https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/notebooks/{path.stem}.ipynb"]
-    assert "<img" not in links.source and "![" not in links.source  # no remote badge images (the site is offline)
+    assert f'"git+https://github.com/{repo}@v{version}"' in install.source
+    urls = re.findall(r"\((https://[^)]+)\)", online.source)
+    folder = "notebooks/zh" if path.parent.name == "zh" else "notebooks"
+    if repo == links.PLACEHOLDER:
+        assert urls == [] and "http" not in online.source and "python -m tiledlab lab" in online.source, path
+    else:  # the notebook's own path, literally (the Chinese edition's are notebooks/zh/<stem>.ipynb)
+        assert urls == [f"https://colab.research.google.com/github/{repo}/blob/main/{folder}/{stem}.ipynb",
+                        f"https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/{folder}/{stem}.ipynb"], path
+    assert "<img" not in online.source and "![" not in online.source  # no remote badge images (the site is offline)
     # The install cell is the first code cell, before the one that imports tiledlab.
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[0] is install and "import tiledlab" in code[1].source
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_links_and_install_cell_follow_the_title_and_agree_with_pyproject(path):
+    check_online_cells(path, *links.project(ROOT))
+
+
 def test_links_command_rewrites_a_stale_notebook_and_leaves_a_current_one(tmp_path):
     copy = tmp_path / NOTEBOOKS[1].name
     copy.write_bytes(NOTEBOOKS[1].read_bytes())
-    assert not cli.write_online_cells(copy, *cli.project(ROOT))  # the committed notebook agrees
+    assert not links.write_online_cells(copy, *links.project(ROOT))  # the committed notebook agrees
     assert copy.read_bytes() == NOTEBOOKS[1].read_bytes()
-    assert cli.write_online_cells(copy, "someone/fork", "9.9.9")
-    nb = nbformat.read(copy, as_version=4)
-    assert "github/someone/fork/blob/main/notebooks/01_naive_reads.ipynb" in nb.cells[1].source
-    assert "git+https://github.com/someone/fork@v9.9.9" in nb.cells[2].source
-    assert len(nb.cells) == len(nbformat.read(NOTEBOOKS[1], as_version=4).cells)  # replaced, not added
+    assert links.write_online_cells(copy, "someone/fork", "9.9.9")
+    check_online_cells(copy, "someone/fork", "9.9.9")
+    assert len(nbformat.read(copy, as_version=4).cells) == len(nbformat.read(NOTEBOOKS[1], as_version=4).cells)
+    assert links.write_online_cells(copy, links.PLACEHOLDER, "9.9.9")  # and back
+    check_online_cells(copy, links.PLACEHOLDER, "9.9.9")
+
+
+def git(*args, cwd):
+    return subprocess.run(["git", "-c", "user.name=Teacher", "-c", "user.email=teacher@example.org", *args],
+                          cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def test_publishing_on_a_bare_repository_names_it_in_every_notebook(tmp_path, monkeypatch):
+    """tools/README.md's "Publishing" steps, on a local bare repository standing in for GitHub: after
+    `links --repo`, the commit, the tag and the push, a fresh clone's notebooks (both editions), install
+    cells and pyproject all name the new address."""
+    bare, clone, fresh = tmp_path / "series.git", tmp_path / "clone", tmp_path / "fresh"
+    git("init", "-q", "--bare", str(bare), cwd=tmp_path)
+    git("clone", "-q", str(ROOT), str(clone), cwd=tmp_path)
+    monkeypatch.setattr(links, "CHECKOUT", clone)  # `python -m tools links` run in the clone
+    assert tools_cli.main(["links", "--repo", "teacher/series"]) == 0
+    version = links.project(clone)[1]
+    git("commit", "-qam", "published as teacher/series", cwd=clone)
+    git("tag", f"v{version}", cwd=clone)
+    git("push", "-q", str(bare), "HEAD:refs/heads/main", "--tags", cwd=clone)
+    git("clone", "-q", "--branch", f"v{version}", str(bare), str(fresh), cwd=tmp_path)
+    assert links.project(fresh) == ("teacher/series", version)
+    published = sorted((fresh / "notebooks").glob("*.ipynb")) + sorted((fresh / "notebooks" / "zh").glob("*.ipynb"))
+    assert len(published) == len(NOTEBOOKS) + len(list((ROOT / "notebooks" / "zh").glob("*.ipynb")))
+    for path in published:
+        check_online_cells(path, "teacher/series", version)
+    assert (fresh / "pyproject.toml").read_text().count("#") == (ROOT / "pyproject.toml").read_text().count("#")
 
 
 def test_off_colab_the_install_cell_prints_nothing_and_runs_nothing(monkeypatch):
@@ -145,18 +186,3 @@ def test_on_colab_the_install_cell_installs_a_working_tiledlab_into_a_fresh_venv
                            env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and again.stdout.strip().splitlines() == ["RESTARTS []"], again.stdout + again.stderr
     print(f"install {installed_s:.0f} s")
-
-
-def test_execute_leaves_the_install_cell_as_committed(tmp_path):
-    """`python -m tiledlab execute --inplace` (how the H200 outputs are stored) runs the install cell as a
-    no-op and stores nothing for it: no output, no execution count, no timing."""
-    from tiledlab.notebook import run
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tags": [cli.INSTALL_TAG]}),
-                nbformat.v4.new_code_cell("print(2)")]
-    path = tmp_path / "n.ipynb"
-    nbformat.write(nb, path)
-    run.execute(path, inplace=True)
-    install, other = nbformat.read(path, as_version=4).cells
-    assert install.outputs == [] and install.execution_count is None and "execution" not in install.metadata
-    assert other.execution_count == 2 and other.outputs[0]["text"] == "2\n"

@@ -12,8 +12,8 @@ import sys
 import nbformat
 import pytest
 
-from tiledlab import edition
-from tiledlab.edition import catalogs, generate, make, own_words, sources
+from tools import edition
+from tools.edition import catalogs, generate, make, own_words, sources
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SEEDS = pathlib.Path("/work/shared/seeds")  # the source articles: on the authors' machine only, never in CI
@@ -261,7 +261,7 @@ def test_a_changed_english_code_cell_makes_the_edition_out_of_date(repo):
     assert edition.check(repo) == []
     change_english(repo, lambda cells: setattr(cells[2], "source", CODE.replace("3", "4")))
     problems = edition.check(repo)
-    assert "notebooks/zh/01_a.ipynb: out of date: run `python -m tiledlab translate build`" in problems
+    assert "notebooks/zh/01_a.ipynb: out of date: run `python -m tools translate build`" in problems
     assert "notebooks/zh/01_a.ipynb: code cell code1 differs from notebooks/01_a.ipynb" in problems
     assert not any(".po:" in p for p in problems)  # a code cell is not a message: the catalog is still current
     edition.build(repo)
@@ -279,15 +279,15 @@ def test_a_code_cell_edited_in_the_chinese_notebook_is_reported(repo):
 
 
 def test_check_reports_a_stale_catalog_empty_and_fuzzy_messages_and_missing_files(repo):
-    assert f"{sources.LOCALE.as_posix()}/notebooks/01_a.po: missing: run `python -m tiledlab translate update`, " \
+    assert f"{sources.LOCALE.as_posix()}/notebooks/01_a.po: missing: run `python -m tools translate update`, " \
            "then translate it" in edition.check(repo)
     translated(repo)
     change_english(repo, lambda cells: setattr(cells[0], "source", INTRO + " Read it first."))
     catalog = f"{sources.LOCALE.as_posix()}/notebooks/01_a.po"
     problems = edition.check(repo)
-    assert f"{catalog}: out of date with notebooks/01_a.ipynb: run `python -m tiledlab translate update`" in problems
-    assert "notebooks/zh/01_a.ipynb: missing: run `python -m tiledlab translate build`" in problems
-    assert "docs/zh/index.md: missing: run `python -m tiledlab translate build`" in problems
+    assert f"{catalog}: out of date with notebooks/01_a.ipynb: run `python -m tools translate update`" in problems
+    assert "notebooks/zh/01_a.ipynb: missing: run `python -m tools translate build`" in problems
+    assert "docs/zh/index.md: missing: run `python -m tools translate build`" in problems
     edition.update(repo)
     translate(repo, {"summary": ""})
     problems = edition.check(repo)
@@ -303,7 +303,7 @@ def test_check_reports_chinese_files_that_no_english_source_makes(repo):
 
 def test_the_command_line_check_exits_1_listing_the_problems_then_0(repo):
     def run(action):
-        return subprocess.run([sys.executable, "-m", "tiledlab", "translate", action, "--root", str(repo)],
+        return subprocess.run([sys.executable, "-m", "tools", "translate", action, "--root", str(repo)],
                               capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert run("update").returncode == 0
     failed = run("check")
@@ -384,7 +384,7 @@ def test_every_english_notebook_has_a_chinese_one_with_the_same_code_cells():
 
 
 def test_code_that_looks_like_a_link_is_left_alone():
-    from tiledlab.edition.generate import relocate
+    from tools.edition.generate import relocate
     text = "Launch it as `kernel[grid, block](A, B, C)`; see [the guide](../docs/teaching.md).\n\n```\nx[0](y)\n```"
     out = relocate(text, lambda path: False)
     assert "`kernel[grid, block](A, B, C)`" in out and "```\nx[0](y)\n```" in out

@@ -77,7 +77,20 @@ def test_test_tools_are_in_the_test_extra_not_in_the_base_install():
     assert not TEST_TOOLS & {_name(d) for d in project["dependencies"]}
     test = project["optional-dependencies"]["test"]
     assert TEST_TOOLS <= {_name(d) for d in test}
-    assert "tiledlab[site,browser]" in test  # the README's test command also builds the site and drives a browser
+    assert "tiledlab[site,browser,maintain]" in test  # the test command also builds the site, drives a browser
+    assert "tomlkit" not in {_name(d) for d in project["dependencies"]}  # and tests the maintainers' tools
+
+
+def test_the_pythons_advertised_are_those_ci_runs():
+    """pyproject's classifiers and lower bound, environment.yml and the docs name the versions CI runs:
+    the README's command on CI's python3 (3.11) and .ci/unit-py312 (3.12)."""
+    project = _project()
+    ci = {"3.11", *re.findall(r"Python (3\.\d+)", (ROOT / ".ci" / "unit-py312").read_text())}
+    advertised = {c.rsplit(" :: ", 1)[1] for c in project["classifiers"] if re.search(r"Python :: 3\.\d+$", c)}
+    assert advertised == ci == {"3.11", "3.12"}
+    assert project["requires-python"] == f">={min(ci)}" and _conda_specs()["python"] == f">={min(ci)}"
+    for page in ("README.md", "docs/teaching.md", "docs/classroom.md"):
+        assert not re.search(r"Python 3\.(10|9)\b", (ROOT / page).read_text()), page
 
 
 def test_every_test_runs_under_a_timeout():

@@ -183,12 +183,12 @@ def test_loop_listing_gives_the_main_loop_as_written():
 
 
 @pytest.mark.skipif(not tiledlab.SIMULATOR, reason="checks the simulator's refusal")
-def test_reading_sass_refuses_on_the_simulator(tmp_path):
+def test_reading_sass_refuses_on_the_simulator(tmp_path, tiledlab_cli):
     from tiledlab.experiments import Unavailable, sass
     with pytest.raises(Unavailable, match="needs a real GPU"):
         sass.of("naive_unsigned")
-    run = subprocess.run([sys.executable, "-m", "tiledlab", "bench", "--n", "8", "--tile", "4", "--sass",
-                          "--quiet", "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    run = tiledlab_cli("bench", "--n", "8", "--tile", "4", "--sass",
+                       "--quiet", "--out", str(tmp_path))
     assert run.returncode == 3 and "needs a real GPU" in run.stderr  # refused before the sweep
     assert not (tmp_path / "bench.csv").exists()
 

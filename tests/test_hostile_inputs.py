@@ -12,11 +12,14 @@ import nbformat
 import numpy as np
 import pytest
 
-from tiledlab import cli, edition, i18n
+from tiledlab import cli, i18n
+from tiledlab.notebook import student_copy
+from tools import cli as tools_cli
+from tools import edition, links
 from tiledlab.core import launch
 from tiledlab.core.launch import matmul, prepare
 from tiledlab.core import best, card
-from tiledlab.edition import catalogs, sources
+from tools.edition import catalogs, sources
 
 F32 = np.float32
 
@@ -146,7 +149,7 @@ def test_translate_without_notebooks_under_root_is_one_line(action, where, tmp_p
     root = tmp_path / "root"
     if where == "no notebooks":
         (root / "notebooks").mkdir(parents=True)
-    refused(cli.main(["translate", action, "--root", str(root)]), capsys, "no English notebooks", "--root")
+    refused(tools_cli.main(["translate", action, "--root", str(root)]), capsys, "no English notebooks", "--root")
 
 
 @pytest.mark.parametrize("action", ["update", "build", "check"])
@@ -160,14 +163,14 @@ def test_a_malformed_catalog_is_one_line_and_never_rewritten(action, break_it, s
     path.write_text(break_it(path.read_text(encoding="utf-8")), encoding="utf-8")
     broken = path.read_bytes()
     monkeypatch.chdir(repo)
-    line = refused(cli.main(["translate", action]), capsys, "01_a.po", "not a valid catalog", says)
+    line = refused(tools_cli.main(["translate", action]), capsys, "01_a.po", "not a valid catalog", says)
     assert path.read_bytes() == broken, line  # update used to drop the bad message and write the rest back
     assert not (repo / sources.ZH_NOTEBOOKS).exists()
 
 
 def test_a_catalog_that_is_not_utf8_is_one_line(repo, capsys):
     catalog_path(repo).write_bytes(catalog_path(repo).read_bytes() + b'#  \xff\xfe\n')
-    refused(cli.main(["translate", "check", "--root", str(repo)]), capsys, "not UTF-8")
+    refused(tools_cli.main(["translate", "check", "--root", str(repo)]), capsys, "not UTF-8")
 
 
 def test_check_reports_a_translation_that_drops_a_table_row(repo):
@@ -188,7 +191,7 @@ def test_check_reports_a_translation_that_drops_a_heading(repo):
 def test_fingerprint_out_that_is_a_folder_suggests_a_fitting_name(tmp_path, capsys):
     article = tmp_path / "a.txt"
     article.write_text("分块", encoding="utf-8")
-    line = refused(cli.main(["translate", "fingerprint", str(article), "--out", str(tmp_path)]), capsys,
+    line = refused(tools_cli.main(["translate", "fingerprint", str(article), "--out", str(tmp_path)]), capsys,
                    "is a folder")
     assert "times.csv" not in line and "seed_runs.txt" in line
 
@@ -229,9 +232,9 @@ def test_student_copy_refuses_a_full_folder_and_a_file(tmp_path, capsys):
 @pytest.mark.parametrize("repo_name", ["bad repo", "", "a/b/c", "owner/..", "./tiledlab", "owner"])
 def test_links_refuses_a_repository_that_is_not_owner_slash_name(repo_name, capsys, monkeypatch):
     written = []
-    monkeypatch.setattr(cli, "write_online_cells", lambda *a: written.append(a))
+    monkeypatch.setattr(links, "write_online_cells", lambda *a: written.append(a))
     monkeypatch.setattr(pathlib.Path, "write_text", lambda *a, **k: written.append(a))
-    refused(cli.main(["links", "--repo", repo_name]), capsys, "--repo", "owner/name")
+    refused(tools_cli.main(["links", "--repo", repo_name]), capsys, "--repo", "owner/name")
     assert written == []
 
 
@@ -243,8 +246,10 @@ def test_hub_dry_run_refuses_a_class_folder_it_could_not_make(class_dir, says, t
     refused(cli.main(["hub", "--dry-run", "--class-dir", folder]), capsys, "--class-dir", says)
 
 
-def test_hub_dry_run_passes_unknown_options_on(tmp_path, capsys):
-    assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path / "class"), "--port", "8123"]) == 0
+def test_hub_dry_run_passes_unknown_options_on(tmp_path, capsys, monkeypatch):
+    from tiledlab.notebook import hub
+    monkeypatch.setattr(hub, "_check_installed", lambda: None)
+    assert cli.main(["hub", "--dry-run", "--allow-root", "--class-dir", str(tmp_path / "class"), "--port", "8123"]) == 0
     assert capsys.readouterr().out.strip().endswith("--port 8123")
 
 
@@ -291,3 +296,136 @@ def test_a_language_folder_or_pipe_is_english_without_blocking(tmp_path, monkeyp
         reader.join(timeout=5)
         pytest.fail("language() blocked on a LANGUAGE pipe")
     assert answer == ["en"]
+
+
+# --- careless input to the tools: exit 2 (or 5 for a notebook's own failure), one line, nothing written ---
+
+NOT_NOTEBOOKS = {"object": '{"a": 1}', "list": "[1, 2]", "cells not a list": '{"cells": 5, "metadata": {}, '
+                 '"nbformat": 4, "nbformat_minor": 5}', "a cell without a type": '{"cells": [{"source": "x"}], '
+                 '"metadata": {}, "nbformat": 4, "nbformat_minor": 5}'}
+
+
+@pytest.fixture(params=NOT_NOTEBOOKS, ids=list(NOT_NOTEBOOKS))
+def not_a_notebook(request, tmp_path):
+    """A checkout whose one notebook is valid JSON but not a notebook."""
+    (tmp_path / "notebooks").mkdir()
+    path = tmp_path / "notebooks" / "01_a.ipynb"
+    path.write_text(NOT_NOTEBOOKS[request.param])
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "1.0"\n'
+                                             '[project.urls]\nRepository = "https://github.com/OWNER/tiledlab"\n')
+    return path
+
+
+@pytest.mark.parametrize("argv", [["execute", "{nb}"], ["translate", "update", "--root", "{root}"],
+                                  ["translate", "build", "--root", "{root}"],
+                                  ["translate", "check", "--root", "{root}"], ["links"]])
+def test_a_json_file_that_is_not_a_notebook_is_bad_input(argv, not_a_notebook, capsys, monkeypatch):
+    monkeypatch.setattr(links, "CHECKOUT", not_a_notebook.parents[1])
+    before = not_a_notebook.read_bytes()
+    argv = [a.format(nb=not_a_notebook, root=not_a_notebook.parents[1]) for a in argv]
+    refused(tools_cli.main(argv), capsys, "01_a.ipynb", "not a Jupyter notebook")
+    assert not_a_notebook.read_bytes() == before
+
+
+def test_slides_of_a_json_file_that_is_not_a_notebook_is_bad_input(not_a_notebook):
+    from tiledlab.notebook import slides
+    with pytest.raises(ValueError, match="01_a.ipynb is not a Jupyter notebook"):
+        slides.slides([not_a_notebook], figures={})
+
+
+def test_a_notebook_whose_own_cell_fails_names_notebook_cell_and_error(tmp_path, capsys):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_markdown_cell("text"),
+                nbformat.v4.new_code_cell("1 / 0")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = tmp_path / "fails.ipynb"
+    nbformat.write(nb, path)
+    code = tools_cli.main(["execute", "--inplace", str(path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == cli.NOTEBOOK_FAILED == 5 and len(err) == 1, err
+    assert all(w in err[0] for w in ("fails.ipynb", "cell 2", "ZeroDivisionError")), err[0]
+    assert "5  a notebook's own cell failed" in cli.EPILOG  # documented beside the other codes
+
+
+def test_student_copy_into_the_series_itself_is_refused(tmp_path, capsys):
+    for inside in ("notebooks/handout", "tiledlab/copy", "notebooks"):
+        refused(cli.main(["student-copy", str(student_copy.checkout() / inside)]), capsys, "inside the series")
+    assert not (student_copy.checkout() / "notebooks" / "handout").exists()
+
+
+def test_bench_has_no_triton_option_it_would_ignore(capsys):
+    refused(cli.main(["bench", "--triton"]), capsys, "--triton")
+
+
+@pytest.fixture
+def work(tmp_path):
+    """A working copy of the real series in tmp_path/work."""
+    from tiledlab.notebook import lab
+    return lab.working_copy(lab.SOURCE, tmp_path / "work", say=lambda *a: None)
+
+
+def test_lab_never_blocks_on_a_pipe_in_the_working_copy(work, capsys):
+    (work / "01_naive_reads.ipynb").unlink()
+    os.mkfifo(work / "01_naive_reads.ipynb")
+    answer = []
+    runner = threading.Thread(target=lambda: answer.append(
+        cli.main(["lab", "--dest", str(work), "--fresh", "--dry-run"])), daemon=True)
+    runner.start()
+    runner.join(timeout=30)
+    if runner.is_alive():
+        os.close(os.open(work / "01_naive_reads.ipynb", os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("lab --fresh --dry-run blocked reading a pipe")
+    refused(answer[0], capsys, "01_naive_reads.ipynb", "pipe")
+
+
+@pytest.mark.parametrize("fresh", [[], ["--fresh"]])
+def test_lab_never_writes_through_a_link(work, tmp_path, capsys, fresh, monkeypatch):
+    from tiledlab.notebook import lab
+    monkeypatch.setattr(lab.os, "execve", lambda *a: pytest.fail("JupyterLab started"))
+    outside = tmp_path / "outside"
+    (work / "01_naive_reads.ipynb").unlink()
+    (work / "01_naive_reads.ipynb").symlink_to(outside / "stolen.ipynb")  # dangling
+    (work / ".gitignore").unlink()
+    (work / ".gitignore").symlink_to(outside / "gitignore")
+    refused(cli.main(["lab", "--dest", str(work), *fresh]), capsys, "symbolic link")
+    assert not outside.exists()
+
+
+@pytest.mark.parametrize("dest, lang", [("notebooks/zh", "en"), ("notebooks", "zh"), ("notebooks/zh/x", "en"),
+                                        ("notebooks/..", "en"), ("notebooks", "en")])
+def test_lab_refuses_a_working_copy_inside_the_committed_notebooks(dest, lang, capsys, monkeypatch):
+    from tiledlab.notebook import lab
+    monkeypatch.setattr(lab.os, "execve", lambda *a: pytest.fail("JupyterLab started"))
+    before = {p: p.stat().st_mtime_ns for p in lab.SOURCE.rglob("*")}
+    refused(cli.main(["lab", "--fresh", "--lang", lang, "--dest", str(lab.SOURCE.parent / dest)]), capsys,
+            "committed notebooks", "--dest")
+    assert {p: p.stat().st_mtime_ns for p in lab.SOURCE.rglob("*")} == before
+
+
+@pytest.mark.parametrize("extra, words", [(["--port", "abc"], ["--port abc", "int"]),
+                                          (["--ServerApp.port_retries=x"], ["port_retries", "int"])])
+def test_lab_refuses_options_jupyterlab_would_refuse_before_writing(extra, words, tmp_path, capsys, monkeypatch):
+    from tiledlab.notebook import lab
+    monkeypatch.setattr(lab.os, "execve", lambda *a: pytest.fail("JupyterLab started"))
+    refused(cli.main(["lab", "--dest", str(tmp_path / "w"), *extra]), capsys, *words)
+    assert not (tmp_path / "w").exists()
+
+
+def test_lab_lang_zh_says_when_jupyterlabs_menus_stay_english(capsys, monkeypatch, tmp_path):
+    from tiledlab.notebook import lab
+    monkeypatch.setattr(lab, "has_language_pack", lambda locale="zh_CN": False)
+    assert cli.main(["lab", "--lang", "zh", "--dest", str(tmp_path / "w"), "--dry-run"]) == 0
+    err = capsys.readouterr().err
+    assert "language pack is not installed" in err and "'.[zh]'" in err
+
+
+def test_fingerprint_into_a_full_device_is_bad_input(tmp_path, capsys):
+    article = tmp_path / "a.txt"
+    article.write_text("分块", encoding="utf-8")
+    refused(tools_cli.main(["translate", "fingerprint", str(article), "--out", "/dev/full"]), capsys,
+            "No space left")
+
+
+def test_translate_without_an_action_names_the_actions(capsys):
+    line = refused(tools_cli.main(["translate"]), capsys, "ACTION")
+    assert "articles" not in line

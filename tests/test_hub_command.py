@@ -3,8 +3,6 @@
 import importlib.util
 import json
 import logging
-import subprocess
-import sys
 from types import SimpleNamespace
 
 import pytest
@@ -61,12 +59,38 @@ def test_the_class_configuration(tmp_path, monkeypatch):
     assert c.JupyterHub.db_url == f"sqlite:///{tmp_path / 'class' / '.hub' / 'jupyterhub.sqlite'}"
 
 
-def test_dry_run_prints_the_jupyterhub_command(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "tiledlab", "hub", "--dry-run", "--class-dir", str(tmp_path),
-                          "--port", "8123"], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert f"{hub.CLASS_ENV}={tmp_path} " in out.stdout
-    assert f"-m jupyterhub -f {hub.CONFIG} --port 8123" in out.stdout
+@pytest.fixture
+def installed(monkeypatch):
+    """A machine with everything the hub needs (JupyterHub, its authenticator, the proxy), not as root."""
+    monkeypatch.setattr(hub.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(hub, "find_proxy", lambda path=None: "/usr/bin/configurable-http-proxy")
+    monkeypatch.setattr(lab, "is_root", lambda: False)
+    monkeypatch.setattr(hub.os, "execv", _never_exec)
+
+
+def test_dry_run_prints_the_jupyterhub_command(tmp_path, installed, capsys):
+    assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path), "--port", "8123"]) == 0
+    out = capsys.readouterr().out
+    assert f"{hub.CLASS_ENV}={tmp_path} " in out
+    assert f"-m jupyterhub -f {hub.CONFIG} --port 8123" in out
+
+
+@pytest.mark.parametrize("missing, code, words", [
+    ("root", cli.BAD_INPUT, "as root"), ("proxy", cli.UNAVAILABLE, "configurable-http-proxy"),
+    ("extra", cli.UNAVAILABLE, "pip install -e '.[hub]'"), ("config", cli.UNAVAILABLE, "classroom/")])
+def test_dry_run_checks_what_the_hub_checks(missing, code, words, tmp_path, installed, monkeypatch, capsys):
+    """A dry run says what the real start would refuse (a student copy has no classroom/, ...)."""
+    if missing == "root":
+        monkeypatch.setattr(lab, "is_root", lambda: True)
+    elif missing == "proxy":
+        monkeypatch.setattr(hub, "find_proxy", lambda path=None: None)
+    elif missing == "extra":
+        monkeypatch.setattr(hub.importlib.util, "find_spec", lambda name: None)
+    else:
+        monkeypatch.setattr(hub, "CONFIG", tmp_path / "classroom" / "jupyterhub_config.py")
+    assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path / "class")]) == code
+    err = capsys.readouterr().err
+    assert words in err and not (tmp_path / "class").exists(), err
 
 
 def _never_exec(*args):

@@ -1,12 +1,19 @@
 """`python -m tiledlab lab`: a git-ignored working copy, and --allow-root as root (no browser needed)."""
 import json
+import os
 import pathlib
-import subprocess
-import sys
+import threading
 
 import pytest
 
+from tiledlab import cli
 from tiledlab.notebook import lab
+
+
+def dry_run(capsys, *argv):
+    """`python -m tiledlab lab ARGV --dry-run`, in this process: what it prints (it must succeed)."""
+    assert cli.main(["lab", *argv, "--dry-run"]) == 0, capsys.readouterr().err
+    return capsys.readouterr().out
 
 
 @pytest.fixture
@@ -58,10 +65,8 @@ def test_default_source_is_the_series_notebooks():
     assert lab.SOURCE.name == "notebooks" and any(lab.SOURCE.glob("*.ipynb"))
 
 
-def test_cli_lab_dry_run_writes_nothing_and_passes_options_on(src, tmp_path):
-    out = subprocess.run([sys.executable, "-m", "tiledlab", "lab", "--src", str(src), "--dest",
-                          str(tmp_path / "w"), "--dry-run", "--no-browser", "--port", "9999"],
-                         capture_output=True, text=True, check=True).stdout
+def test_cli_lab_dry_run_writes_nothing_and_passes_options_on(src, tmp_path, capsys):
+    out = dry_run(capsys, "--src", str(src), "--dest", str(tmp_path / "w"), "--no-browser", "--port", "9999")
     assert not (tmp_path / "w").exists() and "would copy 2 notebooks" in out
     command = out.strip().splitlines()[-1]
     assert command.endswith("--no-browser --port 9999") and " -m jupyter lab " in command
@@ -93,22 +98,20 @@ def test_fresh_twice_in_a_second_keeps_both_backups(src, tmp_path):
     assert kept == ["first", "second"]
 
 
-def test_cli_lab_fresh_says_where_the_backup_is(src, tmp_path):
+def test_cli_lab_fresh_says_where_the_backup_is(src, tmp_path, capsys):
     dest = lab.working_copy(src, tmp_path / "work")
     (dest / "02_b.ipynb").write_text("student's edits")
-    out = subprocess.run([sys.executable, "-m", "tiledlab", "lab", "--src", str(src), "--dest", str(dest),
-                          "--fresh", "--dry-run"], capture_output=True, text=True, check=True).stdout
+    out = dry_run(capsys, "--src", str(src), "--dest", str(dest), "--fresh")
     assert "would move 1 edited notebook" in out and "work-backup-" in out
 
 
 @pytest.mark.parametrize("fresh", [[], ["--fresh"]])
-def test_cli_lab_dry_run_leaves_the_working_copy_byte_identical(src, tmp_path, fresh):
+def test_cli_lab_dry_run_leaves_the_working_copy_byte_identical(src, tmp_path, fresh, capsys):
     dest = lab.working_copy(src, tmp_path / "work")
     (dest / "01_a.ipynb").write_text("student's edits")
     (dest / "02_b.ipynb").unlink()
     before = snapshot(dest)
-    subprocess.run([sys.executable, "-m", "tiledlab", "lab", "--src", str(src), "--dest", str(dest),
-                    "--dry-run", *fresh], capture_output=True, text=True, check=True)
+    dry_run(capsys, "--src", str(src), "--dest", str(dest), *fresh)
     assert snapshot(dest) == before
 
 
@@ -121,20 +124,23 @@ def zh_src(src):
     return src
 
 
-def test_cli_lab_lang_zh_dry_run_copies_the_chinese_edition_into_its_own_folder(zh_src, tmp_path):
-    out = subprocess.run([sys.executable, "-m", "tiledlab", "lab", "--src", str(zh_src), "--dest", str(tmp_path / "w"),
-                          "--lang", "zh", "--dry-run", "--no-browser"], capture_output=True, text=True, check=True).stdout
+def test_cli_lab_lang_zh_dry_run_copies_the_chinese_edition_into_its_own_folder(zh_src, tmp_path, capsys):
+    out = dry_run(capsys, "--src", str(zh_src), "--dest", str(tmp_path / "w"), "--lang", "zh", "--no-browser")
     assert not (tmp_path / "w").exists()
     assert f"would copy 1 notebook into {tmp_path / 'w' / 'zh'}" in out
     command = out.strip().splitlines()[-1]
-    assert command.startswith("TILEDLAB_LANG=zh ") and f" lab {tmp_path / 'w' / 'zh'} " in command
+    assert " TILEDLAB_LANG=zh " in command and f" lab {tmp_path / 'w' / 'zh'} " in command
 
 
-def test_lab_env_sets_the_language_for_kernels_and_the_ui_only_with_the_pack(tmp_path):
-    assert lab.lab_env("en", tmp_path) == {}
-    assert lab.lab_env("zh", tmp_path, pack=False) == {"TILEDLAB_LANG": "zh"}
-    assert lab.lab_env("zh", tmp_path, pack=True) == {"TILEDLAB_LANG": "zh",
+def test_lab_env_sets_the_language_for_kernels_and_the_ui_only_with_the_pack(tmp_path, monkeypatch):
+    monkeypatch.delenv("JUPYTER_CONFIG_PATH", raising=False)
+    config = {"JUPYTER_CONFIG_PATH": str(tmp_path / lab.CONFIG_NAME)}
+    assert lab.lab_env("en", tmp_path) == config
+    assert lab.lab_env("zh", tmp_path, pack=False) == {**config, "TILEDLAB_LANG": "zh"}
+    assert lab.lab_env("zh", tmp_path, pack=True) == {**config, "TILEDLAB_LANG": "zh",
                                                      "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / ".lab-settings")}
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", "/theirs")  # a user's own config path is kept, after ours
+    assert lab.lab_env("en", tmp_path)["JUPYTER_CONFIG_PATH"] == f"{tmp_path / lab.CONFIG_NAME}{os.pathsep}/theirs"
 
 
 def started(monkeypatch, argv):
@@ -173,11 +179,16 @@ def test_lab_lang_zh_without_the_pack_keeps_the_users_lab_settings(zh_src, tmp_p
     assert not (tmp_path / "w" / "zh" / ".lab-settings").exists()
 
 
-def test_lab_in_english_adds_nothing_to_the_environment(src, tmp_path, monkeypatch):
+def test_lab_in_english_adds_only_its_page_config_to_the_environment(src, tmp_path, monkeypatch):
     monkeypatch.delenv("TILEDLAB_LANG", raising=False)
+    monkeypatch.delenv("JUPYTER_CONFIG_PATH", raising=False)
     cmd, env = started(monkeypatch, ["--src", str(src), "--dest", str(tmp_path / "w")])
-    assert cmd[4] == str(tmp_path / "w") and env == dict(lab.os.environ)
+    config = tmp_path / "w" / lab.CONFIG_NAME
+    assert cmd[4] == str(tmp_path / "w") and env == {**lab.os.environ, "JUPYTER_CONFIG_PATH": str(config)}
     assert not (tmp_path / "w" / "LANGUAGE").exists()
+    # No "get notified about official Jupyter news?" toast: the plugin that asks is off (page config).
+    page = json.loads((config / "labconfig" / "page_config.json").read_text())
+    assert page["disabledExtensions"] == {"@jupyterlab/apputils-extension:announcements": True}
 
 
 def test_the_working_copy_carries_this_python_so_jupyterlab_does_not_mark_it_modified(tmp_path):

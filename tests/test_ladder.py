@@ -1,8 +1,6 @@
 """The ladder experiment's bookkeeping (with a fake clock on the simulator), its SASS counting, and the
 CLI's refusal to time anything without a GPU."""
 import csv
-import subprocess
-import sys
 
 import pytest
 
@@ -75,17 +73,15 @@ def test_default_jobs_are_the_lesson_the_rungs_and_the_search():
 
 
 @pytest.mark.skipif(not tiledlab.SIMULATOR, reason="checks the simulator's refusal")
-def test_cli_ladder_refuses_on_the_simulator(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "tiledlab", "ladder", "--n", "64", "--out", str(tmp_path)],
-                         capture_output=True, text=True, timeout=300)
+def test_cli_ladder_refuses_on_the_simulator(tmp_path, tiledlab_cli):
+    run = tiledlab_cli("ladder", "--n", "64", "--out", str(tmp_path))
     assert run.returncode == 3 and "needs a real GPU" in run.stderr  # 3: cannot run here
     assert not (tmp_path / "ladder.csv").exists()
 
 
-def test_bench_times_kernels_by_name(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "tiledlab", "bench", "--n", "8", "--tile", "4", "--kernels",
-                          "regtile_2d", "--repeats", "1", "--warmup", "0", "--quiet", "--out", str(tmp_path)],
-                         capture_output=True, text=True, timeout=300)
+def test_bench_times_kernels_by_name(tmp_path, tiledlab_cli):
+    run = tiledlab_cli("bench", "--n", "8", "--tile", "4", "--kernels",
+                       "regtile_2d", "--repeats", "1", "--warmup", "0", "--quiet", "--out", str(tmp_path))
     assert run.returncode == 0, run.stderr
     rows = list(csv.DictReader(open(tmp_path / "bench.csv")))
     named = [r for r in rows if r["kernel"] == "regtile_2d"]

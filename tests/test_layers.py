@@ -1,11 +1,21 @@
 """The package's wings stay layered: no module imports one from a wing above its own, and no cycles."""
 import ast
 import pathlib
+import re
 from importlib.util import resolve_name
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "tiledlab"
-LAYERS = {"backend": 0, "simulator": 0, "i18n": 0, "core": 1, "counting": 2, "data": 3, "experiments": 4,
-          "notebook": 5, "edition": 5, "cli": 6, "__main__": 6, "__init__": 6}  # as tiledlab/__init__.py lists them
+
+
+def layers():
+    """{wing: its height} from the package docstring's list of wings, bottom to top (one home for it)."""
+    doc = ast.get_docstring(ast.parse((ROOT / "__init__.py").read_text()))
+    rows = re.findall(r"^  (\w+(?:, \w+)*)  ", doc.split("Wings, bottom to top", 1)[1], re.M)
+    found = {wing: height for height, row in enumerate(rows) for wing in row.split(", ")}
+    return {**found, "__init__": len(rows)}  # the package's own __init__ sits on top
+
+
+LAYERS = layers()
 
 
 def module_name(path):
@@ -70,3 +80,29 @@ def test_every_wing_says_what_it_holds():
     for package in ROOT.glob("*/__init__.py"):
         doc = ast.get_docstring(ast.parse(package.read_text()))
         assert doc and len(doc) > 60, package
+
+
+def test_the_package_never_imports_the_maintainers_tools():
+    """tools/ is not installed with tiledlab: nothing in the package may need it."""
+    found = []
+    for path in ROOT.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            found += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] == "tools"]
+    assert found == []
+
+
+LINE_BUDGET = 8000  # what a newcomer can read: the lesson's core and what students and teachers run
+
+
+def test_the_installed_package_stays_within_its_line_budget():
+    """tiledlab/**/*.py, every line counted (docstrings and comments too); maintainers' tools live in tools/."""
+    lines = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in ROOT.rglob("*.py")}
+    largest = sorted(lines.items(), key=lambda kv: -kv[1])[:5]
+    assert sum(lines.values()) <= LINE_BUDGET, f"{sum(lines.values())} lines; the largest: {largest}"
+
+
+def test_the_docstring_names_every_wing():
+    assert {wing(module_name(p)) for p in ROOT.rglob("*.py")} <= set(LAYERS)
+    assert LAYERS["backend"] < LAYERS["core"] < LAYERS["counting"] < LAYERS["notebook"] < LAYERS["cli"]

@@ -13,7 +13,7 @@ def test_the_code_is_mit_and_the_material_cc_by():
 
 
 def test_the_package_metadata_names_both_licences():
-    pyproject = (ROOT / "pyproject.toml").read_text()  # (tomllib is Python 3.11+; the series runs on 3.10)
+    pyproject = (ROOT / "pyproject.toml").read_text()
     assert re.search(r'^license = "MIT AND CC-BY-4.0"(\s*#.*)?$', pyproject, re.M)
     assert re.search(r'^license-files = \["LICENSE", "LICENSE-CONTENT.md"\]$', pyproject, re.M)
 

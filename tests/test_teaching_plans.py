@@ -5,7 +5,7 @@ import re
 import nbformat
 
 from tiledlab import data
-from tiledlab.notebook import classroom
+from tools import plans
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "teaching.md"
@@ -31,11 +31,11 @@ def block(name):
 
 def test_the_guide_tables_are_what_the_walkthrough_gives():
     text = GUIDE.read_text()
-    assert classroom.guide_text(text) == text, "run tiledlab.notebook.classroom.update_guide()"
+    assert plans.guide_text(text) == text, "run python -m tools plans"
 
 
 def test_minutes_per_notebook_are_the_sums_of_the_csv():
-    table = data.load(classroom.WALKTHROUGH)
+    table = data.load(plans.WALKTHROUGH)
     (rows,) = tables(block("minutes"))
     assert [r[0].strip("`") for r in rows] == sorted(table["notebook"].unique())
     for r in rows:
@@ -49,35 +49,35 @@ def test_each_plan_adds_up_to_its_session():
         (rows,) = tables(block(name))
         parts, total, left = rows[:-2], rows[-2], rows[-1]
         assert sum(int(r[1]) for r in parts) == int(total[1].strip("*")), name
-        assert int(total[1].strip("*")) + int(left[1]) == classroom.SESSION_MIN and int(left[1]) >= 0, name
+        assert int(total[1].strip("*")) + int(left[1]) == plans.SESSION_MIN and int(left[1]) >= 0, name
 
 
 def test_plan_minutes_are_the_csv_parts():
-    table = classroom.walkthrough()
+    table = plans.walkthrough()
     (rows,) = tables(block("plan-90"))
-    for part, row in zip(classroom.PLAN_90, rows):
+    for part, row in zip(plans.PLAN_90, rows):
         wanted = list(part.sections) + [f"Exercise {e}" for e in part.in_class]
         got = table[(table["notebook"] == part.notebook) & table["part"].isin(wanted)]
         assert len(got) == len(wanted) and int(row[1]) == round(got["minutes"].sum()), part.title
 
 
 def test_every_exercise_is_in_class_or_homework_in_the_three_sessions():
-    planned = [e for parts in classroom.THREE_SESSIONS.values() for p in parts for e in p.in_class + p.homework]
+    planned = [e for parts in plans.THREE_SESSIONS.values() for p in parts for e in p.in_class + p.homework]
     exercises = [m[1] for nb in sorted((ROOT / "notebooks").glob("0[1-9]_*.ipynb"))
                  for c in nbformat.read(nb, as_version=4).cells if c.cell_type == "code"
-                 for m in [classroom.EXERCISE_CELL.match(c.source)] if m]
+                 for m in [plans.EXERCISE_CELL.match(c.source)] if m]
     assert sorted(planned) == sorted(exercises)
 
 
 def test_the_walkthrough_says_how_it_was_made():
-    table = data.load(classroom.WALKTHROUGH)
+    table = data.load(plans.WALKTHROUGH)
     for column in ("method", "reading_wpm", "machine", "browser", "backend", "date"):
         assert table[column].notna().all(), column
-    assert (table["reading_wpm"] == classroom.READING_WPM).all()
+    assert (table["reading_wpm"] == plans.READING_WPM).all()
     text = " ".join(GUIDE.read_text().split())
     assert "not observed" in text
-    assert f"at {classroom.READING_WPM} words a minute" in text  # the model's stated parameters, as the code uses them
-    allowance = classroom.ALLOWANCE_MIN
+    assert f"at {plans.READING_WPM} words a minute" in text  # the model's stated parameters, as the code uses them
+    allowance = plans.ALLOWANCE_MIN
     assert f"{allowance['kernel']} minutes for a kernel and {allowance['prediction']} for a prediction" in text
 
 
@@ -89,9 +89,9 @@ def test_parts_split_a_notebook_by_heading_and_exercise(tmp_path):
         nbformat.v4.new_code_cell("# Exercise 9.1\npredict(prediction, 3)")])
     path = tmp_path / "09_x.ipynb"
     nbformat.write(nb, path)
-    rows = {r["part"]: r for r in classroom.model(path, {1: 6.0, 3: 0.0})}
+    rows = {r["part"]: r for r in plans.model(path, {1: 6.0, 3: 0.0})}
     assert list(rows) == ["9 · A title", "Summary", "Exercises", "Exercise 9.1"]
     # words are whitespace-separated tokens, markup included: "# 9 · A title" is 5, "one two three" 3
     assert rows["9 · A title"]["markdown_words"] == 8 and rows["9 · A title"]["execution_s"] == 6.0
     assert rows["Exercise 9.1"]["exercise"] == "prediction"
-    assert rows["Exercise 9.1"]["exercise_min"] == classroom.ALLOWANCE_MIN["prediction"]
+    assert rows["Exercise 9.1"]["exercise_min"] == plans.ALLOWANCE_MIN["prediction"]

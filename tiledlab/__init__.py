@@ -1,14 +1,16 @@
 """tiledlab: measure why shared-memory tiling cuts global-memory loads in matrix multiplication.
 
-Wings, bottom to top (a module imports only from its own wing or from wings below it):
-  backend, simulator   which CUDA backend runs (a GPU or numba's simulator), and a faster simulator
-  core                 the kernels (the lesson's, and notebook 7's register-tiled ones by name), the
-                       card they run on, what "best" is, the formulas, and matmul() with its one launch path
-  counting             the counting lab: a kernel rewritten to count its loads, variants, exercise checks
-  data                 measurements committed from a real GPU, with their provenance
-  experiments          GPU experiments (timing, bench, latency, peaks, ...), each run(...) -> rows
-  notebook             what the notebooks call: setup(), tables, plots
-  cli                  python -m tiledlab
+Wings, bottom to top (a module imports only from its own wing or from wings below it; tests/test_layers.py
+reads this list):
+  backend, simulator, i18n  which CUDA backend runs (a GPU or numba's simulator), a faster simulator, and
+                            the reader's language
+  core                      the kernels (the lesson's, and notebook 7's register-tiled ones by name), the
+                            card they run on, what "best" is, the formulas, and matmul() with its one launch path
+  counting                  the counting lab: a kernel rewritten to count its loads, variants, exercise checks
+  data                      measurements committed from a real GPU, with their provenance
+  experiments               GPU experiments (timing, bench, latency, peaks, ...), each run(...) -> rows
+  notebook                  what the notebooks call: setup(), tables, plots, the lab and the class server
+  cli, __main__             python -m tiledlab
 """
 from . import backend  # noqa: F401  first: it chooses GPU or simulator before numba.cuda is imported
 from .backend import BACKEND, SIMULATOR, describe

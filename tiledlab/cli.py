@@ -1,14 +1,14 @@
-"""python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, slides, execute,
-student-copy, translate, lab, links, hub}.
+"""python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, slides, student-copy, lab,
+hub}.
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
 """
 import argparse
+import errno
 import json
 import os
 import pathlib
-import re
 import sys
 import traceback
 
@@ -17,13 +17,14 @@ import numpy as np
 from .backend import SIMULATOR
 from .experiments import Unavailable
 
-OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL = 0, 1, 2, 3, 4
+OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL, NOTEBOOK_FAILED = 0, 1, 2, 3, 4, 5
 EPILOG = """exit codes, the same for every command:
   0  done
   1  ran, but a measured count differs from its formula (translate check: the edition has problems)
   2  bad input: a one-line message says what to type instead
   3  cannot run here: needs a real GPU, or a tool or Python package that is not installed
-  4  internal error (a bug in tiledlab): a traceback, please report it"""
+  4  internal error (a bug in tiledlab): a traceback, please report it
+  5  a notebook's own cell failed (python -m tools execute): the notebook, the cell and the error"""
 GPU_NS, GPU_TILES = [1024, 2048], [8, 16, 32]  # bench's defaults on a GPU
 SIM_NS, SIM_TILES = [16, 32], [4, 8]  # and on the simulator, where each CUDA thread is a Python thread
 SIM_LIMIT_S = 600  # a longer simulator run needs --force
@@ -51,14 +52,26 @@ def _missing_package(error):
     return not (error.name or "tiledlab").startswith("tiledlab")  # tiledlab's own imports failing is a bug
 
 
+class NotebookError(Exception):
+    """A cell of a notebook being run raised: the notebook's problem, not tiledlab's."""
+
+    def __init__(self, path, cell, error):
+        where = f"cell {cell} (counted from 0)" if cell is not None else "its kernel"
+        super().__init__(f"{path}: {where} failed: {error}")
+
+
+FULL = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 FILE_SYSTEM = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)
 EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): the first match wins
+    (NotebookError, None, NOTEBOOK_FAILED, str),
     (Unavailable, None, UNAVAILABLE, lambda e: f"cannot run here: {e}"),
     (ModuleNotFoundError, _missing_package, UNAVAILABLE,
      lambda e: f"needs the Python package {e.name}, which is not installed: pip install {e.name}"),
     (MemoryError, None, BAD_INPUT, lambda e: "not enough memory for this size: try a smaller --n"),
     (FILE_SYSTEM, None, BAD_INPUT, _path_problem),
     (OSError, lambda e: e.filename is not None, BAD_INPUT, _path_problem),  # on a path the user gave
+    (OSError, lambda e: e.errno in FULL, BAD_INPUT,  # writing an output: a full or read-only place
+     lambda e: f"cannot write the output here: {e.strerror}; give another place to write (--out, DIR)"),
     (ValueError, None, BAD_INPUT, str),
 ]
 
@@ -76,15 +89,25 @@ def exit_code(error):
     return INTERNAL
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
+def run(argv, parse, handlers):
+    """Call the handler of the command `parse(argv)` names (it returns the command and its arguments);
+    whatever goes wrong becomes its exit code (EXIT_CODES). Maintainers' tools (python -m tools) share it."""
     try:
-        if argv[:1] in (["lab"], ["hub"]):  # before argparse: unknown options go on to `jupyter lab`/`jupyterhub`
-            return HANDLERS[argv[0]](argv[1:])
-        args = parser().parse_args(argv)
-        return HANDLERS[args.command](args)
+        command, args = parse(argv)
+        return handlers[command](args)
     except Exception as error:
         return exit_code(error)
+
+
+def _parse(argv):
+    if argv[:1] in (["lab"], ["hub"]):  # before argparse: unknown options go on to `jupyter lab`/`jupyterhub`
+        return argv[0], argv[1:]
+    args = parser().parse_args(argv)
+    return args.command, args
+
+
+def main(argv=None):
+    return run(sys.argv[1:] if argv is None else list(argv), _parse, HANDLERS)
 
 
 # --- checks and forecasts shared by the handlers ---------------------------------------------------
@@ -103,17 +126,6 @@ def _out_folder(path, option="--out"):
     blocker = _file_in_the_way(path)
     if blocker:
         raise ValueError(f"{option} {path}: {blocker} is a file, not a folder; give a folder's name instead")
-    return path
-
-
-def _out_file(path, option, example="times.csv"):
-    """`path` as a file to write, or a ValueError saying why it cannot be (`example`: a name to suggest)."""
-    path = pathlib.Path(path)
-    if path.is_dir():
-        raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / example}")
-    blocker = _file_in_the_way(path.parent)
-    if blocker:
-        raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
     return path
 
 
@@ -333,132 +345,17 @@ def _slides(args):
 
 
 def _student_copy(args):
-    from .notebook import classroom
-    path = classroom.student_copy(_out_folder(args.dir, "DIR"))
+    from .notebook.student_copy import student_copy
+    path = student_copy(_out_folder(args.dir, "DIR"))
     print(f"wrote a student copy of the series to {path} (without the key or the tests): "
           f"cd {path} && python3 -m venv .venv && .venv/bin/python -m pip install -e . && "
           ".venv/bin/python -m tiledlab lab")
     return OK
 
 
-def _execute(args):
-    from .data import write_rows
-    from .notebook import run
-    times = _out_file(args.times, "--times") if args.times else None
-    rows = run.run(run.notebooks(args.notebooks), inplace=args.inplace)
-    if times:
-        times.parent.mkdir(parents=True, exist_ok=True)
-        write_rows(rows, times)
-        print(f"wrote {times}")
-    return OK
-
-
-def _translate(args):
-    from . import edition
-    if args.action == "fingerprint":
-        if not args.articles:
-            raise ValueError("translate fingerprint needs the article files: translate fingerprint A.txt B.txt")
-        size = edition.write_fingerprint(args.articles, _out_file(args.out, "--out", "seed_runs.txt"))
-        print(f"wrote {args.out} ({size} runs)")
-        return OK
-    root = _out_folder(args.root, "--root")
-    if args.action == "update":
-        print("\n".join(edition.update(root)))
-        return OK
-    if args.action == "build":
-        english = edition.build(root)
-        for line in english:
-            print(line, file=sys.stderr)
-        print(f"wrote {root / 'notebooks/zh'} and {root / 'docs/zh'} ({len(english)} messages left in English)")
-        return OK
-    problems = edition.check(root)
-    print("\n".join(problems) if problems else "the Chinese edition is up to date")
-    return MISMATCH if problems else OK
-
-
 def _lab(argv):
     from .notebook import lab
     return lab.start(*lab.parser(Parser).parse_known_args(argv))
-
-
-# --- links: the "Open in Colab / Binder" cell and Colab's install cell of every notebook -----------
-# The repository's address lives in one place, pyproject.toml's [project.urls] Repository; Colab installs
-# the release tag v<version>. A notebook cannot import tiledlab before it is installed, so each notebook
-# holds both literally: `links` writes them, and tests/test_colab.py checks they agree with pyproject.
-CHECKOUT = pathlib.Path(__file__).resolve().parents[1]
-_REPOSITORY = re.compile(r'^(Repository = "https://github\.com/)([^"/]+/[^"/]+)(")$', re.M)
-_VERSION = re.compile(r'^version = "([^"]+)"$', re.M)
-LINKS_TAG = "links"
-from .notebook.run import INSTALL_TAG  # noqa: E402 (execute leaves that cell as committed)
-
-LINKS_CELL = """\
-**Run it online:** [Open in Colab](https://colab.research.google.com/github/{repo}/blob/main/notebooks/{stem}.ipynb)
-(an NVIDIA GPU, chosen in Runtime › Change runtime type; the first code cell installs tiledlab there) ·
-[Open in Binder](https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/notebooks/{stem}.ipynb)
-(no GPU: numba's CUDA simulator)"""
-
-INSTALL_CELL = """\
-# On Google Colab only (it sets COLAB_RELEASE_TAG): install tiledlab, at the release these notebooks
-# were written for, with the CUDA 12 libraries numba-cuda compiles with. Anywhere else: nothing.
-import os
-if os.environ.get("COLAB_RELEASE_TAG"):
-    import importlib.metadata as md, subprocess, sys
-    source = os.environ.get("TILEDLAB_COLAB_SOURCE", "git+https://github.com/{repo}@v{version}")
-    had = {{d.name: d.version for d in md.distributions()}}
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"tiledlab[cuda12] @ {{source}}"], check=True)
-    changed = {{d.name for d in md.distributions() if had.get(d.name) != d.version}}
-    stale = sorted(m for m, d in md.packages_distributions().items() if m in sys.modules and changed & set(d))
-    if stale:  # imported before the install (Colab preloads numpy): the old version stays in use
-        print(f"pip changed {{', '.join(stale)}}, already imported: restarting the runtime; run all cells again.")
-        get_ipython().kernel.do_shutdown(restart=True)"""
-
-
-def project(checkout=CHECKOUT):
-    """(owner/name, version) from the checkout's pyproject.toml."""
-    path = pathlib.Path(checkout) / "pyproject.toml"
-    if not path.is_file():
-        raise FileNotFoundError(f"no pyproject.toml in {checkout}: run `links` from a clone of the series")
-    text = path.read_text()
-    return _REPOSITORY.search(text).group(2), _VERSION.search(text).group(1)
-
-
-def online_cells(stem, repo, version):
-    """{tag: source} of the two cells a notebook carries after its title."""
-    return {LINKS_TAG: LINKS_CELL.format(repo=repo, stem=stem),
-            INSTALL_TAG: INSTALL_CELL.format(repo=repo, version=version)}
-
-
-def write_online_cells(path, repo, version):
-    """Put the links cell and the install cell right after the title cell of one notebook (nbformat),
-    replacing the ones it has; True if the file changed."""
-    import nbformat
-    nb = nbformat.read(path, as_version=4)
-    want = online_cells(pathlib.Path(path).stem, repo, version)
-    kept = [c for c in nb.cells if not set(c.metadata.get("tags", [])) & set(want)]
-    had = [c for c in nb.cells if c not in kept]
-    new = [nbformat.v4.new_markdown_cell(want[LINKS_TAG], metadata={"tags": [LINKS_TAG]}),
-           nbformat.v4.new_code_cell(want[INSTALL_TAG], metadata={"tags": [INSTALL_TAG, "remove-cell"]})]
-    for cell, old in zip(new, had):  # keep the ids of cells that were there
-        cell.id = old.id
-    if [(c.cell_type, c.source, c.metadata) for c in had] == [(c.cell_type, c.source, c.metadata) for c in new]:
-        return False
-    nb.cells = kept[:1] + new + kept[1:]
-    nbformat.write(nb, path)
-    return True
-
-
-def _links(args):
-    text = (CHECKOUT / "pyproject.toml").read_text() if (CHECKOUT / "pyproject.toml").is_file() else None
-    if args.repo is not None:  # an empty --repo "" is a mistake too, not "leave it as it is"
-        if not re.fullmatch(r"[\w.-]+/[\w.-]+", args.repo) or {".", ".."} & set(args.repo.split("/")):
-            raise ValueError(f"--repo {args.repo!r}: give the GitHub repository as owner/name")
-        if text is None or not _REPOSITORY.search(text):
-            raise FileNotFoundError(f"no pyproject.toml with a Repository URL in {CHECKOUT}")
-        (CHECKOUT / "pyproject.toml").write_text(_REPOSITORY.sub(rf"\g<1>{args.repo}\g<3>", text))
-    repo, version = project()
-    changed = [p.name for p in sorted((CHECKOUT / "notebooks").glob("*.ipynb")) if write_online_cells(p, repo, version)]
-    print(f"{repo} at v{version}: rewrote {', '.join(changed) if changed else 'nothing (all agree)'}")
-    return OK
 
 
 def _hub(argv):
@@ -467,8 +364,8 @@ def _hub(argv):
 
 
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "profile": _profile,
-            "measure": _measure, "takeaways": _takeaways, "slides": _slides, "execute": _execute,
-            "student-copy": _student_copy, "translate": _translate, "lab": _lab, "links": _links, "hub": _hub}
+            "measure": _measure, "takeaways": _takeaways, "slides": _slides,
+            "student-copy": _student_copy, "lab": _lab, "hub": _hub}
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -545,7 +442,6 @@ def _bench_options(sub):
     p.add_argument("--sass", action="store_true", help="also write DIR/sass.csv: each kernel's main-loop "
                    "instructions, one row per kernel and tile (needs a GPU, and nvdisasm or cuobjdump)")
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
-    p.add_argument("--triton", action="store_true", help="also time Triton's FP32 matmul (needs Triton and PyTorch)")
     p.add_argument("--force", action="store_true", help="run a long simulator sweep anyway")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -621,38 +517,6 @@ def _student_copy_options(sub):
     p.add_argument("dir", metavar="DIR", help="the folder to write the copy into")
 
 
-def _execute_options(sub):
-    p = sub.add_parser("execute", help="run the notebooks top to bottom and time each", formatter_class=_Help,
-                       description="Execute notebooks in fresh kernels (all of notebooks/ by default), "
-                                   "optionally saving their outputs in place and their times as CSV.")
-    p.add_argument("notebooks", nargs="*", help="notebook files (default: the whole series, in order)")
-    p.add_argument("--inplace", action="store_true", help="save the outputs into the notebooks")
-    p.add_argument("--times", help="write the minutes per notebook to this CSV file")
-
-
-def _translate_options(sub):
-    p = sub.add_parser("translate", help="the Chinese edition: update catalogs, build notebooks/zh/, check",
-                       formatter_class=_Help,
-                       description="update: refresh the catalogs (locale/zh_CN/LC_MESSAGES/) from the English "
-                                   "notebooks and docs pages (new messages untranslated, changed ones fuzzy). "
-                                   "build: write notebooks/zh/ and docs/zh/ from them (English where a "
-                                   "translation is missing, reported). check: list what is out of date, "
-                                   "untranslated, fuzzy or copied, exit 1 if anything is. fingerprint: write "
-                                   "the source articles' fingerprint for the own-words test.")
-    p.add_argument("action", choices=["update", "build", "check", "fingerprint"], help="what to do")
-    p.add_argument("articles", nargs="*", help="fingerprint: the source articles' text files")
-    p.add_argument("--root", default=".", help="the repository's root folder")
-    p.add_argument("--out", default="tests/data/seed_runs.txt", help="fingerprint: the file to write")
-
-
-def _links_options(sub):
-    p = sub.add_parser("links", help="write each notebook's Colab/Binder links and Colab install cell",
-                       formatter_class=_Help, description="Write, after each notebook's title, the cell "
-                       "linking it on Colab and Binder and the cell that installs tiledlab on Colab, from "
-                       "pyproject.toml's Repository URL and version (run it from a clone).")
-    p.add_argument("--repo", help="first set the GitHub repository (owner/name) in pyproject.toml")
-
-
 def parser():
     """The command line's parser (all but `lab` and `hub`, which parse their own options)."""
     top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
@@ -663,7 +527,6 @@ def parser():
     sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
                                "notebooks/ (classroom/); `hub --help` for its options")
     for options in (_info_options, _count_options, _bench_options, _ladder_options, _profile_options,
-                    _measure_options, _takeaways_options, _execute_options, _slides_options, _student_copy_options,
-                    _translate_options, _links_options):
+                    _measure_options, _takeaways_options, _slides_options, _student_copy_options):
         options(sub)
     return top

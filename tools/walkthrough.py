@@ -1,15 +1,15 @@
 """A scripted walkthrough of the series in a real Chromium, cell by cell: the modelled student minutes.
 
-    PYTHONPATH=. python tools/walkthrough.py [--out tiledlab/data/simulator/walkthrough.csv] [NOTEBOOK...]
+    python -m tools.walkthrough [--out tiledlab/data/simulator/walkthrough.csv] [NOTEBOOK...]
 
 Starts `python -m tiledlab lab` on a working copy in a temporary folder (simulator unless
 TILEDLAB_BACKEND says otherwise), opens each notebook in Chromium (Playwright, as tests/browser do),
 clears its outputs, then presses Shift+Enter on every cell in turn, as a student does, timing each code
 cell from the key press until its prompt shows a number and the kernel is idle. Nobody reads here: the
-reading time of each part is modelled from its word count (classroom.READING_WPM, with its source), and
-each exercise gets a stated allowance (classroom.ALLOWANCE_MIN). The rows, one per part of a notebook,
+reading time of each part is modelled from its word count (plans.READING_WPM, with its source), and
+each exercise gets a stated allowance (plans.ALLOWANCE_MIN). The rows, one per part of a notebook,
 with how they were made, go to --out; then the guide's tables are rewritten from them
-(classroom.update_guide). Takes a few minutes on two cores; not part of the test run.
+(plans.update_guide). Takes a few minutes on two cores; not part of the test run.
 """
 import argparse
 import os
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.browser.conftest import CHROMIUM_ARGS, chromium_executable  # noqa: E402
 from tiledlab.data import stamp, write_rows  # noqa: E402
-from tiledlab.notebook import classroom  # noqa: E402
+from tools import plans  # noqa: E402
 
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 CELLS = f"{PANEL} .jp-Notebook .jp-Cell"
@@ -37,9 +37,7 @@ PROMPT = """(i) => { const c = document.querySelectorAll('%s')[i];
                     const p = c && c.querySelector('.jp-InputArea-prompt');
                     return p ? p.textContent.replace(/\\s+/g, '') : null; }""" % CELLS
 TIMEOUT = float(os.environ.get("TILEDLAB_WALKTHROUGH_TIMEOUT", "600"))  # seconds for one cell
-SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-            '{"fetchNews": "false", "checkForUpdates": false}',
-            "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": '{"windowingMode": "none"}'}
+SETTINGS = {"@jupyterlab/notebook-extension/tracker.jupyterlab-settings": '{"windowingMode": "none"}'}
 
 
 def start_lab(tmp):
@@ -55,8 +53,7 @@ def start_lab(tmp):
                JUPYTER_RUNTIME_DIR=str(tmp / "runtime"))
     cmd = [sys.executable, "-m", "tiledlab", "lab", "--dest", str(tmp / "work"), "--no-browser", f"--port={port}",
            "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
-           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-           "--LabApp.extension_manager=readonly"]
+           "--LabApp.extension_manager=readonly"]  # news and update checks: off in the lab command
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=open(tmp / "lab.log", "w"), stderr=subprocess.STDOUT,
                             start_new_session=True)
     url = f"http://127.0.0.1:{port}"
@@ -133,23 +130,23 @@ def main(argv=None):
                     page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
                     seconds = walk(page, url, token, nb)
                     page.context.close()
-                    rows += classroom.model(nb, seconds)
+                    rows += plans.model(nb, seconds)
                     print(f"{nb.stem}: {sum(seconds.values()):.0f} s running its cells", flush=True)
                 browser.close()
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=30)
     how = {"method": "scripted walkthrough in Chromium (tools/walkthrough.py): code cells timed, reading "
-                     f"modelled at {classroom.READING_WPM} words/min, exercises at a stated allowance",
-           "reading_wpm": classroom.READING_WPM, "kernel_exercise_min": classroom.ALLOWANCE_MIN["kernel"],
-           "prediction_exercise_min": classroom.ALLOWANCE_MIN["prediction"],
+                     f"modelled at {plans.READING_WPM} words/min, exercises at a stated allowance",
+           "reading_wpm": plans.READING_WPM, "kernel_exercise_min": plans.ALLOWANCE_MIN["kernel"],
+           "prediction_exercise_min": plans.ALLOWANCE_MIN["prediction"],
            "machine": f"{os.cpu_count()} CPU cores, {platform.machine()}", "browser": f"Chromium {version}",
            **stamp()}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_rows([{**r, **how} for r in rows], args.out)
     print(f"wrote {args.out}")
     if not args.no_guide:
-        print(f"rewrote the tables of {classroom.update_guide()}")
+        print(f"rewrote the tables of {plans.update_guide()}")
 
 
 if __name__ == "__main__":

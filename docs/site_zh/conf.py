@@ -3,7 +3,7 @@ generated Chinese pages as its sources. Build it into the English site's zh/ fol
 
     python -m sphinx -W --keep-going -E -c docs/site_zh -d build/doctrees-zh -b html . build/site/zh
 
-Its pages are docs/zh/*.md and notebooks/zh/*.ipynb, written by `python -m tiledlab translate build` from
+Its pages are docs/zh/*.md and notebooks/zh/*.ipynb, written by `python -m tools translate build` from
 the English ones and the catalogs in locale/; each page links to the same page of the other edition.
 """
 import pathlib

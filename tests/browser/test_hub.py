@@ -30,7 +30,7 @@ import pytest
 from tiledlab.notebook import hub
 
 from .conftest import ROOT, _missing
-from .test_lab import CODE_PROMPTS, OUTPUTS, PANEL, STDERR, free_port, menu, prompt_problems, sha256, wait_until
+from .test_lab import CODE_PROMPTS, NEWS, OUTPUTS, PANEL, STDERR, free_port, menu, prompt_problems, sha256, wait_until
 
 NOTEBOOK = ROOT / "notebooks" / "00_start_here.ipynb"
 STUDENTS = ("ada", "grace")
@@ -213,6 +213,8 @@ def test_two_students_run_a_notebook_at_once_each_in_their_own_copy(class_server
         for s in students:
             s.page.screenshot(path=str(shots / f"{s.name}.png"))
             problems += _problems(s, s.save())
+            if s.page.get_by_text(NEWS).count():
+                problems.append(f"{s.name}: JupyterLab asked about news ({NEWS!r})")
 
         # Separate working copies: what the first student makes, the second does not see.
         first, second = students

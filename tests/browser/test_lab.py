@@ -9,8 +9,14 @@ run), Run > Run All Cells on the simulator, wait for the kernel to go idle, then
     application/vnd.jupyter.stderr; the saved file tells which is which);
   - every image in an output rendered (complete, naturalWidth > 0), at least as many as the committed
     notebook stores; no widget shows "Error displaying widget";
-  - File > Save wrote the working copy, and the committed notebook did not change.
-Also: every notebook, opened and left alone, is not marked modified (checked by each Run All before it starts).
+  - the cells nbval checks (# NBVAL_CHECK_OUTPUT) print what the committed notebook stores;
+  - File > Save wrote the working copy, and the committed notebook did not change;
+  - JupyterLab never asked about news over the notebook;
+  - the notebook, opened and left alone, was not marked modified (before Run All starts).
+Every lesson runs once in the browser, in Chinese (six here, two in test_lab_zh.py): its code cells are the
+English notebook's byte for byte (tests/test_edition.py), and nbval runs every English notebook on a
+kernel, so each notebook runs once per language. One English notebook runs here too: English rendering,
+and a working copy without a LANGUAGE file.
 Screenshots (top of the notebook, and the whole notebook) and a JSON summary per notebook go to
 $TILEDLAB_SCREENSHOTS/lab/ (default build/screenshots/lab/).
 """
@@ -36,6 +42,10 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 # there, beside LANGUAGE: Chinese feedback and labels. The server makes both copies.
 NOTEBOOKS_ZH = sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
 RUN_ALL = NOTEBOOKS + NOTEBOOKS_ZH
+ZH_ELSEWHERE = ("00_start_here", "02_redundant_reads")  # test_lab_zh.py's
+IN_THE_BROWSER = ([nb for nb in NOTEBOOKS if nb.stem == "03_one_tile_step"]
+                  + [nb for nb in NOTEBOOKS_ZH if nb.stem not in ZH_ELSEWHERE])
+CHECKED = "# NBVAL_CHECK_OUTPUT"
 
 
 def shot_name(notebook):
@@ -49,14 +59,11 @@ def rel(notebook):
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook in the current tab
 RUN_TIMEOUT = float(os.environ.get("TILEDLAB_LAB_TIMEOUT", "300"))  # seconds per notebook's Run All
 
-# JupyterLab user settings for the test server only (JUPYTERLAB_SETTINGS_DIR): no "news" toast over
-# the notebook and no request to the internet; every cell attached to the DOM (the default windowing
-# mode, contentVisibility, skips rendering off-screen cells, and "full" would detach them).
-LAB_SETTINGS = {
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-        {"fetchNews": "false", "checkForUpdates": False},
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-}
+# JupyterLab user settings for the test server only (JUPYTERLAB_SETTINGS_DIR): every cell attached to the
+# DOM (the default windowing mode, contentVisibility, skips rendering off-screen cells, and "full" would
+# detach them). Nothing about news: that the lab command keeps the news toast away is checked (NEWS).
+LAB_SETTINGS = {"@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"}}
+NEWS = "official Jupyter news"  # "Would you like to get notified about official Jupyter news?"
 
 CODE_PROMPTS = f"""() => Array.from(document.querySelectorAll('{PANEL} .jp-CodeCell .jp-InputArea-prompt'))
                        .map(e => e.textContent.replace(/\\s+/g, ''))"""
@@ -129,8 +136,7 @@ def lab(browser, tmp_path_factory, committed_hashes):
     cmd = [sys.executable, "-m", "tiledlab", "lab", "--dest", str(work),
            "--no-browser", f"--port={port}", "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1",
            f"--IdentityProvider.token={token}",
-           # nothing from the internet: no news feed, no update check, no PyPI extension manager
-           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           # nothing from the internet: no PyPI extension manager (news and updates: the lab command's)
            "--LabApp.extension_manager=readonly"]
     log = tmp / "lab.log"
     with open(log, "w") as out:
@@ -246,7 +252,7 @@ class Run:
                        f"Run All of {name} to finish")
             self.t["run_all_s"] = time.monotonic() - self.run_start
             r = {"prompts": page.evaluate(CODE_PROMPTS), "outputs": page.evaluate(OUTPUTS),
-                 "dirty_on_open": self.dirty_on_open}
+                 "dirty_on_open": self.dirty_on_open, "news_toast": page.get_by_text(NEWS).count()}
             # Images: decoded and non-empty (a broken or still-loading <img> has naturalWidth 0).
             try:
                 wait_until(lambda: all(i["complete"] for i in page.evaluate(IMAGES)), 15, "images to load")
@@ -275,6 +281,7 @@ class Run:
                     return None
 
             saved = wait_until(saved_file, 30, "File > Save to write the working copy")
+            r["checked"] = checked_outputs(saved)
             r["saved_kinds"] = [(i, o["output_type"] if o["output_type"] != "stream" else o["name"])
                                 for i, c in enumerate(saved["cells"]) for o in c.get("outputs", [])]
             self.t["total_s"] = time.monotonic() - self.start
@@ -343,7 +350,15 @@ def runner(request, lab, open_page, screenshots):
     r.close()
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
+def checked_outputs(nb):
+    """{cell index: what it printed to stdout} of the cells nbval compares with their stored outputs."""
+    source = lambda cell: "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+    text = lambda o: "".join(o["text"]) if isinstance(o["text"], list) else o["text"]
+    return {i: "".join(text(o) for o in c.get("outputs", []) if o.get("name") == "stdout")
+            for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and CHECKED in source(c)}
+
+
+@pytest.mark.parametrize("notebook", IN_THE_BROWSER, ids=[shot_name(nb) for nb in IN_THE_BROWSER])
 def test_run_all(runner, notebook, record, committed_hashes):
     check_run_all(runner, notebook, record, committed_hashes)  # the Chinese edition's: test_lab_zh.py
 
@@ -381,6 +396,11 @@ def check_run_all(runner, notebook, record, committed_hashes):
         "images": images, "committed_images": committed_images, **r["log"]})
 
     problems = ["marked modified right after opening (before Run All)"] if r["dirty_on_open"] else []
+    stored = checked_outputs(committed)
+    problems += [f"cell {i}: prints {r['checked'].get(i)!r}, the committed notebook {want!r}"
+                 for i, want in stored.items() if r["checked"].get(i) != want]
+    if r["news_toast"]:
+        problems.append(f"JupyterLab asked about news ({NEWS!r}) over the notebook")
     errors = [i for i, kind in r["saved_kinds"] if kind == "error"]
     for o in outputs:  # JupyterLab renders stderr and errors alike; the saved file tells them apart
         if o["mime"] == STDERR:

@@ -3,8 +3,9 @@
 The site is $TILEDLAB_SITE_DIR when set (CI builds it first, with warnings as errors), otherwise it is
 built here into a temporary folder with the documented command (skipped when Sphinx/MyST-NB are not
 installed: pip install -e '.[site]'). It is served over HTTP on 127.0.0.1 and crawled from its root,
-following every link that stays on the site; every HTML file of the build must be reached. A full-page
-screenshot of each page goes to $TILEDLAB_SCREENSHOTS/site/ (default build/screenshots/site/).
+following every link that stays on the site; every HTML file of the build must be reached. A screenshot
+of each page (one screen; the start pages whole) goes to $TILEDLAB_SCREENSHOTS/site/ (default
+build/screenshots/site/).
 Also: search works on the site opened from disk (file://), and wide outputs scroll to their last column.
 """
 import functools
@@ -61,10 +62,12 @@ def site_dir(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("site")
     out = tmp / "site"
     started = time.monotonic()
-    for build, doctrees, folder in ((BUILD, "doctrees", out), (BUILD_ZH, "doctrees-zh", out / "zh")):
-        done = subprocess.run(build + ["-d", str(tmp / doctrees), ".", str(folder)], cwd=ROOT,
-                              capture_output=True, text=True)
-        assert done.returncode == 0, f"site build failed ({' '.join(build)}):\n{done.stdout}\n{done.stderr}"
+    builds = [(build, subprocess.Popen(build + ["-d", str(tmp / doctrees), ".", str(folder)], cwd=ROOT, text=True,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+              for build, doctrees, folder in ((BUILD, "doctrees", out), (BUILD_ZH, "doctrees-zh", out / "zh"))]
+    for build, done in builds:  # the two editions side by side: separate doctrees and output folders
+        stdout, stderr = done.communicate()
+        assert done.returncode == 0, f"site build failed ({' '.join(build)}):\n{stdout}\n{stderr}"
     print(f"site built in {time.monotonic() - started:.1f} s")
     return out
 
@@ -132,7 +135,7 @@ def test_every_page_and_image_loads(site_dir, site_url, page, screenshots, recor
                                             page.log.http_errors), mark)]
         problems += [f"{final}: {p}" for group in new for p in group]
         shot = shots / (final.replace("/", "__").removesuffix(".html") + ".png")
-        page.screenshot(path=str(shot), full_page=not final.startswith("zh/"))  # the Chinese pages: one screen
+        page.screenshot(path=str(shot), full_page=final.split("/")[-1] == "index.html")  # start pages whole
         summary[final] = {"images": len(images), "output_images": sum(i["output"] for i in images),
                           "load_s": round(time.monotonic() - started, 2),
                           "title": page.title(), "screenshot": str(shot)}

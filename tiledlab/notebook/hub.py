@@ -135,12 +135,16 @@ def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("--allow-root", action="store_true",
                    help="start even as root (every student's code then runs as root: only for a "
                         "throw-away container or a test)")
-    p.add_argument("--dry-run", action="store_true", help="print the JupyterHub command; start nothing")
+    p.add_argument("--dry-run", action="store_true",
+                   help="check what the hub needs and print the JupyterHub command; start nothing")
     return p
 
 
 def _check_installed():
     from ..experiments import Unavailable
+    if not CONFIG.is_file():
+        raise Unavailable(f"the class server's configuration {CONFIG} is not here: run the hub from a clone "
+                          "of the series (a student copy has no classroom/)")
     if importlib.util.find_spec("jupyterhub") is None or importlib.util.find_spec("nativeauthenticator") is None:
         raise Unavailable("the class server needs JupyterHub and its authenticator: pip install -e '.[hub]'")
     if find_proxy() is None:
@@ -154,14 +158,14 @@ def start(args, extra) -> int:
     blocker = next((p for p in (folder, *folder.parents) if p.exists()), None)
     if blocker is not None and not blocker.is_dir():
         raise ValueError(f"--class-dir {folder}: {blocker} is a file, not a folder; give a folder's name")
-    if args.dry_run:
-        print(f"{CLASS_ENV}={folder} " + " ".join(cmd))
-        return 0
     if lab.is_root() and not args.allow_root:
         raise ValueError("refusing to start the class server as root: every student's code would run as "
                          "root. Start it from an ordinary account (or pass --allow-root in a throw-away "
                          "container)")
     _check_installed()
+    if args.dry_run:
+        print(f"{CLASS_ENV}={folder} " + " ".join(cmd))
+        return 0
     folder.mkdir(parents=True, exist_ok=True)
     if not (folder / ".gitignore").exists():
         (folder / ".gitignore").write_text(_IGNORE_ALL)

@@ -1,24 +1,18 @@
 """python -m tiledlab lab: open the series in JupyterLab on a working copy of the notebooks.
 
-The committed notebooks carry the reference outputs of an H200 run. JupyterLab saves a notebook
-(autosave, every two minutes by default) as soon as it has run, so "Run All" on a laptop would write
-simulator outputs over them and leave a dirty checkout. This command therefore copies notebooks/ into
-a working copy first (``my-notebooks/`` beside it by default; it ignores itself in git) and starts
-JupyterLab there. A notebook already in the working copy is kept, so a student's edits survive the
-next start; ``--fresh`` puts the committed version back, moving the notebooks the student edited
-to a git-ignored backup folder beside the working copy first (``my-notebooks-backup-<date>-<time>/``).
+JupyterLab saves a notebook as soon as it has run, so "Run All" on the committed notebooks would write
+simulator outputs over their H200 ones. The lab copies notebooks/ into a git-ignored working copy
+(``my-notebooks/``) and opens that; a student's edits there survive the next start, and ``--fresh`` puts
+the committed notebooks back after moving the edited ones to ``my-notebooks-backup-<date>-<time>/``.
+The copy is written only where nothing but a notebook file is in the way: never through a link, never
+into the committed notebooks, never blocked reading a pipe. As root it passes ``--allow-root``.
 
-JupyterLab refuses to start as root ("Running as root is not recommended"), which is how containers
-and many cloud machines run; this command passes ``--allow-root`` when it runs as root.
+``--lang zh`` copies notebooks/zh/ into ``my-notebooks/zh/``, with TILEDLAB_LANG=zh for the kernels and,
+when JupyterLab's Chinese language pack is installed (the ``zh`` extra), its menus in Chinese through
+settings of the working copy's own (``.lab-settings/``, a copy of the user's with zh_CN set).
 
-``--lang zh`` opens the Chinese edition instead: notebooks/zh/ (generated from the English notebooks)
-copied into ``my-notebooks/zh/``, with TILEDLAB_LANG=zh for the kernels JupyterLab starts (so check() and
-predict() answer in Chinese) and, when JupyterLab's Chinese language pack is installed
-(``pip install 'tiledlab[zh]'``), JupyterLab's own menus in Chinese for that run: its user settings are
-read from a folder of the working copy's own (``my-notebooks/zh/.lab-settings/``, a copy of yours made
-the first time), whose translation setting says zh_CN, so your settings elsewhere stay as they are.
-
-Any option it does not know is passed on to ``jupyter lab`` (``--no-browser``, ``--port 8899``, ...).
+Other options go on to ``jupyter lab`` (``--no-browser``, ``--port 8899``), checked first by
+JupyterLab's own parser, so that a bad one is refused here in one line.
 """
 from __future__ import annotations
 
@@ -29,6 +23,7 @@ import os
 import pathlib
 import platform
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -57,6 +52,32 @@ LANGUAGES = ("en", "zh")
 LANGUAGE_PACK = "zh_CN"
 TRANSLATION_SETTINGS = pathlib.Path("@jupyterlab", "translation-extension", "plugin.jupyterlab-settings")
 SETTINGS_NAME = ".lab-settings"  # in the Chinese working copy: JupyterLab's user settings for its runs
+#: JupyterLab's page config for the lab's runs (found through JUPYTER_CONFIG_PATH): without the announcements
+#: plugin, no "Would you like to get notified about official Jupyter news?" toast over the first notebook
+#: (--LabApp.news_url=None alone leaves it) and no update check.
+CONFIG_NAME = ".lab-config"
+PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
+
+
+def read_notebook(path):
+    """The notebook at `path` (nbformat, version 4), or a ValueError naming the file when it is not a
+    valid notebook (any JSON but a notebook's, or one whose cells are malformed)."""
+    import nbformat
+    try:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.validate(nb)
+        return nb
+    except OSError:
+        raise
+    except Exception as error:  # nbformat's and jsonschema's errors, or a KeyError/TypeError on odd JSON
+        reason = " ".join(str(error).split())[:160] or type(error).__name__
+        raise ValueError(f"{path} is not a Jupyter notebook ({reason}): give an .ipynb file saved by "
+                         "Jupyter") from None
+
+
+def lessons(folder=SOURCE):
+    """The series' notebooks in order (00, 01, ...)."""
+    return sorted(pathlib.Path(folder).glob("[0-9][0-9]_*.ipynb"))
 
 
 def edition(src, dest, lang):
@@ -66,7 +87,7 @@ def edition(src, dest, lang):
         raise ValueError(f"--lang {lang!r}: choose one of {', '.join(LANGUAGES)}")
     if lang == "zh" and pathlib.Path(src).is_dir() and not any((pathlib.Path(src) / "zh").glob("*.ipynb")):
         raise ValueError(f"--lang zh: {pathlib.Path(src) / 'zh'} has no Chinese notebooks; make them with "
-                         f"`python -m tiledlab translate build --root {pathlib.Path(src).resolve().parent}`")
+                         f"`python -m tools translate build --root {pathlib.Path(src).resolve().parent}`")
     return (src / "zh", dest / "zh") if lang == "zh" else (src, dest)
 
 
@@ -90,7 +111,7 @@ def chinese_settings(folder, mine=None) -> pathlib.Path:
     once, so their theme and shortcuts come along) whose translation setting is zh_CN."""
     folder = pathlib.Path(folder)
     mine = user_settings_dir() if mine is None else pathlib.Path(mine)
-    if not folder.exists() and mine.is_dir():
+    if not _entry(folder, folder=True) and mine.is_dir():
         shutil.copytree(mine, folder)
     path = folder / TRANSLATION_SETTINGS
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -98,25 +119,68 @@ def chinese_settings(folder, mine=None) -> pathlib.Path:
     return folder
 
 
+def page_config(dest) -> pathlib.Path:
+    """Write PAGE_CONFIG where JUPYTER_CONFIG_PATH=dest/.lab-config finds it; return that folder."""
+    folder = pathlib.Path(dest) / CONFIG_NAME
+    path = folder / "labconfig" / "page_config.json"
+    _entry(folder, folder=True), _entry(path.parent, folder=True), _entry(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(PAGE_CONFIG, indent=2) + "\n")
+    return folder
+
+
 def lab_env(lang, dest, *, pack=None) -> dict:
-    """The environment variables the lab command adds for `lang` (none for English): TILEDLAB_LANG for
-    the kernels, and JupyterLab's settings folder when the language pack is installed (`pack`)."""
+    """The environment variables the lab command adds: JupyterLab's config path (PAGE_CONFIG) and, for
+    zh, TILEDLAB_LANG for the kernels and JupyterLab's settings folder when the language pack is
+    installed (`pack`)."""
+    paths = [str(pathlib.Path(dest) / CONFIG_NAME), os.environ.get("JUPYTER_CONFIG_PATH", "")]
+    env = {"JUPYTER_CONFIG_PATH": os.pathsep.join(p for p in paths if p)}
     if lang != "zh":
-        return {}
+        return env
     pack = has_language_pack() if pack is None else pack
-    env = {"TILEDLAB_LANG": "zh"}
+    env["TILEDLAB_LANG"] = "zh"
     if pack:
         env["JUPYTERLAB_SETTINGS_DIR"] = str(pathlib.Path(dest) / SETTINGS_NAME)
     return env
 
 
 def committed(src) -> list[pathlib.Path]:
-    """The ``*.ipynb`` files of ``src``, or a FileNotFoundError that says what to do."""
+    """The ``*.ipynb`` files of ``src`` (each a regular file: a pipe would block the copy), or a
+    FileNotFoundError that says what to do."""
     notebooks = sorted(pathlib.Path(src).glob("*.ipynb"))
     if not notebooks:
         raise FileNotFoundError(f"no notebooks (*.ipynb) in {src}: run this from a clone of the series, "
                                 "or pass --src")
+    for nb in notebooks:
+        if not stat.S_ISREG(nb.stat().st_mode):
+            raise ValueError(f"{nb} is not a notebook file (a folder, pipe or device): move it out of {src}")
     return notebooks
+
+
+def _entry(path, folder=False) -> bool:
+    """Whether a regular file (with `folder`, a folder) is at `path` in the working copy; False: nothing.
+    Anything else is refused: a link (writing through it could land outside the working copy), a pipe
+    (reading it blocks), a socket, a device."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return False
+    if (stat.S_ISDIR if folder else stat.S_ISREG)(mode):
+        return True
+    kind = ("a symbolic link" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode)
+            else "a file" if stat.S_ISREG(mode) else "a pipe, socket or device")
+    raise ValueError(f"{path} is {kind}, not a file the lab can write: move it out of the working copy "
+                     "(or pass --dest with another folder)")
+
+
+def _outside(dest, src):
+    """Refuse a working copy inside the committed notebooks (this checkout's or --src), or around them."""
+    dest = pathlib.Path(dest).resolve()
+    for root in {pathlib.Path(src).resolve(), SOURCE.resolve()}:
+        if dest == root or root in dest.parents or dest in root.parents:
+            raise ValueError(f"the working copy {dest} would mix with the committed notebooks in {root}: "
+                             f"pass --dest with a folder outside it (the default is {DEFAULT_DEST_NAME}/ "
+                             "beside notebooks/)")
 
 
 @dataclass
@@ -144,13 +208,13 @@ def plan(src, dest, *, fresh=False) -> Plan:
     differ from the committed ones (the student's edits, which are moved to a backup first)."""
     src, dest = pathlib.Path(src), pathlib.Path(dest)
     notebooks = committed(src)
-    if dest.resolve() == src.resolve():
-        raise ValueError(f"the working copy must not be the committed notebooks themselves ({src})")
     if dest.exists() and not dest.is_dir():
         raise ValueError(f"the working copy {dest} is a file, not a folder: pass --dest with a folder's name")
-    copies = [nb for nb in notebooks if not (dest / nb.name).exists()
+    _outside(dest, src)
+    _entry(dest / ".gitignore")
+    copies = [nb for nb in notebooks if not _entry(dest / nb.name)
               or fresh and as_copied(nb) != (dest / nb.name).read_bytes()]
-    return Plan(dest, copies, [dest / nb.name for nb in copies if (dest / nb.name).exists()])
+    return Plan(dest, copies, [dest / nb.name for nb in copies if _entry(dest / nb.name)])
 
 
 def _backup_name(dest) -> pathlib.Path:
@@ -175,10 +239,13 @@ def as_copied(notebook) -> bytes:
     """The bytes of ``notebook`` as the working copy holds it: its stored Python version replaced by this
     Python's. JupyterLab puts the running kernel's language_info into an open notebook, so a version
     other than the reader's (the H200 run's) would mark every notebook modified as soon as it opens."""
-    nb = json.loads(pathlib.Path(notebook).read_text(encoding="utf-8"))
-    info = nb.get("metadata", {}).get("language_info")
-    if isinstance(info, dict) and "version" in info:
+    raw = pathlib.Path(notebook).read_bytes()
+    try:
+        nb = json.loads(raw)
+        info = nb["metadata"]["language_info"]
         info["version"] = platform.python_version()
+    except (ValueError, KeyError, TypeError):  # not a notebook's JSON: copied as it is
+        return raw
     return (json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
@@ -193,7 +260,7 @@ def working_copy(src, dest, *, fresh=False, say=print) -> pathlib.Path:
     todo = plan(src, dest, fresh=fresh)
     todo.dest.mkdir(parents=True, exist_ok=True)
     ignore = todo.dest / ".gitignore"
-    if not ignore.exists():
+    if not _entry(ignore):
         ignore.write_text(_IGNORE_ALL)
     if todo.edited:
         folder = backup_folder(todo.dest)
@@ -210,7 +277,7 @@ def is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-QUIET = ["--LabApp.news_url=None",  # no "get notified about Jupyter news?" toast over the first notebook
+QUIET = ["--LabApp.news_url=None",  # no news fetched (the toast that asks is PAGE_CONFIG's)
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]  # nor an update notice
 
 
@@ -227,6 +294,31 @@ def lab_argv(notebook_dir, extra=(), *, root=None, python=None) -> list[str]:
     if root and "--allow-root" not in extra:
         argv.append("--allow-root")
     return argv + extra
+
+
+def check_options(extra):
+    """Refuse, in one line (a ValueError), options that `jupyter lab` itself would refuse: it exits 1 on
+    them, which here means something else. Parsed by JupyterLab's own parser, checked by its server's traits."""
+    if not extra:
+        return
+    import contextlib
+    import io
+
+    from jupyter_server.serverapp import ServerApp
+    from jupyterlab.labapp import LabApp
+    from traitlets import TraitError
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(said), contextlib.redirect_stdout(said):
+            app = LabApp()
+            app.parse_command_line(list(extra))
+            ServerApp(config=app.config)
+    except SystemExit as done:
+        if done.code not in (0, None):  # --help and --version go on to JupyterLab, which answers them
+            reason = (said.getvalue().strip().splitlines() or ["unrecognized"])[-1].split("error: ")[-1]
+            raise ValueError(f"jupyter lab refuses {' '.join(extra)}: {reason}") from None
+    except TraitError as error:
+        raise ValueError(f"jupyter lab refuses {' '.join(extra)}: {error}") from None
 
 
 def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -252,17 +344,29 @@ def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
     return p
 
 
+def _say_if_menus_stay_english(lang):
+    if lang == "zh" and not has_language_pack():
+        print("JupyterLab's own menus stay in English: its Chinese language pack is not installed "
+              "(pip install -e '.[zh]', then start again); the notebooks and their feedback are in Chinese",
+              file=sys.stderr)
+
+
 def start(args, extra) -> int:
     """Make the working copy and hand the process to JupyterLab (``args`` from ``parser()``)."""
     lang = getattr(args, "lang", "en")
     src, dest = edition(args.src, args.dest if args.dest is not None else args.src.parent / DEFAULT_DEST_NAME, lang)
+    check_options(extra)
     cmd, env = lab_argv(dest, extra), lab_env(lang, dest)
     if args.dry_run:
         print("\n".join(plan(src, dest, fresh=args.fresh).describe()))
+        _say_if_menus_stay_english(lang)
         print(" ".join([*(f"{k}={v}" for k, v in env.items()), *cmd]))
         return 0
     folder = working_copy(src, dest, fresh=args.fresh)
+    _say_if_menus_stay_english(lang)
+    page_config(folder)
     if lang == "zh":
+        _entry(folder / "LANGUAGE")
         (folder / "LANGUAGE").write_text("zh\n")  # tiledlab.i18n.language() in a kernel started here
         if "JUPYTERLAB_SETTINGS_DIR" in env:
             chinese_settings(env["JUPYTERLAB_SETTINGS_DIR"])

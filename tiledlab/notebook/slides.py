@@ -13,7 +13,7 @@ import io
 import pathlib
 import re
 
-from .run import lessons
+from .lab import lessons, read_notebook
 
 LEARN = re.compile(r"^\*\*You will learn\*\*\n(.*?)(?:\n\n|\Z)", re.M | re.S)
 SUMMARY = re.compile(r"^## Summary\n(.*?)(?=^## |\Z)", re.M | re.S)
@@ -58,8 +58,7 @@ def _markdown(text):
 
 def content(path):
     """{title, learn, summary} of one notebook, as Markdown, from its cells."""
-    import nbformat
-    cells = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown"]
+    cells = [c.source for c in read_notebook(path).cells if c.cell_type == "markdown"]
     title = cells[0].splitlines()[0].lstrip("# ").strip()
     learn = LEARN.search(cells[0])
     opening = cells[0].split("\n\n")[1] if "\n\n" in cells[0] else ""

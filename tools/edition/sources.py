@@ -8,6 +8,8 @@ import pathlib
 
 import nbformat
 
+from tiledlab.notebook import lab
+
 NOTEBOOKS = pathlib.Path("notebooks")
 ZH_NOTEBOOKS = NOTEBOOKS / "zh"
 DOCS = pathlib.Path("docs")
@@ -28,7 +30,7 @@ def doc_pages(root):
 
 
 def read_notebook(path):
-    return nbformat.read(path, as_version=4)
+    return lab.read_notebook(path)
 
 
 def is_links(cell):

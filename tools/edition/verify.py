@@ -1,11 +1,9 @@
 """check: everything that keeps the Chinese edition from being committed, one line each."""
 import pathlib
 
-import nbformat
-
 from . import catalogs, make, own_words, sources
 
-UPDATE, BUILD = "python -m tiledlab translate update", "python -m tiledlab translate build"
+UPDATE, BUILD = "python -m tools translate update", "python -m tools translate build"
 FINGERPRINT = pathlib.Path("tests/data/seed_runs.txt")  # the source articles' fingerprint (own_words)
 
 
@@ -74,7 +72,7 @@ def code_problems(root, english_path):
         return []
     name = zh_path.relative_to(root).as_posix()
     english = _copied_cells(sources.read_notebook(english_path))
-    chinese = _copied_cells(nbformat.read(zh_path, as_version=4))
+    chinese = _copied_cells(sources.read_notebook(zh_path))
     problems = [f"{name}: code cell {i} differs from {english_path.relative_to(root).as_posix()}"
                 for i, cell in english.items() if chinese.get(i) != cell]
     problems += [f"{name}: code cell {i} is not in the English notebook" for i in chinese if i not in english]

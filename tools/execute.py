@@ -10,10 +10,11 @@ import platform
 import tempfile
 import time
 
-from ..data import stamp
-from .lab import SOURCE  # the committed notebooks/ of the checkout
+from tiledlab.cli import NotebookError
+from tiledlab.data import stamp
+from tiledlab.notebook.lab import SOURCE, lessons, read_notebook  # the committed notebooks/ of the checkout
 
-INSTALL_TAG = "colab-install"  # Colab's install cell (`python -m tiledlab links`): a no-op anywhere else
+INSTALL_TAG = "colab-install"  # Colab's install cell (`python -m tools links`): a no-op anywhere else
 
 
 def _untouched_install_cell(nb):
@@ -23,11 +24,6 @@ def _untouched_install_cell(nb):
         if INSTALL_TAG in cell.get("metadata", {}).get("tags", []):
             cell.outputs, cell.execution_count = [], None
             cell.metadata.pop("execution", None)
-
-
-def lessons(folder=SOURCE):
-    """The series' notebooks in order (00, 01, ...)."""
-    return sorted(pathlib.Path(folder).glob("[0-9][0-9]_*.ipynb"))
 
 
 def notebooks(paths=()):
@@ -53,7 +49,7 @@ def execute(path, inplace=False, timeout=1800):
     from traitlets.config import Config
 
     path = pathlib.Path(path)
-    nb = nbformat.read(path, as_version=4)
+    nb = read_notebook(path)
     # Local sockets (ipc) where the platform has them: a TCP kernel warns, once per notebook, that its
     # traffic is not encrypted, which is true and beside the point on one machine.
     config = Config()
@@ -62,8 +58,15 @@ def execute(path, inplace=False, timeout=1800):
         config.KernelManager.ip = os.path.join(tempfile.gettempdir(), f"tiledlab-kernel-{os.getpid()}")
     client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=False,
                                      resources={"metadata": {"path": str(path.parent)}}, config=config)
+    running = []  # the index of the cell that runs now
+    client.on_cell_start = lambda cell, cell_index: running.append(cell_index)
     start = time.perf_counter()
-    client.execute()
+    try:
+        client.execute()
+    except nbclient.exceptions.CellExecutionError as error:
+        raise NotebookError(path, running[-1], f"{error.ename}: {error.evalue}") from None
+    except (nbclient.exceptions.CellTimeoutError, nbclient.exceptions.DeadKernelError) as error:
+        raise NotebookError(path, running[-1] if running else None, " ".join(str(error).split())[:200]) from None
     seconds = time.perf_counter() - start
     if inplace:
         _untouched_install_cell(nb)

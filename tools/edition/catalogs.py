@@ -18,7 +18,7 @@ LOCALE_NAME = "zh_CN"
 HEADER = """\
 # Chinese (zh_CN) translation of {source} (tiledlab's Chinese edition).
 # One message per {unit}.
-# Made and refreshed by `python -m tiledlab translate update`. Translate
+# Made and refreshed by `python -m tools translate update`. Translate
 # each msgstr; keep its markdown structure, code, link targets and numbers;
 # clear the fuzzy flag once a changed message is reviewed."""
 

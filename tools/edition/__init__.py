@@ -1,4 +1,4 @@
-"""The Chinese edition (中文版): one source, two languages (issue 18).
+"""The Chinese edition (中文版): one source, two languages.
 
 The English notebooks (notebooks/*.ipynb) and docs pages (docs/index.md, teaching.md, glossary.md) are the
 source. Translations live in gettext catalogs, one per notebook and page:
@@ -13,12 +13,12 @@ their notebook URLs pointed at notebooks/zh/. Nobody edits the generated files b
 
 How a change to an English cell reaches the Chinese edition:
 
-    python -m tiledlab translate update   # catalogs follow the English: new messages untranslated,
+    python -m tools translate update   # catalogs follow the English: new messages untranslated,
                                           # changed ones fuzzy (old translation and msgid kept),
                                           # vanished ones obsolete (#~, kept for reuse)
     (translate: fill each empty msgstr, review each fuzzy one and clear its flag; Poedit, Weblate, ...)
-    python -m tiledlab translate build    # notebooks/zh/ and docs/zh/ regenerated
-    python -m tiledlab translate check    # nothing out of date, untranslated, fuzzy or copied: exit 0
+    python -m tools translate build    # notebooks/zh/ and docs/zh/ regenerated
+    python -m tools translate check    # nothing out of date, untranslated, fuzzy or copied: exit 0
 
 A code-only change needs update (nothing changes in the catalog) and build. tests/test_edition.py runs
 check on the repository, so a commit that leaves the edition behind fails.

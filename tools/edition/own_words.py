@@ -12,11 +12,11 @@ import re
 RUN = 12
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 HEADER = f"""\
-# Fingerprint of the two source articles of the Chinese edition (issue 18, "own words"): the first 16
+# Fingerprint of the two source articles of the Chinese edition ("own words"): the first 16
 # hex digits of the SHA-256 (UTF-8) of every run of {RUN} CJK characters (U+4E00-U+9FFF, U+3400-U+4DBF)
 # of their text with all other characters removed, sorted, one a line. The articles are not in the
 # repository; tests/test_edition.py fails on any Chinese file that has one of these runs. Made by:
-#   python -m tiledlab translate fingerprint /work/shared/seeds/*.txt --out tests/data/seed_runs.txt
+#   python -m tools translate fingerprint /work/shared/seeds/*.txt --out tests/data/seed_runs.txt
 """
 
 
@@ -78,8 +78,8 @@ def texts(path):
                 found += [m.string] if isinstance(m.string, str) else list(m.string)  # plural forms
         return [s for s in found if s]
     if path.suffix == ".ipynb":
-        import nbformat
-        return [cell.source for cell in nbformat.read(path, as_version=4).cells]
+        from . import sources
+        return [cell.source for cell in sources.read_notebook(path).cells]
     return [path.read_text(encoding="utf-8", errors="replace")]
 
 

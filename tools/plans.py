@@ -1,70 +1,14 @@
-"""For teachers: a copy of the series to hand to students, without the key.
+"""The teacher's guide's minutes and plans: a model of student minutes from the scripted walkthrough
+(walkthrough.py) and the class plans built from it, written into docs/teaching.md's generated blocks.
 
-`python -m tiledlab student-copy DIR` writes the package, the notebooks, the README, the environment
-files and the licences into DIR, and leaves out `solutions/` (the key), the tests (several run the key
-against the notebooks) and the teacher's guide. The copy installs and runs as the clone does:
-`pip install -e .` there, then `python -m tiledlab lab`. Nothing in the package imports `solutions`.
+    python -m tools plans    # rewrite docs/teaching.md's tables from the committed walkthrough
 """
 import dataclasses
 import pathlib
 import re
-import shutil
 from dataclasses import dataclass
 
-#: What a student copy holds, relative to the checkout: folders, then single files (missing ones skipped).
-FOLDERS = ("tiledlab", "notebooks", ".binder")
-FILES = ("README.md", "LICENSE", "LICENSE-CONTENT.md", "pyproject.toml", "environment.yml", ".gitignore")
-JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".ipynb_checkpoints")
-#: The README's section for teachers, which names the key: dropped from a student copy.
-TEACHERS = re.compile(r"^## For teachers\n.*?(?=^## |\Z)", re.M | re.S)
-#: A pointer to the key in what students read (the folder's path), and in code (an import of it).
-POINTER = {".md": re.compile(r"solutions/"), ".ipynb": re.compile(r"solutions/"),
-           ".py": re.compile(r"^\s*(from|import)\s+solutions\b", re.M)}
-
-
-def checkout():
-    """The source checkout this package lives in (the folder with pyproject.toml and notebooks/)."""
-    here = pathlib.Path(__file__).resolve()
-    for folder in here.parents:
-        if (folder / "pyproject.toml").is_file() and (folder / "notebooks").is_dir():
-            return folder
-    raise FileNotFoundError("student-copy needs a clone of the series (pyproject.toml and notebooks/ beside "
-                            "the package); run it from a clone, not from an installed package")
-
-
-def student_copy(dest, source=None):
-    """Write a copy of the series for students into `dest` (new, or an empty folder); return its path."""
-    source = pathlib.Path(source) if source else checkout()
-    dest = pathlib.Path(dest)
-    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise ValueError(f"{dest} already exists and is not an empty folder: give a new folder's name")
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in FOLDERS:
-        if (source / name).is_dir():
-            shutil.copytree(source / name, dest / name, ignore=JUNK)
-    for name in FILES:
-        if (source / name).is_file():
-            shutil.copy2(source / name, dest / name)
-    readme = dest / "README.md"
-    if readme.is_file():
-        readme.write_text(TEACHERS.sub("", readme.read_text()))
-    found = pointers(dest)
-    if found:
-        raise ValueError(f"the student copy would still point to the key: {', '.join(found)}")
-    return dest
-
-
-def pointers(folder):
-    """Files under `folder` that point to the key: a page or notebook naming its folder, or code that
-    imports it. The licences, which name every part of the repository, do not count."""
-    found = []
-    for path in sorted(pathlib.Path(folder).rglob("*")):
-        pattern = POINTER.get(path.suffix)
-        if pattern and path.is_file() and not path.name.startswith("LICENSE") and ".git" not in path.parts \
-                and pattern.search(path.read_text(errors="replace")):
-            found.append(path.relative_to(folder).as_posix())
-    return found
-
+from tiledlab.notebook.lab import SOURCE, read_notebook
 
 # --- modelled student minutes: a scripted walkthrough, not observed students ---------------------------
 
@@ -86,13 +30,12 @@ def _kind(code):
 def parts(path):
     """The parts of one notebook, in order: each `#`/`##` section, and each exercise on its own (its
     text and its code cell). One dict each: part, cells (indices), markdown_words, code_words, exercise kind."""
-    import nbformat
     found, current = {}, None
 
     def part(name):
         return found.setdefault(name, {"part": name, "cells": [], "markdown_words": 0, "code_words": 0,
                                        "kind": ""})
-    for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+    for i, cell in enumerate(read_notebook(path).cells):
         if cell.cell_type == "code":
             match = EXERCISE_CELL.match(cell.source)
             if match:
@@ -187,7 +130,7 @@ THREE_SESSIONS = {
 
 def walkthrough():
     """The committed walkthrough (data/simulator/walkthrough.csv), with 'Introduction' for each title."""
-    from .. import data
+    from tiledlab import data
     table = data.load(WALKTHROUGH)
     title = table["part"].str.match(r"^\d+ · ")
     return table.assign(part=table["part"].where(~title, "Introduction"))
@@ -204,7 +147,7 @@ def _minutes(table, notebook, parts):
     rows = table[(table["notebook"] == notebook) & table["part"].isin(parts)]
     missing = set(parts) - set(rows["part"])
     if missing:
-        raise LookupError(f"{notebook}: no part {sorted(missing)} in {WALKTHROUGH}: run tools/walkthrough.py")
+        raise LookupError(f"{notebook}: no part {sorted(missing)} in {WALKTHROUGH}: run python -m tools.walkthrough")
     return float(rows["minutes"].sum())
 
 
@@ -259,7 +202,7 @@ def minutes_table(table=None):
 
 def provenance_line(table=None):
     """Where and how the walkthrough was made, from its first row."""
-    from .. import data
+    from tiledlab import data
     r = data.load(WALKTHROUGH).iloc[0] if table is None else table.iloc[0]
     return (f"{r['method']}; {r['machine']}, {r['browser']}, {r['backend']} backend, numba {r['numba']}, "
             f"numba-cuda {r['numba_cuda']}, numpy {r['numpy']}, on {r['date']}")
@@ -285,6 +228,6 @@ def guide_text(text, table=None):
 
 def update_guide(path=None):
     """Rewrite the generated blocks of docs/teaching.md from the committed walkthrough; return its path."""
-    path = pathlib.Path(path) if path else checkout() / "docs" / "teaching.md"
+    path = pathlib.Path(path) if path else SOURCE.parent / "docs" / "teaching.md"
     path.write_text(guide_text(path.read_text()))
     return path

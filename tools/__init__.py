@@ -1,0 +1,11 @@
+"""The maintainers' tools: what makes and checks the series, never installed with it (students and
+teachers get tiledlab/ only). Run from a clone as `python -m tools COMMAND` (docs/maintaining.md):
+
+  translate   the Chinese edition: catalogs, notebooks/zh/ and docs/zh/, its check (edition/)
+  links       each notebook's "Run it online" cell and Colab install cell, from pyproject.toml
+  execute     run the notebooks top to bottom (how the stored H200 outputs are made), timed
+  walkthrough the scripted walkthrough in Chromium: modelled student minutes (walkthrough.py)
+  plans       the teacher's guide's tables, from the committed walkthrough (plans.py)
+
+tools imports tiledlab; tiledlab never imports tools (tests/test_layers.py checks both).
+"""

@@ -1,0 +1,135 @@
+"""python -m tools {translate, links, execute, plans}: the maintainers' commands, from a clone.
+
+Their exit codes are tiledlab's (tiledlab.cli.EXIT_CODES, listed by --help).
+"""
+import argparse
+import pathlib
+import sys
+
+from tiledlab.cli import EPILOG, MISMATCH, OK, Parser, _file_in_the_way, _Help, _out_folder, run
+
+
+def _out_file(path, option, example="times.csv"):
+    """`path` as a file to write, or a ValueError saying why it cannot be (`example`: a name to suggest)."""
+    path = pathlib.Path(path)
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / example}")
+    blocker = _file_in_the_way(path.parent)
+    if blocker:
+        raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
+    return path
+
+
+def _translate(args):
+    from . import edition
+    if args.action == "fingerprint":
+        size = edition.write_fingerprint(args.articles, _out_file(args.out, "--out", "seed_runs.txt"))
+        print(f"wrote {args.out} ({size} runs)")
+        return OK
+    root = _out_folder(args.root, "--root")
+    if args.action == "update":
+        print("\n".join(edition.update(root)))
+        return OK
+    if args.action == "build":
+        english = edition.build(root)
+        for line in english:
+            print(line, file=sys.stderr)
+        print(f"wrote {root / 'notebooks/zh'} and {root / 'docs/zh'} ({len(english)} messages left in English)")
+        return OK
+    problems = edition.check(root)
+    print("\n".join(problems) if problems else "the Chinese edition is up to date")
+    return MISMATCH if problems else OK
+
+
+def _links(args):
+    from . import edition, links
+    repo, version, changed = links.links(args.repo)
+    print(f"{repo} at v{version}: rewrote {', '.join(changed) if changed else 'nothing (all agree)'}")
+    if changed and (links.CHECKOUT / "notebooks" / "zh").is_dir():  # its notebooks copy the two cells
+        edition.build(links.CHECKOUT)
+        print("rebuilt notebooks/zh/ (python -m tools translate build)")
+    return OK
+
+
+def _execute(args):
+    from tiledlab.data import write_rows
+
+    from . import execute
+    times = _out_file(args.times, "--times") if args.times else None
+    rows = execute.run(execute.notebooks(args.notebooks), inplace=args.inplace)
+    if times:
+        times.parent.mkdir(parents=True, exist_ok=True)
+        write_rows(rows, times)
+        print(f"wrote {times}")
+    return OK
+
+
+def _plans(args):
+    from . import plans
+    print(f"rewrote the tables of {plans.update_guide(args.guide)}")
+    return OK
+
+
+HANDLERS = {"translate": _translate, "links": _links, "execute": _execute, "plans": _plans}
+
+
+def _translate_options(sub):
+    p = sub.add_parser("translate", help="the Chinese edition: update catalogs, build notebooks/zh/, check",
+                       formatter_class=_Help, description="The Chinese edition, made from the English "
+                       "notebooks and docs pages and the catalogs in locale/zh_CN/LC_MESSAGES/.")
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for name, text in (("update", "refresh the catalogs from the English (new messages untranslated, changed "
+                                  "ones fuzzy)"),
+                       ("build", "write notebooks/zh/ and docs/zh/ from them (English where a translation is "
+                                 "missing, reported)"),
+                       ("check", "list what is out of date, untranslated, fuzzy or copied; exit 1 if anything is")):
+        a = actions.add_parser(name, help=text, description=text, formatter_class=_Help)
+        a.add_argument("--root", default=".", help="the repository's root folder")
+    a = actions.add_parser("fingerprint", formatter_class=_Help,
+                           help="write the source articles' fingerprint for the own-words check")
+    a.add_argument("articles", nargs="+", help="the source articles' text files")
+    a.add_argument("--out", default="tests/data/seed_runs.txt", help="the file to write")
+
+
+def _links_options(sub):
+    p = sub.add_parser("links", help="write each notebook's Run-it-online cell and Colab install cell",
+                       formatter_class=_Help, description="Write, after each notebook's title, the cell "
+                       "that says how to run it online and the cell that installs tiledlab on Colab, from "
+                       "pyproject.toml's Repository URL and version (run it from a clone).")
+    p.add_argument("--repo", help="first set the GitHub repository (owner/name) in pyproject.toml")
+
+
+def _execute_options(sub):
+    p = sub.add_parser("execute", help="run the notebooks top to bottom and time each", formatter_class=_Help,
+                       description="Execute notebooks in fresh kernels (all of notebooks/ by default), "
+                                   "optionally saving their outputs in place and their times as CSV.")
+    p.add_argument("notebooks", nargs="*", help="notebook files (default: the whole series, in order)")
+    p.add_argument("--inplace", action="store_true", help="save the outputs into the notebooks")
+    p.add_argument("--times", help="write the minutes per notebook to this CSV file")
+
+
+def _plans_options(sub):
+    p = sub.add_parser("plans", help="rewrite the teacher's guide's minutes and plans from the walkthrough",
+                       formatter_class=_Help, description="Rewrite the generated blocks of the teacher's "
+                       "guide (minutes per notebook, the class plans) from the committed walkthrough "
+                       "(tiledlab/data/simulator/walkthrough.csv; python -m tools.walkthrough remakes it).")
+    p.add_argument("--guide", default=None, help="the guide to rewrite (default: docs/teaching.md)")
+
+
+def parser():
+    top = Parser(prog="python -m tools", description=__doc__.split("\n\n")[0], epilog=EPILOG,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for options in (_translate_options, _links_options, _execute_options, _plans_options):
+        options(sub)
+    return top
+
+
+def _parse(argv):
+    args = parser().parse_args(argv)
+    return args.command, args
+
+
+def main(argv=None):
+    return run(sys.argv[1:] if argv is None else list(argv), _parse, HANDLERS)
+
