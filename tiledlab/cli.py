@@ -1,5 +1,5 @@
 """python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, slides, execute,
-student-copy, translate, lab, links, hub}.
+student-copy, translate, lab, links, hub, class-report}.
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
@@ -341,6 +341,12 @@ def _student_copy(args):
     return OK
 
 
+def _class_report(args):
+    from .notebook import report
+    print(report.write(args.class_dir, _out_file(args.csv, "--csv", "class-report.csv")))
+    return OK
+
+
 def _execute(args):
     from .data import write_rows
     from .notebook import run
@@ -468,7 +474,8 @@ def _hub(argv):
 
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "profile": _profile,
             "measure": _measure, "takeaways": _takeaways, "slides": _slides, "execute": _execute,
-            "student-copy": _student_copy, "translate": _translate, "lab": _lab, "links": _links, "hub": _hub}
+            "student-copy": _student_copy, "translate": _translate, "lab": _lab, "links": _links, "hub": _hub,
+            "class-report": _class_report}
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -621,6 +628,15 @@ def _student_copy_options(sub):
     p.add_argument("dir", metavar="DIR", help="the folder to write the copy into")
 
 
+def _class_report_options(sub):
+    p = sub.add_parser("class-report", help="who passed which exercise: one row per student of a class folder",
+                       formatter_class=_Help, description="Tabulate the outcomes each student's check() and "
+                       "predict() recorded in their working copy: one row per student, one column per "
+                       "exercise, and minutes per notebook; print it and write it as CSV.")
+    p.add_argument("class_dir", metavar="CLASS_DIR", help="the class folder `hub` made (default there: my-class/)")
+    p.add_argument("--csv", default="class-report.csv", help="the CSV file to write")
+
+
 def _execute_options(sub):
     p = sub.add_parser("execute", help="run the notebooks top to bottom and time each", formatter_class=_Help,
                        description="Execute notebooks in fresh kernels (all of notebooks/ by default), "
@@ -664,6 +680,6 @@ def parser():
                                "notebooks/ (classroom/); `hub --help` for its options")
     for options in (_info_options, _count_options, _bench_options, _ladder_options, _profile_options,
                     _measure_options, _takeaways_options, _execute_options, _slides_options, _student_copy_options,
-                    _translate_options, _links_options):
+                    _translate_options, _links_options, _class_report_options):
         options(sub)
     return top
