@@ -613,9 +613,10 @@ def _takeaways_options(sub):
 
 def _slides_options(sub):
     p = sub.add_parser("slides", help="one offline HTML slide deck built from the notebooks", formatter_class=_Help,
-                       description="Build one self-contained HTML slide deck (no network; arrow keys; "
-                                   "printable) from each notebook's title, what it teaches, its summary and "
-                                   "its takeaway figure: DIR/slides.html.")
+                       description="Build one self-contained HTML slide deck (no network; arrow keys; S: "
+                                   "presenter view with speaker notes; printable) from the notebooks: what each "
+                                   "teaches, its kernel's key lines, its figure, its predictions with their "
+                                   "answers, its summary: DIR/slides.html.")
     p.add_argument("--out", default="slides", help="folder for slides.html")
 
 
