@@ -7,10 +7,12 @@ import re
 import nbformat
 import pytest
 
+from tiledlab import data
 from tiledlab.core.launch import resolve
-from tiledlab.notebook import classroom, run, slides
+from tiledlab.counting.outcomes import EXERCISE
+from tiledlab.notebook import lab, slides
 
-LESSONS = run.lessons()
+LESSONS = sorted(lab.SOURCE.glob("[0-9][0-9]_*.ipynb"))
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +22,7 @@ def deck():
 
 def predictions(path):
     return [m[1] for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code" and "predict(" in c.source
-            for m in [classroom.EXERCISE_CELL.match(c.source)] if m]
+            for m in [EXERCISE.match(c.source)] if m]
 
 
 def test_every_lesson_gives_a_title_what_it_teaches_and_a_summary():
@@ -37,11 +39,13 @@ def test_every_lesson_gives_a_title_what_it_teaches_and_a_summary():
 def test_each_prediction_is_a_slide_and_its_answer_the_next(deck):
     key = slides.answers()
     asked = [n for path in LESSONS for n in predictions(path)]
-    assert len(asked) >= 7
+    assert len(asked) >= 7 and slides.lessons() == LESSONS
     shown = [(k, re.match(r"Exercise (\S+): predict", heading)[1]) for k, (kind, heading, *_r) in enumerate(deck)
              if kind == "predict"]
     assert [n for _k, n in shown] == asked
+    allowed = data.load(slides.WALKTHROUGH).set_index("part")["exercise_min"]
     for k, number in shown:
+        assert f"Allow about {allowed[f'Exercise {number}']:.0f} minutes" in deck[k][3]
         kind, heading, body, notes = deck[k + 1]
         assert (kind, heading) == ("answer", f"Exercise {number}: the answer")
         assert html.escape(str(key[number].value)) in body and html.escape(key[number].why) in body
@@ -76,12 +80,12 @@ def test_code_slides_highlight_lines_of_the_kernels_own_source():
 
 
 def test_notes_give_the_modelled_minutes_and_the_misconception(deck):
-    minutes = classroom.notebook_minutes().set_index("notebook")
+    minutes = data.load(slides.WALKTHROUGH).groupby("notebook")["minutes"].sum()
     told = slides.guide()
     lessons = [d for d in deck if d[0] == "lesson"]
     assert len(lessons) == len(LESSONS)
     for path, (_kind, heading, _body, notes) in zip(LESSONS, lessons):
-        assert f"<strong>{minutes.loc[path.stem, 'minutes']:.0f} in all</strong>" in notes, path.stem
+        assert f"<strong>{minutes[path.stem]:.0f} in all</strong>" in notes, path.stem
         assert "not observed" in notes
         if not path.stem.startswith("00"):
             think = told[path.stem[:2]]["students often think"]

@@ -20,10 +20,13 @@ from dataclasses import dataclass
 import nbformat
 from markdown_it import MarkdownIt
 
-from .classroom import ALLOWANCE_MIN, EXERCISE_CELL, checkout, notebook_minutes
-from .run import lessons
+from .. import data
+from ..counting.outcomes import EXERCISE
+from .lab import SOURCE
 
 MD = MarkdownIt("commonmark", {"html": False}).enable("table")
+CHECKOUT = SOURCE.parent  # notebooks/, docs/ and (in the teacher's clone) solutions/
+WALKTHROUGH = "simulator/walkthrough.csv"  # the modelled minutes of every part of every notebook
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,7 @@ def content(path):
     text = [c.source for c in cells if c.cell_type == "markdown"]
     stated = {n: s for t in text for n, s in exercises(t).items()}
     predicted = [m[1] for c in cells if c.cell_type == "code" and "predict(" in c.source
-                 for m in [EXERCISE_CELL.match(c.source)] if m]
+                 for m in [EXERCISE.match(c.source)] if m]
     return {"title": text[0].splitlines()[0].lstrip("# ").strip(), "learn": learn(text[0]),
             "summary": next((s for s in (section(t, "Summary") for t in text) if s), ""),
             "predictions": {n: stated[n] for n in predicted if n in stated}}
@@ -119,7 +122,7 @@ def content(path):
 
 def guide(path=None):
     """{notebook number ("01"): {column: text}} from the guide's notebook-by-notebook table."""
-    path = pathlib.Path(path) if path else checkout() / "docs" / "teaching.md"
+    path = pathlib.Path(path) if path else CHECKOUT / "docs" / "teaching.md"
     tables = []
     for t in MD.parse(path.read_text(encoding="utf-8") if path.is_file() else ""):
         if t.type == "table_open":
@@ -134,7 +137,7 @@ def guide(path=None):
 
 def answers():
     """The teacher's key ({number: Answer}) when this checkout has it; {} in a student copy."""
-    key = checkout() / "solutions" / "key.py"
+    key = CHECKOUT / "solutions" / "key.py"
     return runpy.run_path(str(key))["ANSWERS"] if key.is_file() else {}
 
 
@@ -162,38 +165,49 @@ def _png(fig):
     return base64.b64encode(buffer.getvalue()).decode()
 
 
-def _minutes(row):
-    return (f"<p>Modelled minutes (a scripted walkthrough, not observed students): reading {row.reading_min:.0f}, "
-            f"running the cells {row.execution_min:.1f}, exercises {row.exercise_min:.0f}: "
-            f"<strong>{row.minutes:.0f} in all</strong>. Note the real ones on the guide's form.</p>")
+def lessons():
+    """The series' notebooks in order (00, 01, ...)."""
+    return sorted(SOURCE.glob("[0-9][0-9]_*.ipynb"))
 
 
-def notebook_slides(path, figure=None, key=None, told=None, minutes=None, shows=""):
-    """The slides of one notebook: (kind, heading, body HTML, notes HTML)."""
+def _minutes(parts):
+    total = parts[["reading_min", "execution_min", "exercise_min", "minutes"]].sum()
+    return (f"<p>Modelled minutes (a scripted walkthrough, not observed students): reading {total.reading_min:.0f}, "
+            f"running the cells {total.execution_min:.1f}, exercises {total.exercise_min:.0f}: "
+            f"<strong>{total.minutes:.0f} in all</strong>. Note the real ones on the guide's form.</p>")
+
+
+def _answer(answer):
+    if answer is None:
+        return "<p>Run the exercise's cell: it measures and says whether the answer is right.</p>"
+    value = f"<p class='answer'>{html.escape(str(answer.value))}</p>" if answer.value is not None else ""
+    return value + f"<p>{html.escape(answer.why)}</p>"
+
+
+def notebook_slides(path, figure=None, key=None, told=None, parts=None, shows=""):
+    """The slides of one notebook: (kind, heading, body HTML, notes HTML). `parts`: its rows of the
+    walkthrough (the modelled minutes), `told`: the guide's table, `shows`: what its figure shows."""
     stem, text = pathlib.Path(path).stem, content(path)
+    if parts is None:
+        parts = data.load(WALKTHROUGH).query("notebook == @stem")
     told = (told or {}).get(stem[:2], {})
-    notes = (_minutes(minutes) if minutes is not None else "") + "".join(
-        f"<p><strong>{label}</strong>: {MD.renderInline(told[column])}</p>"
-        for column, label in (("students often think", "Watch for"), ("worth discussing", "Discuss"))
-        if told.get(column))
+    notes = _minutes(parts) + "".join(f"<p><strong>{label}</strong>: {MD.renderInline(told[column])}</p>"
+                                      for column, label in (("students often think", "Watch for"),
+                                                            ("worth discussing", "Discuss")) if told.get(column))
     deck = [("lesson", text["title"], MD.render(text["learn"]), notes)]
     if stem in CODE:
         deck.append(("code", f"{text['title'].split(' · ')[0]} · the lines that matter: {CODE[stem].kernel}",
-                     code_html(CODE[stem]),
-                     f"<p>{html.escape(CODE[stem].why)}</p>"))
+                     code_html(CODE[stem]), f"<p>{html.escape(CODE[stem].why)}</p>"))
     if figure is not None:
         alt = html.escape(f"takeaway figure of {text['title']}", quote=True)
         deck.append(("figure", text["title"], f'<img alt="{alt}" src="data:image/png;base64,{_png(figure)}">',
                      f"<p>{html.escape(shows)} Counted live, or read from the committed H200 data.</p>"))
     for number, statement in text["predictions"].items():
+        allowed = parts.loc[parts["part"] == f"Exercise {number}", "exercise_min"].sum()
         deck.append(("predict", f"Exercise {number}: predict", MD.render(statement),
-                     f"<p>Allow about {ALLOWANCE_MIN['prediction']} minutes (the guide's allowance). Take the "
-                     "class's numbers before you move on: the next slide gives the answer.</p>"))
-        answer = (key or {}).get(number)
-        body = (f"<p class='answer'>{html.escape(str(answer.value))}</p>" if answer and answer.value is not None
-                else "") + (f"<p>{html.escape(answer.why)}</p>" if answer else
-                            "<p>Run the exercise's cell: it measures and says whether the answer is right.</p>")
-        deck.append(("answer", f"Exercise {number}: the answer", body,
+                     f"<p>Allow about {allowed:.0f} minutes (the guide's allowance). Take the class's numbers "
+                     "before you move on: the next slide gives the answer.</p>"))
+        deck.append(("answer", f"Exercise {number}: the answer", _answer((key or {}).get(number)),
                      "<p>The exercise's cell measures it: run it in front of the class.</p>"))
     if text["summary"]:
         deck.append(("summary", f"{text['title']}: summary", MD.render(text["summary"]), notes))
@@ -205,7 +219,7 @@ def slides(notebooks=None, figures=None, key=None, told=None):
     from . import takeaways
     notebooks = lessons() if notebooks is None else notebooks
     figures = takeaways.figures() if figures is None else figures
-    minutes = notebook_minutes().set_index("notebook")
+    walkthrough = data.load(WALKTHROUGH)
     key, told = answers() if key is None else key, guide() if told is None else told
     deck = [("title", "Why shared-memory tiling cuts global-memory loads",
              "<p>tiledlab: a Numba-CUDA notebook series, in slides built from its notebooks.</p>"
@@ -213,9 +227,8 @@ def slides(notebooks=None, figures=None, key=None, told=None):
     for path in notebooks:
         stem = pathlib.Path(path).stem
         shows = takeaways.FIGURES[stem].__doc__.split(": ", 1)[-1] if stem in takeaways.FIGURES else ""
-        shows = shows[:1].upper() + shows[1:]
-        deck += notebook_slides(path, figures.get(stem), key, told,
-                                minutes.loc[stem] if stem in minutes.index else None, shows)
+        deck += notebook_slides(path, figures.get(stem), key, told, walkthrough[walkthrough["notebook"] == stem],
+                                shows[:1].upper() + shows[1:])
     return deck
 
 
