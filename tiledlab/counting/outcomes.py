@@ -1,11 +1,8 @@
-"""What each exercise check said, kept in the student's own working copy for the teacher's
-`python -m tiledlab class-report`: `check()` and `predict()` append one line to tiledlab-outcomes.jsonl
-beside the notebook (the exercise, passed or not, the feedback's first line, the time, and when the
-notebook's kernel started). Nothing is sent anywhere.
-
-Only a working copy gets the file (a folder whose .gitignore ignores all of it, as `lab` and `hub` make
-it), so a clone's notebooks/ never changes; a folder that cannot be written, or a check run outside an
-exercise cell, records nothing and the check goes on as before.
+"""What each exercise check said, for the teacher's `class-report`: `check()` and `predict()` append one
+line to tiledlab-outcomes.jsonl beside the notebook (the exercise, passed or not, the feedback's first
+line, the time, when the notebook's kernel started). Nothing is sent anywhere. Only a working copy
+(a folder git ignores wholly, as `lab` and `hub` make it) gets the file, so a clone's notebooks/ never
+changes; an unwritable folder, or a check outside an exercise cell, records nothing.
 """
 import contextlib
 import datetime
