@@ -72,7 +72,8 @@ class Student:
         return said.inner_text()
 
 
-def test_two_students_checks_reach_the_class_report(class_server, open_page, screenshots, tmp_path, record):  # noqa: F811
+def test_two_students_checks_reach_the_class_report(class_server, open_page, screenshots, tmp_path,  # noqa: F811
+                                                    record):
     shots = screenshots / "class-report"
     shots.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()

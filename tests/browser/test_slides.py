@@ -17,7 +17,8 @@ CURRENT = "() => { const p = document.querySelector('.page.current'), s = p.quer
           "const r = s.getBoundingClientRect(); " \
           "return {index: Array.from(document.querySelectorAll('.page')).indexOf(p), kind: p.dataset.kind, " \
           "heading: s.querySelector('h1').textContent, width: r.width, height: r.height, " \
-          "text: s.innerText.length, overflow: Math.max(s.scrollHeight - s.clientHeight, s.scrollWidth - s.clientWidth), " \
+          "text: s.innerText.length, " \
+          "overflow: Math.max(s.scrollHeight - s.clientHeight, s.scrollWidth - s.clientWidth), " \
           "marked: s.querySelectorAll('.hll').length, images: Array.from(s.querySelectorAll('img')).map(i => " \
           "({complete: i.complete, width: i.naturalWidth, shown: i.getBoundingClientRect().height}))}; }"
 SHOWN = "sel => Array.from(document.querySelectorAll(sel)).filter(e => e.getBoundingClientRect().height > 0)" \

@@ -47,8 +47,8 @@ CODE = {
     "03_one_tile_step": Code("tiled", ("sA[ty, tx] = A[", "sB[ty, tx] = B[", "for k in range(T):"),
                              "One trip of the t loop is one tile step: T² threads store 2T² values, then read "
                              "2T³ from shared memory instead of global memory.", ("for t in range", "C[row, col]")),
-    "04_whole_matrix": Code("tiled", ("for t in range(",), "⌈K/T⌉ tile steps per block, (N/T)² blocks, 2T² loads a "
-                            "step: (N/T)³ · 2T² = 2N³/T."),
+    "04_whole_matrix": Code("tiled", ("for t in range(",),
+                            "⌈K/T⌉ tile steps per block, (N/T)² blocks, 2T² loads a step: (N/T)³ · 2T² = 2N³/T."),
     "05_line_by_line": Code("tiled", ("row = cuda.blockIdx.y", "col = cuda.blockIdx.x", "cuda.syncthreads()"),
                             "threadIdx.x walks columns, so a warp's loads are neighbours. The first barrier: no "
                             "read before the tile is complete; the second: no overwrite while a neighbour reads."),
@@ -223,7 +223,8 @@ def slides(notebooks=None, figures=None, key=None, told=None):
     key, told = answers() if key is None else key, guide() if told is None else told
     deck = [("title", "Why shared-memory tiling cuts global-memory loads",
              "<p>tiledlab: a Numba-CUDA notebook series, in slides built from its notebooks.</p>"
-             "<p class='hint'>→ / ← or space to move; S for the presenter view; P to print</p>", f"<p>{KEYS_NOTE}</p>")]
+             "<p class='hint'>→ / ← or space to move; S for the presenter view; P to print</p>",
+             f"<p>{KEYS_NOTE}</p>")]
     for path in notebooks:
         stem = pathlib.Path(path).stem
         shows = takeaways.FIGURES[stem].__doc__.split(": ", 1)[-1] if stem in takeaways.FIGURES else ""
@@ -257,7 +258,8 @@ html, body { margin: 0; height: 100%; background: #222; font-family: "DejaVu San
 .number { position: absolute; right: 2%; bottom: 2%; font-size: 0.55em; color: #888; }
 body.presenter .page.current .slide { inset: 2vh auto auto 1vw; width: 62vw; height: 34.9vw; font-size: 1.6vw; }
 body.presenter .page.next { display: block; }
-body.presenter .page.next .slide { inset: 2vh 1vw auto auto; width: 34vw; height: 19.1vw; font-size: 0.88vw; opacity: 0.8; }
+body.presenter .page.next .slide { inset: 2vh 1vw auto auto; width: 34vw; height: 19.1vw; font-size: 0.88vw;
+  opacity: 0.8; }
 body.presenter .page.current .notes { display: block; position: absolute; left: 1vw; top: calc(4vh + 34.9vw);
   width: 62vw; bottom: 2vh; overflow: auto; color: #eee; font-size: 1.5vw; line-height: 1.35; }
 body.presenter #clock { display: block; position: absolute; right: 1vw; top: calc(4vh + 19.1vw); width: 34vw;
@@ -283,11 +285,17 @@ function fit(p) {  // shrink a long slide's text until it fits (slides keep thei
   const s = p.querySelector('.slide');
   s.style.fontSize = '';
   let size = parseFloat(getComputedStyle(s).fontSize);
-  while ((s.scrollHeight > s.clientHeight + 1 || s.scrollWidth > s.clientWidth + 1) && size > 4) { size *= 0.95; s.style.fontSize = size + 'px'; }
+  while ((s.scrollHeight > s.clientHeight + 1 || s.scrollWidth > s.clientWidth + 1) && size > 4) {
+    size *= 0.95;
+    s.style.fontSize = size + 'px';
+  }
 }
 function show(n, echo = true) {
   current = Math.max(0, Math.min(pages.length - 1, n));
-  pages.forEach((p, i) => { p.classList.toggle('current', i === current); p.classList.toggle('next', i === current + 1); });
+  pages.forEach((p, i) => {
+    p.classList.toggle('current', i === current);
+    p.classList.toggle('next', i === current + 1);
+  });
   fit(pages[current]);
   if (presenter && pages[current + 1]) fit(pages[current + 1]);
   history.replaceState(null, '', location.search + '#' + (current + 1));
@@ -297,7 +305,8 @@ function show(n, echo = true) {
 function clock() {
   const s = Math.floor((Date.now() - opened) / 1000);
   document.getElementById('clock').textContent =
-    `slide ${current + 1} / ${pages.length} · ${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')} since this view opened`;
+    `slide ${current + 1} / ${pages.length} · ${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')} since `
+    + 'this view opened';
 }
 if (channel) channel.onmessage = e => show(e.data, false);
 if (presenter) {
