@@ -1,5 +1,5 @@
 """python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, slides, student-copy, lab,
-hub}.
+hub, class-report}.
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
@@ -353,6 +353,12 @@ def _student_copy(args):
     return OK
 
 
+def _class_report(args):
+    from .notebook import report
+    print(report.write(args.class_dir, _out_file(args.csv, "--csv", "class-report.csv")))
+    return OK
+
+
 def _lab(argv):
     from .notebook import lab
     return lab.start(*lab.parser(Parser).parse_known_args(argv))
@@ -365,7 +371,7 @@ def _hub(argv):
 
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "profile": _profile,
             "measure": _measure, "takeaways": _takeaways, "slides": _slides,
-            "student-copy": _student_copy, "lab": _lab, "hub": _hub}
+            "student-copy": _student_copy, "lab": _lab, "hub": _hub, "class-report": _class_report}
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -502,9 +508,10 @@ def _takeaways_options(sub):
 
 def _slides_options(sub):
     p = sub.add_parser("slides", help="one offline HTML slide deck built from the notebooks", formatter_class=_Help,
-                       description="Build one self-contained HTML slide deck (no network; arrow keys; "
-                                   "printable) from each notebook's title, what it teaches, its summary and "
-                                   "its takeaway figure: DIR/slides.html.")
+                       description="Build one self-contained HTML slide deck (no network; arrow keys; S: "
+                                   "presenter view with speaker notes; printable) from the notebooks: what each "
+                                   "teaches, its kernel's key lines, its figure, its predictions with their "
+                                   "answers, its summary: DIR/slides.html.")
     p.add_argument("--out", default="slides", help="folder for slides.html")
 
 
@@ -517,6 +524,15 @@ def _student_copy_options(sub):
     p.add_argument("dir", metavar="DIR", help="the folder to write the copy into")
 
 
+def _class_report_options(sub):
+    p = sub.add_parser("class-report", help="who passed which exercise: one row per student of a class folder",
+                       formatter_class=_Help, description="Tabulate the outcomes each student's check() and "
+                       "predict() recorded in their working copy: one row per student, one column per "
+                       "exercise, and minutes per notebook; print it and write it as CSV.")
+    p.add_argument("class_dir", metavar="CLASS_DIR", help="the class folder `hub` made (default there: my-class/)")
+    p.add_argument("--csv", default="class-report.csv", help="the CSV file to write")
+
+
 def parser():
     """The command line's parser (all but `lab` and `hub`, which parse their own options)."""
     top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
@@ -527,6 +543,7 @@ def parser():
     sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
                                "notebooks/ (classroom/); `hub --help` for its options")
     for options in (_info_options, _count_options, _bench_options, _ladder_options, _profile_options,
-                    _measure_options, _takeaways_options, _slides_options, _student_copy_options):
+                    _measure_options, _takeaways_options, _slides_options, _student_copy_options,
+                    _class_report_options):
         options(sub)
     return top

@@ -10,6 +10,7 @@ from ..core.launch import matmul
 from .count import count_loads
 from ..i18n import N_, _
 from .hazards import hazard_message
+from .outcomes import recorded
 
 SHAPES = [(5, 23, 7), (8, 8, 8), (13, 9, 17), (1, 4, 1)]  # check() adds two shapes drawn at random
 COUNT_SHAPES = [(16, 16, 16), (12, 20, 9)]  # loads are counted at both: no limit fits one shape only
@@ -23,6 +24,7 @@ NOTEBOOK_HINTS = (N_("read each A[row, k] once into a register and use it for bo
                   N_("give each block a 2T×2T tile of C: four results per thread."))
 
 
+@recorded
 def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
           hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None):
     """Run a student's @cuda.jit(A, B, C) kernel: look for barrier hazards and for elements of C stored
@@ -155,6 +157,7 @@ def _number(p):
     return isinstance(p, numbers.Real) and not isinstance(p, (bool, np.bool_))
 
 
+@recorded
 def predict(prediction, measured, rtol=0.0):
     """Compare a prediction with a measurement. The measured number is shown only once the prediction
     is right, so the stored output of an unanswered exercise gives nothing away. Returns True/False,

@@ -1,69 +1,159 @@
-"""One slide deck built from the series: `python -m tiledlab slides --out DIR` writes DIR/slides.html.
+"""A slide deck to teach from, built from the series: `python -m tiledlab slides --out DIR` writes
+DIR/slides.html.
 
-Per notebook: its title with what it teaches (the "You will learn" list, or the start page's opening
-paragraph), its takeaway figure (takeaways.py), and its summary. One self-contained HTML file: the
-figures are embedded as PNG data, the styles and the script are inline, nothing is fetched from a
-network (nbconvert's reveal.js slides load reveal.js from a CDN unless a copy is vendored; this deck
-needs neither). Arrow keys, Page Up/Down, space, Home and End move through it; the address keeps the
-slide's number (#3); printing gives one slide per page.
+Per notebook: what it teaches, the kernel lines the lesson turns on (highlighted, from the kernel's own
+source), its takeaway figure (takeaways.py), each prediction exercise with its answer on the next slide
+(from the teacher's key, solutions/key.py, when the checkout has it), and its summary. Every slide has
+speaker notes: the notebook's modelled minutes, the misconception to watch (the guide's table,
+docs/teaching.md), what the lines or the figure show. One self-contained file: figures as PNG data,
+styles and script inline, nothing fetched. → ← space Page Up/Down Home End move; S opens the presenter
+view (this slide, the next, the notes, a clock) in a second window that follows this one; P prints one
+slide per page, or, from the presenter view, each slide with its notes.
 """
 import base64
 import html
 import io
 import pathlib
-import re
+import runpy
+from dataclasses import dataclass
 
-from .lab import lessons, read_notebook
+from markdown_it import MarkdownIt
 
-LEARN = re.compile(r"^\*\*You will learn\*\*\n(.*?)(?:\n\n|\Z)", re.M | re.S)
-SUMMARY = re.compile(r"^## Summary\n(.*?)(?=^## |\Z)", re.M | re.S)
+from .. import data
+from ..counting.outcomes import EXERCISE
+from .lab import SOURCE, lessons, read_notebook
 
-
-INLINE = [(re.compile(r"`([^`]+)`"), r"<code>\1</code>"), (re.compile(r"\*\*(.+?)\*\*"), r"<strong>\1</strong>"),
-          (re.compile(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])"), r"<em>\1</em>")]
-
-
-def _inline(text):
-    """Escape, then code spans, bold and italics (code first, so its text stays as typed)."""
-    parts = re.split(r"(`[^`]+`)", html.escape(text, quote=False))
-    out = []
-    for part in parts:
-        if part.startswith("`") and part.endswith("`") and len(part) > 1:
-            out.append(f"<code>{part[1:-1]}</code>")
-        else:
-            for pattern, repl in INLINE[1:]:
-                part = pattern.sub(repl, part)
-            out.append(part)
-    return "".join(out)
+MD = MarkdownIt("commonmark", {"html": False}).enable("table")
+CHECKOUT = SOURCE.parent  # notebooks/, docs/ and (in the teacher's clone) solutions/
+WALKTHROUGH = "simulator/walkthrough.csv"  # the modelled minutes of every part of every notebook
 
 
-def _markdown(text):
-    """The little Markdown of the lessons' opening and summary cells: paragraphs and "- " lists
-    (continued on indented lines), with code spans, bold and italics."""
-    blocks = []
-    for block in re.split(r"\n\s*\n", text.strip()):
-        lines = block.splitlines()
-        if lines and lines[0].startswith("- "):
-            items = []
-            for line in lines:
-                if line.startswith("- "):
-                    items.append(line[2:])
-                else:
-                    items[-1] += " " + line.strip()
-            blocks.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in items) + "</ul>")
-        else:
-            blocks.append(f"<p>{_inline(' '.join(l.strip() for l in lines))}</p>")
-    return "\n".join(blocks)
+@dataclass(frozen=True)
+class Code:
+    """The lines of a registry kernel a lesson turns on; `span` (first, last line) cuts a long kernel."""
+    kernel: str
+    marks: tuple
+    why: str
+    span: tuple = ()
+
+
+CODE = {
+    "01_naive_reads": Code("naive", ("acc += A[row, k]",), "Each thread walks a row of A and a column of B: two "
+                           "global loads per multiply-add, 2N per thread, 2N³ for the N² threads."),
+    "02_redundant_reads": Code("tiled", ("sA[ty, tx] = A[", "sB[ty, tx] = B[", "acc += sA[ty, k]"),
+                               "Each thread stores one element of each tile; the T threads that need it read it "
+                               "from shared memory. a11 is fetched once per block, not T times."),
+    "03_one_tile_step": Code("tiled", ("sA[ty, tx] = A[", "sB[ty, tx] = B[", "for k in range(T):"),
+                             "One trip of the t loop is one tile step: T² threads store 2T² values, then read "
+                             "2T³ from shared memory instead of global memory.", ("for t in range", "C[row, col]")),
+    "04_whole_matrix": Code("tiled", ("for t in range(",),
+                            "⌈K/T⌉ tile steps per block, (N/T)² blocks, 2T² loads a step: (N/T)³ · 2T² = 2N³/T."),
+    "05_line_by_line": Code("tiled", ("row = cuda.blockIdx.y", "col = cuda.blockIdx.x", "cuda.syncthreads()"),
+                            "threadIdx.x walks columns, so a warp's loads are neighbours. The first barrier: no "
+                            "read before the tile is complete; the second: no overwrite while a neighbour reads."),
+    "06_caches": Code("naive", ("acc += A[row, k]",), "These loads fetch every element N times: do L1 and L2 "
+                      "catch the repeats? The counters at each level answer; then where the tiled kernel's time goes."),
+    "07_register_tiling": Code("regtile_2d", ("a[i] = sA[", "b[j] = sB[", "acc[i, j] +="),
+                               "TM + TN shared reads feed TM·TN multiply-adds from registers: the 2T³ → 2T² "
+                               "argument one level down.", ("for k in range(BK):", "acc[i, j] +=")),
+}
+KEYS_NOTE = ("→ / ← (or space, Page Up/Down) move; S opens the presenter view in a second window, which follows "
+             "this one: put this window on the projector. P prints: here one slide per page, from the presenter "
+             "view each slide with its notes.")
+
+
+def _lines(text, tokens, first, stop=None):
+    """The Markdown source of tokens[first] up to (not including) the line where tokens[stop] starts."""
+    lines = text.splitlines()
+    end = tokens[stop].map[0] if stop is not None else len(lines)
+    return "\n".join(lines[tokens[first].map[0]:end]).strip()
+
+
+def _blocks(text):
+    """The Markdown cell as (first inline text, start index) of each top-level block, and its tokens."""
+    tokens = MD.parse(text)
+    starts = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0 and t.map]
+    return tokens, [(tokens[i + 1].content if tokens[i].nesting == 1 else "", i) for i in starts]
+
+
+def section(text, heading):
+    """The Markdown under `## heading` in `text`, up to the next heading ("" when there is none)."""
+    tokens, blocks = _blocks(text)
+    for k, (content, i) in enumerate(blocks):
+        if tokens[i].type == "heading_open" and content == heading:
+            stop = next((j for _c, j in blocks[k + 1:] if tokens[j].type == "heading_open"), None)
+            return _lines(text, tokens, blocks[k + 1][1], stop) if k + 1 < len(blocks) else ""
+    return ""
+
+
+def learn(text):
+    """The "**You will learn**" list of a title cell, or else its first paragraph after the title."""
+    tokens, blocks = _blocks(text)
+    for k, (content, i) in enumerate(blocks[:-1]):
+        if content == "**You will learn**":
+            return _lines(text, tokens, blocks[k + 1][1], blocks[k + 2][1] if k + 2 < len(blocks) else None)
+    return next((content for content, i in blocks if tokens[i].type == "paragraph_open"), "")
+
+
+def exercises(text):
+    """{number: its statement in Markdown} of the exercises a Markdown cell states ("**Exercise 3.2.** ...")."""
+    tokens, blocks = _blocks(text)
+    found = {}
+    for k, (content, i) in enumerate(blocks):
+        if content.startswith("**Exercise "):
+            stop = next((j for c, j in blocks[k + 1:] if c.startswith("**Exercise ")
+                         or tokens[j].type == "heading_open"), None)
+            found[content.split()[1].rstrip(".*")] = _lines(text, tokens, i, stop)
+    return found
 
 
 def content(path):
-    """{title, learn, summary} of one notebook, as Markdown, from its cells."""
-    cells = [c.source for c in read_notebook(path).cells if c.cell_type == "markdown"]
-    title = cells[0].splitlines()[0].lstrip("# ").strip()
-    learn = LEARN.search(cells[0])
-    opening = cells[0].split("\n\n")[1] if "\n\n" in cells[0] else ""
-    summary = next((m[1].strip() for m in map(SUMMARY.search, cells) if m), "")
-    return {"title": title, "learn": learn[1].strip() if learn else opening, "summary": summary}
+    """{title, learn, summary, predictions: {number: statement}} of one notebook, as Markdown."""
+    cells = read_notebook(path).cells
+    text = [c.source for c in cells if c.cell_type == "markdown"]
+    stated = {n: s for t in text for n, s in exercises(t).items()}
+    predicted = [m[1] for c in cells if c.cell_type == "code" and "predict(" in c.source
+                 for m in [EXERCISE.match(c.source)] if m]
+    return {"title": text[0].splitlines()[0].lstrip("# ").strip(), "learn": learn(text[0]),
+            "summary": next((s for s in (section(t, "Summary") for t in text) if s), ""),
+            "predictions": {n: stated[n] for n in predicted if n in stated}}
+
+
+def guide(path=None):
+    """{notebook number ("01"): {column: text}} from the guide's notebook-by-notebook table."""
+    path = pathlib.Path(path) if path else CHECKOUT / "docs" / "teaching.md"
+    tables = []
+    for t in MD.parse(path.read_text(encoding="utf-8") if path.is_file() else ""):
+        if t.type == "table_open":
+            tables.append([])
+        elif t.type == "tr_open":
+            tables[-1].append([])
+        elif t.type == "inline" and tables and tables[-1]:
+            tables[-1][-1].append(t.content)
+    rows = next((rows for rows in tables if "students often think" in rows[0]), [[]])
+    return {r[0][:2]: dict(zip(rows[0], r)) for r in rows[1:]}
+
+
+def answers():
+    """The teacher's key ({number: Answer}) when this checkout has it; {} in a student copy."""
+    key = CHECKOUT / "solutions" / "key.py"
+    return runpy.run_path(str(key))["ANSWERS"] if key.is_file() else {}
+
+
+def code_html(spec):
+    """The kernel's own source (the one counted and timed), its lesson's lines highlighted."""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    from ..core.launch import resolve
+    lines = resolve(spec.kernel).source({}).rstrip().splitlines()
+    if spec.span:
+        first = next(i for i, line in enumerate(lines) if spec.span[0] in line)
+        last = next(i for i, line in enumerate(lines) if i >= first and spec.span[1] in line)
+        lines = lines[first:last + 1]
+    marked = [i + 1 for i, line in enumerate(lines) if any(m in line for m in spec.marks)]
+    return highlight("\n".join(lines), PythonLexer(), HtmlFormatter(cssclass="code", hl_lines=marked))
 
 
 def _png(fig):
@@ -74,90 +164,180 @@ def _png(fig):
     return base64.b64encode(buffer.getvalue()).decode()
 
 
-def slides(notebooks=None, figures=None):
-    """The deck's slides, in order: (kind, heading, body HTML)."""
+def _minutes(parts):
+    total = parts[["reading_min", "execution_min", "exercise_min", "minutes"]].sum()
+    return (f"<p>Modelled minutes (a scripted walkthrough, not observed students): reading {total.reading_min:.0f}, "
+            f"running the cells {total.execution_min:.1f}, exercises {total.exercise_min:.0f}: "
+            f"<strong>{total.minutes:.0f} in all</strong>. Note the real ones on the guide's form.</p>")
+
+
+def _answer(answer):
+    if answer is None:
+        return "<p>Run the exercise's cell: it measures and says whether the answer is right.</p>"
+    value = f"<p class='answer'>{html.escape(str(answer.value))}</p>" if answer.value is not None else ""
+    return value + f"<p>{html.escape(answer.why)}</p>"
+
+
+def notebook_slides(path, figure=None, key=None, told=None, parts=None, shows=""):
+    """The slides of one notebook: (kind, heading, body HTML, notes HTML). `parts`: its rows of the
+    walkthrough (the modelled minutes), `told`: the guide's table, `shows`: what its figure shows."""
+    stem, text = pathlib.Path(path).stem, content(path)
+    if parts is None:
+        parts = data.load(WALKTHROUGH).query("notebook == @stem")
+    told = (told or {}).get(stem[:2], {})
+    notes = _minutes(parts) + "".join(f"<p><strong>{label}</strong>: {MD.renderInline(told[column])}</p>"
+                                      for column, label in (("students often think", "Watch for"),
+                                                            ("worth discussing", "Discuss")) if told.get(column))
+    deck = [("lesson", text["title"], MD.render(text["learn"]), notes)]
+    if stem in CODE:
+        deck.append(("code", f"{text['title'].split(' · ')[0]} · the lines that matter: {CODE[stem].kernel}",
+                     code_html(CODE[stem]), f"<p>{html.escape(CODE[stem].why)}</p>"))
+    if figure is not None:
+        alt = html.escape(f"takeaway figure of {text['title']}", quote=True)
+        deck.append(("figure", text["title"], f'<img alt="{alt}" src="data:image/png;base64,{_png(figure)}">',
+                     f"<p>{html.escape(shows)} Counted live, or read from the committed H200 data.</p>"))
+    for number, statement in text["predictions"].items():
+        allowed = parts.loc[parts["part"] == f"Exercise {number}", "exercise_min"].sum()
+        deck.append(("predict", f"Exercise {number}: predict", MD.render(statement),
+                     f"<p>Allow about {allowed:.0f} minutes (the guide's allowance). Take the class's numbers "
+                     "before you move on: the next slide gives the answer.</p>"))
+        deck.append(("answer", f"Exercise {number}: the answer", _answer((key or {}).get(number)),
+                     "<p>The exercise's cell measures it: run it in front of the class.</p>"))
+    if text["summary"]:
+        deck.append(("summary", f"{text['title']}: summary", MD.render(text["summary"]), notes))
+    return deck
+
+
+def slides(notebooks=None, figures=None, key=None, told=None):
+    """The deck's slides, in order: (kind, heading, body HTML, notes HTML)."""
     from . import takeaways
     notebooks = lessons() if notebooks is None else notebooks
     figures = takeaways.figures() if figures is None else figures
+    walkthrough = data.load(WALKTHROUGH)
+    key, told = answers() if key is None else key, guide() if told is None else told
     deck = [("title", "Why shared-memory tiling cuts global-memory loads",
              "<p>tiledlab: a Numba-CUDA notebook series, in slides built from its notebooks.</p>"
-             "<p class='hint'>→ / ← or space to move; P to print</p>")]
+             "<p class='hint'>→ / ← or space to move; S for the presenter view; P to print</p>",
+             f"<p>{KEYS_NOTE}</p>")]
     for path in notebooks:
-        text = content(path)
-        deck.append(("lesson", text["title"], _markdown(text["learn"])))
-        fig = figures.get(pathlib.Path(path).stem)
-        if fig is not None:
-            alt = html.escape(f"takeaway figure of {text['title']}", quote=True)
-            deck.append(("figure", text["title"], f'<img alt="{alt}" src="data:image/png;base64,{_png(fig)}">'))
-        if text["summary"]:
-            deck.append(("summary", f"{text['title']}: summary", _markdown(text["summary"])))
+        stem = pathlib.Path(path).stem
+        shows = takeaways.FIGURES[stem].__doc__.split(": ", 1)[-1] if stem in takeaways.FIGURES else ""
+        deck += notebook_slides(path, figures.get(stem), key, told, walkthrough[walkthrough["notebook"] == stem],
+                                shows[:1].upper() + shows[1:])
     return deck
 
 
 STYLE = """
 * { box-sizing: border-box; }
 html, body { margin: 0; height: 100%; background: #222; font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; }
-.slide { display: none; position: absolute; inset: 0; margin: auto; width: min(100vw, 177.78vh);
-  height: min(100vh, 56.25vw); background: #fff; color: #111; padding: 3.5% 5%; overflow: hidden;
-  font-size: min(2.6vw, 4.6vh); flex-direction: column; }
-.slide.current { display: flex; }
+.page { display: none; }
+.page.current { display: block; }
+.notes, #clock { display: none; }
+.slide { position: absolute; inset: 0; margin: auto; width: min(100vw, 177.78vh); height: min(100vh, 56.25vw);
+  background: #fff; color: #111; padding: 3.5% 5%; overflow: hidden; font-size: min(2.6vw, 4.6vh);
+  display: flex; flex-direction: column; }
 .slide h1 { font-size: 1.6em; margin: 0 0 0.6em; color: #0b3d6b; }
 .slide.title { justify-content: center; text-align: center; }
 .slide.title h1 { font-size: 2em; }
 .slide.figure { padding: 2% 3%; }
-.slide.figure h1, .slide.summary h1 { font-size: 1.1em; margin-bottom: 0.3em; }
+.slide.figure h1, .slide.summary h1, .slide.code h1 { font-size: 1.1em; margin-bottom: 0.3em; }
 .slide img { flex: 1; min-height: 0; object-fit: contain; width: 100%; }
 .slide li { margin: 0.3em 0; line-height: 1.3; }
+.slide p { margin: 0.4em 0; line-height: 1.3; }
 .slide code { font-size: 0.9em; background: #f2f2f2; padding: 0 0.2em; }
+.slide .code pre { font-size: 0.62em; line-height: 1.35; margin: 0; }
+.slide .code .hll { background: #ffe680; display: block; }
+.slide .answer { font-size: 2em; color: #0b6b2e; margin: 0.2em 0; }
 .hint { color: #777; font-size: 0.7em; }
 .number { position: absolute; right: 2%; bottom: 2%; font-size: 0.55em; color: #888; }
+body.presenter .page.current .slide { inset: 2vh auto auto 1vw; width: 62vw; height: 34.9vw; font-size: 1.6vw; }
+body.presenter .page.next { display: block; }
+body.presenter .page.next .slide { inset: 2vh 1vw auto auto; width: 34vw; height: 19.1vw; font-size: 0.88vw;
+  opacity: 0.8; }
+body.presenter .page.current .notes { display: block; position: absolute; left: 1vw; top: calc(4vh + 34.9vw);
+  width: 62vw; bottom: 2vh; overflow: auto; color: #eee; font-size: 1.5vw; line-height: 1.35; }
+body.presenter #clock { display: block; position: absolute; right: 1vw; top: calc(4vh + 19.1vw); width: 34vw;
+  color: #ccc; font-size: 2vw; }
 @media print {
-  @page { size: 13.333in 7.5in; margin: 0; }
   html, body { background: #fff; height: auto; }
-  .slide { display: flex !important; position: relative; width: 13.333in; height: 7.5in; font-size: 24pt;
-    page-break-after: always; break-after: page; }
-  .hint { display: none; }
+  .page { display: block !important; position: relative; break-after: page; page-break-after: always; }
+  .slide { position: relative; inset: auto; width: 13.333in; height: 7.5in; font-size: 24pt; opacity: 1 !important; }
+  .notes, #clock, .hint { display: none !important; }
+  body.presenter .page { height: 10in; overflow: hidden; }
+  body.presenter .page .slide { width: 7.5in; height: 4.22in; font-size: 13.5pt; border: 1px solid #999; }
+  body.presenter .page .notes { display: block !important; position: static; width: 7.5in; color: #111;
+    font-size: 12pt; line-height: 1.35; padding-top: 0.2in; }
 }
 """
 SCRIPT = """
-const slides = Array.from(document.querySelectorAll('.slide'));
+const pages = Array.from(document.querySelectorAll('.page'));
+const channel = 'BroadcastChannel' in window ? new BroadcastChannel('tiledlab-slides') : null;
+const presenter = new URLSearchParams(location.search).has('presenter');
+const opened = Date.now();
 let current = 0;
-function fit(s) {  // shrink a long slide's text until it fits (slides keep their 16:9 box)
+function fit(p) {  // shrink a long slide's text until it fits (slides keep their 16:9 box)
+  const s = p.querySelector('.slide');
   s.style.fontSize = '';
   let size = parseFloat(getComputedStyle(s).fontSize);
-  while (s.scrollHeight > s.clientHeight + 1 && size > 6) { size *= 0.95; s.style.fontSize = size + 'px'; }
+  while ((s.scrollHeight > s.clientHeight + 1 || s.scrollWidth > s.clientWidth + 1) && size > 4) {
+    size *= 0.95;
+    s.style.fontSize = size + 'px';
+  }
 }
-function show(n) {
-  current = Math.max(0, Math.min(slides.length - 1, n));
-  slides.forEach((s, i) => s.classList.toggle('current', i === current));
-  fit(slides[current]);
-  history.replaceState(null, '', '#' + (current + 1));
+function show(n, echo = true) {
+  current = Math.max(0, Math.min(pages.length - 1, n));
+  pages.forEach((p, i) => {
+    p.classList.toggle('current', i === current);
+    p.classList.toggle('next', i === current + 1);
+  });
+  fit(pages[current]);
+  if (presenter && pages[current + 1]) fit(pages[current + 1]);
+  history.replaceState(null, '', location.search + '#' + (current + 1));
+  if (echo && channel) channel.postMessage(current);
+  clock();
 }
-window.addEventListener('resize', () => fit(slides[current]));
-window.addEventListener('beforeprint', () => slides.forEach(fit));
-window.addEventListener('afterprint', () => show(current));
+function clock() {
+  const s = Math.floor((Date.now() - opened) / 1000);
+  document.getElementById('clock').textContent =
+    `slide ${current + 1} / ${pages.length} · ${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')} since `
+    + 'this view opened';
+}
+if (channel) channel.onmessage = e => show(e.data, false);
+if (presenter) {
+  document.body.classList.add('presenter');
+  document.getElementById('page-size').textContent = '@page { size: 8.5in 11in; margin: 0.5in; }';
+  setInterval(clock, 1000);
+}
+window.addEventListener('resize', () => fit(pages[current]));
+window.addEventListener('beforeprint', () => pages.forEach(fit));
+window.addEventListener('afterprint', () => show(current, false));
 document.addEventListener('keydown', e => {
   if (['ArrowRight', 'ArrowDown', 'PageDown', ' ', 'Enter'].includes(e.key)) { show(current + 1); e.preventDefault(); }
   else if (['ArrowLeft', 'ArrowUp', 'PageUp', 'Backspace'].includes(e.key)) { show(current - 1); e.preventDefault(); }
   else if (e.key === 'Home') show(0);
-  else if (e.key === 'End') show(slides.length - 1);
+  else if (e.key === 'End') show(pages.length - 1);
   else if (e.key === 'p' || e.key === 'P') window.print();
+  else if ((e.key === 's' || e.key === 'S') && !presenter)
+    window.open(location.pathname + '?presenter#' + (current + 1), 'tiledlab-presenter');
 });
 document.addEventListener('click', e => show(current + (e.clientX > window.innerWidth / 3 ? 1 : -1)));
-show((parseInt(location.hash.slice(1), 10) || 1) - 1);
+show((parseInt(location.hash.slice(1), 10) || 1) - 1, false);
 """
 
 
 def deck_html(deck):
     """The slides as one self-contained HTML page."""
-    sections = "\n".join(
-        f'<section class="slide {kind}" data-kind="{kind}"><h1>{html.escape(heading)}</h1>{body}'
-        f'<div class="number">{k} / {len(deck)}</div></section>'
-        for k, (kind, heading, body) in enumerate(deck, 1))
+    from pygments.formatters import HtmlFormatter
+    pages = "\n".join(
+        f'<div class="page" data-kind="{kind}"><section class="slide {kind}"><h1>{html.escape(heading)}</h1>{body}'
+        f'<div class="number">{k} / {len(deck)}</div></section><aside class="notes">{notes}</aside></div>'
+        for k, (kind, heading, body, notes) in enumerate(deck, 1))
+    style = STYLE + HtmlFormatter().get_style_defs(".code")
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
-            f"<title>tiledlab: the series in slides</title><style>{STYLE}</style></head>\n"
-            f"<body>\n{sections}\n<script>{SCRIPT}</script></body></html>\n")
+            f"<title>tiledlab: the series in slides</title><style>{style}</style>"
+            f'<style id="page-size">@page {{ size: 13.333in 7.5in; margin: 0; }}</style></head>\n'
+            f'<body>\n{pages}\n<div id="clock"></div>\n<script>{SCRIPT}</script></body></html>\n')
 
 
 def write(out):

@@ -1,0 +1,116 @@
+"""class-report on the class server, in a real Chromium: two students log in to the hub (test_hub's
+`class_server`), open notebook 1, run the cells exercise 1.2 needs and answer it in its cell, one right, one wrong; then
+`python -m tiledlab class-report` on the class folder gives one row per student with those verdicts,
+the feedback of the failed ones, and minutes for notebook 1. The outcomes lie in each student's working
+copy only. Screenshots go to $TILEDLAB_SCREENSHOTS/class-report/."""
+import json
+import subprocess
+import sys
+import time
+import urllib.parse
+
+import pandas as pd
+
+from tiledlab.counting import outcomes
+from tiledlab.notebook import hub
+
+from .conftest import ROOT
+from .test_hub import class_server  # noqa: F401 (the fixture: the hub as `python -m tiledlab hub` starts it)
+from .test_lab import CODE_PROMPTS, PANEL, menu, wait_until
+
+NOTEBOOK = "01_naive_reads.ipynb"
+ANSWERS = {"ada": 120, "grace": 100}  # exercise 1.2: 2·M·N·K = 2·3·4·5 loads
+NEEDED = ("rand = setup()", "def naive(A, B, C)", "# Exercise 1.1")  # the cells exercise 1.2 builds on
+
+
+class Student:
+    """One student in a browser context of their own, with notebook 1 open."""
+
+    def __init__(self, server, open_page, name):
+        self.server, self.name, self.page = server, name, open_page()
+        spawn = f"/hub/spawn/{name}?" + urllib.parse.urlencode({"next": f"/user/{name}/lab/tree/{NOTEBOOK}"})
+        self.page.goto(f"{server['url']}/hub/login?" + urllib.parse.urlencode({"next": spawn}))
+        self.page.fill("#username_input", name)
+        self.page.fill("#password_input", server["password"])
+        self.page.click("#login_submit")
+
+    def kernel_idle(self):
+        r = self.page.context.request.get(f"{self.server['url']}/user/{self.name}/api/sessions")
+        return r.ok and any(s["path"] == NOTEBOOK and s["kernel"]["execution_state"] == "idle" for s in r.json())
+
+    def cell(self, text):
+        return self.page.locator(f"{PANEL} .jp-CodeCell", has_text=text).first
+
+    def run(self, text):
+        """Run the code cell that holds `text` (Ctrl+Enter in its editor), as a student runs a cell."""
+        self.cell(text).locator(".cm-content").click()
+        self.page.keyboard.press("Control+Enter")
+
+    def ran(self, text):
+        prompt = "".join(self.cell(text).locator(".jp-InputArea-prompt").inner_text().split())
+        return prompt not in ("[]:", "[*]:") and self.kernel_idle()
+
+    def ready(self):
+        """The notebook open, its kernel idle, its stored H200 outputs cleared (so a prompt that shows a
+        number is one this run gave)."""
+        self.page.locator(f"{PANEL} .jp-Cell").first.wait_for(timeout=90_000)
+        wait_until(self.kernel_idle, 90, f"{self.name}'s kernel to start")
+        menu(self.page, "Edit", "editmenu:clear-all")
+        wait_until(lambda: set(self.page.evaluate(CODE_PROMPTS)) == {"[]:"}, 10, "the outputs to clear")
+
+    def answer(self, value):
+        """Write `value` as exercise 1.2's prediction, in its cell, and run the cell (Ctrl+Enter)."""
+        cell = self.cell("# Exercise 1.2")
+        source = cell.locator(".cm-content").inner_text().replace("prediction = None", f"prediction = {value}")
+        cell.locator(".cm-content").click()
+        self.page.keyboard.press("Control+a")
+        self.page.keyboard.insert_text(source)
+        self.page.keyboard.press("Control+Enter")
+        said = cell.locator(".jp-OutputArea-output", has_text="measured" if value == 120 else "not yet")
+        said.wait_for(timeout=60_000)
+        cell.screenshot(path=str(self.shots / f"{self.name}-exercise-1.2.png"))
+        return said.inner_text()
+
+
+def test_two_students_checks_reach_the_class_report(class_server, open_page, screenshots, tmp_path,  # noqa: F811
+                                                    record):
+    shots = screenshots / "class-report"
+    shots.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    students = [Student(class_server, open_page, name) for name in ANSWERS]
+    try:
+        for s in students:
+            s.shots = shots
+            s.ready()
+        for text in NEEDED:  # what exercise 1.2 builds on, both students at once
+            for s in students:
+                s.run(text)
+            for s in students:
+                wait_until(lambda: s.ran(text), 120, f"{s.name}'s cell {text!r} to run")
+        ran = time.monotonic() - start
+        said = {s.name: s.answer(ANSWERS[s.name]) for s in students}
+        seconds = {"login_and_cells": round(ran, 1), "answers": round(time.monotonic() - start - ran, 1)}
+        logs = {s.name: s.page.log.problems() for s in students}
+    finally:
+        for s in students:
+            s.page.context.close()
+    assert "Right: measured 120." in said["ada"] and "not yet: 100 is too low." in said["grace"]
+    assert logs == {name: [] for name in ANSWERS}
+
+    csv = tmp_path / "class-report.csv"
+    done = subprocess.run([sys.executable, "-m", "tiledlab", "class-report", str(class_server["class"]),
+                           "--csv", str(csv)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    (shots / "class-report.txt").write_text(done.stdout)
+    frame = pd.read_csv(csv, index_col="student")
+    record("class-report/report", {"seconds": seconds, "printed": done.stdout.splitlines(),
+                                   "csv": json.loads(frame.to_json())})
+    assert list(frame.index) == sorted(ANSWERS)
+    assert frame.loc["ada", "1.2"] == "passed" and frame.loc["grace", "1.2"] == "not yet"
+    assert (frame["1.1"] == "not yet").all()  # the exercise's kernel as it stands, unfinished
+    assert (frame["minutes 01"] >= 0).all() and frame["minutes"].notna().all()
+    assert "grace, 1.2: not yet: 100 is too low." in done.stdout
+    for name in ANSWERS:
+        rows = outcomes.read(hub.student_home(class_server["class"], name) / hub.NOTEBOOK_FOLDER / outcomes.FILE)
+        assert [r["exercise"] for r in rows] == ["1.1", "1.2"] and all(r["started"] for r in rows), rows
+    assert not list((ROOT / "notebooks").rglob(outcomes.FILE)), "an outcome was written into the clone"

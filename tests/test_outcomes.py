@@ -1,0 +1,86 @@
+"""check() and predict() record their outcome in the student's working copy, and only there; the record
+never costs the student their feedback (a read-only folder, a notebook outside a working copy)."""
+import json
+import os
+import runpy
+
+import pytest
+
+from tiledlab.counting import outcomes
+from tiledlab.counting.exercises import check, predict
+
+
+def exercise_cell(folder, source, name="cell.py"):
+    """Run `source` as a file, as IPython runs a cell: its first line names the exercise."""
+    path = folder / name
+    path.write_text(source)
+    return runpy.run_path(str(path))
+
+
+@pytest.fixture
+def copy(tmp_path, monkeypatch):
+    """A working copy, as `lab` and `hub` make it (git ignores all of it), as the current folder."""
+    (tmp_path / ".gitignore").write_text("# A working copy made by `python -m tiledlab lab`\n*\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def recorded(folder):
+    path = folder / outcomes.FILE
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_predict_records_the_exercise_the_verdict_and_the_first_line(copy, capsys):
+    exercise_cell(copy, "# Exercise 1.2\nfrom tiledlab.counting.exercises import predict\npredict(100, 120)\n"
+                        "predict(120, 120)\npredict(None, 120)\n")
+    said = capsys.readouterr().out
+    assert "not yet: 100 is too low." in said and "Right: measured 120." in said  # the student still sees it
+    wrong, right = recorded(copy)  # predict(None) is no attempt: not recorded
+    assert (wrong["exercise"], wrong["passed"], wrong["feedback"]) == ("1.2", False, "not yet: 100 is too low.")
+    assert (right["passed"], right["feedback"]) == (True, "Right: measured 120.")
+    assert right["time"] >= wrong["time"] and "T" in right["time"] and right["started"] is None  # not in IPython
+
+
+def test_check_records_its_outcome_too(copy):
+    exercise_cell(copy, "# Exercise 3.3\nimport tiledlab\nfrom tiledlab.counting.exercises import check\n"
+                        "passed = check(tiledlab.naive, tile=4)\n")
+    (row,) = recorded(copy)
+    assert row["exercise"] == "3.3" and row["passed"] is False and row["feedback"].startswith("Correct on")
+
+
+def test_nothing_is_recorded_outside_a_working_copy_or_an_exercise_cell(tmp_path, monkeypatch, copy):
+    exercise_cell(copy, "from tiledlab.counting.exercises import predict\npredict(120, 120)\n")
+    assert recorded(copy) == []  # a cell without "# Exercise" on its first line
+    clone = tmp_path / "notebooks"  # like a clone's notebooks/: no .gitignore of its own
+    clone.mkdir()
+    monkeypatch.chdir(clone)
+    exercise_cell(clone, "# Exercise 1.2\nfrom tiledlab.counting.exercises import predict\npredict(120, 120)\n")
+    assert not (clone / outcomes.FILE).exists()
+    assert predict(120, 120) is True and not (clone / outcomes.FILE).exists()
+
+
+def test_a_folder_that_cannot_be_written_costs_nothing(copy, capsys):
+    (copy / outcomes.FILE).mkdir()  # open(..., "a") fails with an OSError, as in a read-only folder
+    exercise_cell(copy, "# Exercise 1.2\nfrom tiledlab.counting.exercises import predict\nok = predict(120, 120)\n")
+    assert "Right: measured 120." in capsys.readouterr().out
+    assert outcomes.record("1.2", True, "Right", copy) is None
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes into read-only folders")
+def test_a_read_only_working_copy(copy):
+    copy.chmod(0o555)
+    try:
+        assert outcomes.record("1.2", True, "Right", copy) is None
+    finally:
+        copy.chmod(0o755)
+
+
+def test_read_skips_lines_that_are_not_outcomes(tmp_path):
+    path = tmp_path / outcomes.FILE
+    good = {"exercise": "2.1", "passed": True, "feedback": "Passed.", "time": "2026-12-02T10:00:00+00:00"}
+    path.write_text(json.dumps(good) + "\n{\"exercise\": \"2.2\", \"pass\n[1, 2]\n{\"exercise\": 3}\n")
+    assert outcomes.read(path) == [good]
+
+
+def test_the_checks_keep_their_names_and_docs():
+    assert check.__name__ == "check" and "odd shapes" in check.__doc__ and predict.__name__ == "predict"

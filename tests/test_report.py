@@ -1,0 +1,95 @@
+"""`python -m tiledlab class-report CLASS_DIR`: the outcomes the students' checks recorded, one row per student."""
+import json
+
+import pandas as pd
+import pytest
+
+from tiledlab import cli
+from tiledlab.counting import outcomes
+from tiledlab.notebook import report
+
+
+def outcome(exercise, passed, time, started, feedback="..."):
+    return {"exercise": exercise, "passed": passed, "feedback": feedback, "time": f"2026-12-0{time}+01:00",
+            "started": started and f"2026-12-0{started}+01:00"}
+
+
+def write(folder, *rows):
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / outcomes.FILE, "a") as out:
+        out.writelines(json.dumps(r) + "\n" for r in rows)
+
+
+@pytest.fixture
+def klass(tmp_path):
+    """A class folder as the hub makes it: ada did notebook 1 in class and 3.3 at home, in two sessions of
+    notebook 3; grace tried 1.2 twice in the Chinese edition; bob logged in and ran nothing."""
+    write(tmp_path / "ada" / "notebooks",
+          outcome("1.1", False, "2T10:05:00", "2T10:00:00", "Wrong result for A 5×23 · B 23×7 with tile=4."),
+          outcome("1.1", True, "2T10:15:00", "2T10:00:00"),
+          outcome("1.2", True, "2T10:20:00", "2T10:00:00", "Right: measured 120."),
+          outcome("3.1", True, "2T11:00:00", "2T10:30:00"),
+          outcome("3.3", False, "3T20:30:00", "3T20:00:00", "Correct on 6 shapes."),
+          outcome("10.1", False, "3T20:40:00", None))
+    write(tmp_path / "grace" / "notebooks" / "zh",
+          outcome("1.2", False, "2T10:12:00", "2T10:01:00", "not yet: 100 is too low."),
+          outcome("1.2", False, "2T10:14:00", "2T10:01:00", "not yet: 130 is too high."))
+    (tmp_path / "bob" / "notebooks").mkdir(parents=True)
+    (tmp_path / ".hub").mkdir()  # the hub's own state, not a student
+    (tmp_path / "jupyterhub.sqlite").write_text("")
+    return tmp_path
+
+
+def test_one_row_per_student_one_column_per_exercise_in_order(klass):
+    frame = report.report(klass)
+    assert list(frame.index) == ["ada", "bob", "grace"]
+    assert list(frame.columns) == ["1.1", "1.2", "3.1", "3.3", "10.1", "minutes 01", "minutes 03", "minutes 10",
+                                   "minutes"]
+    assert frame.loc["ada", ["1.1", "1.2", "3.3"]].tolist() == ["passed", "passed", "not yet"]  # passed once is passed
+    assert frame.loc["grace", "1.2"] == "not yet" and pd.isna(frame.loc["grace", "1.1"])  # never run: blank
+    assert frame.loc["bob"].isna().all()
+
+
+def test_minutes_run_from_each_kernel_start_to_its_last_check_summed_over_sessions(klass):
+    frame = report.report(klass)
+    assert frame.loc["ada", "minutes 01"] == 20
+    assert frame.loc["ada", "minutes 03"] == 30 + 30  # in class 10:30-11:00, at home 20:00-20:30
+    assert frame.loc["ada", "minutes 10"] == 0  # no kernel start recorded: from its first check
+    assert frame.loc["ada", "minutes"] == 80 and frame.loc["grace", "minutes"] == 13
+
+
+def test_what_has_not_passed_yet_keeps_its_last_feedback(klass):
+    stuck = report.not_yet(klass)
+    assert [(r.student, r.exercise, r.feedback) for r in stuck.itertuples()] == [
+        ("ada", "3.3", "Correct on 6 shapes."), ("ada", "10.1", "..."), ("grace", "1.2", "not yet: 130 is too high.")]
+
+
+def test_the_recorder_writes_what_the_report_reads(tmp_path):
+    copy = tmp_path / "lin" / "notebooks"
+    copy.mkdir(parents=True)
+    (copy / ".gitignore").write_text("*\n")
+    outcomes.record("2.2", False, "not yet: 9 is too high.\nThink it through again", copy)
+    outcomes.record("2.2", True, "Right: measured 8, 2.", copy)
+    assert report.report(tmp_path).loc["lin", "2.2"] == "passed"
+
+
+def test_the_command_prints_the_table_and_writes_the_csv(klass, tmp_path, capsys):
+    csv = tmp_path / "out" / "report.csv"
+    assert cli.main(["class-report", str(klass), "--csv", str(csv)]) == 0
+    said = capsys.readouterr().out
+    assert said.splitlines()[0].split() == ["1.1", "1.2", "3.1", "3.3", "10.1", "minutes", "01", "minutes", "03",
+                                            "minutes", "10", "minutes"]
+    assert said.splitlines()[4].split() == ["passed", "1/3", "1/3", "1/3", "0/3", "0/3"]
+    assert said.splitlines()[5].split() == ["median", "16", "60", "0", "46"]
+    assert "grace, 1.2: not yet: 130 is too high." in said and f"wrote {csv}" in said
+    back = pd.read_csv(csv, index_col="student")
+    assert back.loc["ada", "minutes 03"] == 60 and back.loc["grace", "1.2"] == "not yet"
+    assert len(back) == 3
+
+
+def test_bad_class_folders_are_refused_in_one_line(tmp_path, capsys):
+    assert cli.main(["class-report", str(tmp_path / "nowhere")]) == cli.BAD_INPUT
+    assert "no such folder" in capsys.readouterr().err
+    assert cli.main(["class-report", str(tmp_path), "--csv", str(tmp_path)]) == cli.BAD_INPUT
+    assert cli.main(["class-report", str(tmp_path), "--csv", str(tmp_path / "r.csv")]) == 0
+    assert "no students" in capsys.readouterr().out

@@ -1,0 +1,105 @@
+"""What each exercise check said, for the teacher's `class-report`: `check()` and `predict()` append one
+line to tiledlab-outcomes.jsonl beside the notebook (the exercise, passed or not, the feedback's first
+line, the time, when the notebook's kernel started). Nothing is sent anywhere. Only a working copy
+(a folder git ignores wholly, as `lab` and `hub` make it) gets the file, so a clone's notebooks/ never
+changes; an unwritable folder, or a check outside an exercise cell, records nothing.
+"""
+import contextlib
+import datetime
+import functools
+import io
+import json
+import linecache
+import pathlib
+import re
+import sqlite3
+import sys
+
+FILE = "tiledlab-outcomes.jsonl"
+EXERCISE = re.compile(r"# Exercise (\d+\.\d+)\b")  # the first line of every exercise cell
+
+
+class _Tee(io.StringIO):
+    """Keeps what is printed, and passes it on."""
+
+    def __init__(self, out):
+        super().__init__()
+        self.out = out
+
+    def write(self, text):
+        self.out.write(text)
+        return super().write(text)
+
+    def flush(self):
+        self.out.flush()
+
+
+def recorded(grader):
+    """Decorate check() or predict(): record what it returned and the first line it printed."""
+    @functools.wraps(grader)
+    def graded(*args, **kwargs):
+        said = _Tee(sys.stdout)
+        with contextlib.redirect_stdout(said):
+            passed = grader(*args, **kwargs)
+        exercise = calling_exercise(sys._getframe(1))
+        if exercise and passed is not None:  # None: predict() before a prediction was written
+            record(exercise, passed, said.getvalue())
+        return passed
+    return graded
+
+
+def calling_exercise(frame):
+    """The exercise whose cell (or file) called: its first line, "# Exercise 3.3"; None elsewhere."""
+    while frame is not None:
+        found = EXERCISE.match(linecache.getline(frame.f_code.co_filename, 1))
+        if found:
+            return found[1]
+        frame = frame.f_back
+    return None
+
+
+def working_copy(folder):
+    """Whether git ignores all of `folder` (its .gitignore holds `*`): a working copy of the notebooks."""
+    try:
+        return "*" in (pathlib.Path(folder) / ".gitignore").read_text().split()
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def kernel_started():
+    """When this kernel started (IPython's history session), ISO 8601; None outside IPython."""
+    try:
+        history = get_ipython().history_manager  # noqa: F821 (IPython's builtin)
+        return history.get_session_info(history.session_number)[1].astimezone().isoformat(timespec="seconds")
+    except (NameError, AttributeError, IndexError, TypeError, sqlite3.Error):
+        return None
+
+
+def record(exercise, passed, said, folder=None):
+    """Append one outcome to `folder` (the notebook's, the current folder)/tiledlab-outcomes.jsonl when it
+    is a working copy; return the file's path, or None when nothing was written."""
+    folder = pathlib.Path.cwd() if folder is None else pathlib.Path(folder)
+    if not working_copy(folder):
+        return None
+    line = {"exercise": exercise, "passed": bool(passed), "feedback": next(iter(said.strip().splitlines()), ""),
+            "time": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+            "started": kernel_started()}
+    try:
+        with open(folder / FILE, "a", encoding="utf-8") as out:
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    except OSError:  # a read-only folder, a full disk: the check's feedback matters more
+        return None
+    return folder / FILE
+
+
+def read(path):
+    """The outcomes in one file, oldest first; lines that are not an outcome (cut short, edited) are skipped."""
+    found = []
+    for line in pathlib.Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("exercise"), str) and isinstance(row.get("time"), str):
+            found.append(row)
+    return found
