@@ -1,4 +1,5 @@
 """The benchmark sweep and its plot: every kernel asked for is timed once per N and drawn as one line."""
+import subprocess
 import sys
 
 import matplotlib

@@ -129,6 +129,17 @@ def _out_folder(path, option="--out"):
     return path
 
 
+def _out_file(path, option, example="times.csv"):
+    """`path` as a file to write, or a ValueError saying why it cannot be (`example`: a name to suggest)."""
+    path = pathlib.Path(path)
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / example}")
+    blocker = _file_in_the_way(path.parent)
+    if blocker:
+        raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
+    return path
+
+
 def _duration(seconds):
     return f"{seconds / 60:,.0f} minutes" if seconds < 7200 else f"{seconds / 3600:,.1f} hours"
 

@@ -6,18 +6,7 @@ import argparse
 import pathlib
 import sys
 
-from tiledlab.cli import EPILOG, MISMATCH, OK, Parser, _file_in_the_way, _Help, _out_folder, run
-
-
-def _out_file(path, option, example="times.csv"):
-    """`path` as a file to write, or a ValueError saying why it cannot be (`example`: a name to suggest)."""
-    path = pathlib.Path(path)
-    if path.is_dir():
-        raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / example}")
-    blocker = _file_in_the_way(path.parent)
-    if blocker:
-        raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
-    return path
+from tiledlab.cli import EPILOG, MISMATCH, OK, Parser, _Help, _out_file, _out_folder, run
 
 
 def _translate(args):
