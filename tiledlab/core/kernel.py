@@ -24,7 +24,6 @@ import ast
 import inspect
 import textwrap
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -88,9 +87,13 @@ class Kernel:
             raise ValueError(f"{name} must be a whole number, got {value!r}")
         if value < 0:
             raise ValueError(f"{name} must not be negative, got {value}")
-        if self.fixed and value != self.constants[name]:
+        if self.fixed and value != self.constants[name] and self.tree is not None:
             raise ValueError(f"{self.name} is code written for {show(self.constants)}; it cannot take "
                              f"{name}={value}: change the kernel it came from instead")
+        if self.fixed and value != self.constants[name]:
+            raise ValueError(_("{kernel} was specialized for {constants}; it cannot take {name}={value} as well: give "
+                               "one value, or pass the kernel it came from").format(
+                                   kernel=self.name, constants=show(self.constants), name=name, value=value))
 
     def sizes(self, constants):
         """((rows, cols) of C per block, (x, y) threads per block), checked against CUDA's limits."""
@@ -109,8 +112,14 @@ class Kernel:
         block, threads = self.sizes(constants)
         blockspergrid = (-(-N // block[1]), -(-M // block[0]))
         if blockspergrid[1] > MAX_GRID_Y:
-            raise ValueError(f"M={M} with {block[0]} rows of C per block needs {blockspergrid[1]} block rows; "
-                             f"gridDim.y allows {MAX_GRID_Y}: use a larger tile")
+            need = -(-M // MAX_GRID_Y)  # rows of C per block that would fit
+            tiles = [T for T in range(constants["T"] + 1, 33)
+                     if apply(self.block, {**constants, "T": T}, self.name)[0] >= need] if "T" in constants else []
+            advice = _("use tile={tile} or larger").format(tile=tiles[0]) if tiles else \
+                _("multiply A in parts of at most {rows:,} rows each").format(rows=MAX_GRID_Y * block[0])
+            raise ValueError(_("M={M:,} with {rows} rows of C per block needs {blocks:,} block rows; gridDim.y allows "
+                               "{most:,}: {advice}").format(M=M, rows=block[0], blocks=blockspergrid[1],
+                                                           most=MAX_GRID_Y, advice=advice))
         return blockspergrid, threads
 
     def launch_bounds(self, constants, given=None):
@@ -152,9 +161,9 @@ class Kernel:
             return (code.helpers + "\n\n" if code.helpers else "") + ast.unparse(code.tree)
         return textwrap.dedent(inspect.getsource(self.function))
 
-    @cached_property
+    @property
     def namespace(self):
-        """The globals the kernel's code runs in (its module's, or the generated code's)."""
+        """The globals the kernel's code runs in now (its module's, or the generated code's)."""
         if self.function is not None:
             return dict(self.function.__globals__)
         from numba import cuda, float32, uint64
@@ -173,9 +182,10 @@ class Kernel:
 
     def compiled(self, bound, launch_bounds=None):
         """The compiled kernel at constants that `bind` returned, built once per set of them."""
-        key = (build.key(bound), launch_bounds)
+        key = (build.key(bound), launch_bounds, self.function and build.reads(self.function))
         if key not in self._builds:
             self._builds[key] = self._compile(bound, launch_bounds)
+            _built[self._builds[key]] = (self, bound)
         return self._builds[key]
 
     def checked_code(self, constants):
@@ -193,7 +203,8 @@ class Kernel:
         if self.tree is None:
             return build.bind(self.function, constants, launch_bounds)
         return build.from_tree(code.tree, {**self.namespace, **constants}, code.filename,
-                               ("variant", self.function, code.helpers, ast.dump(code.tree), build.key(constants)),
+                               ("variant", self.function, code.helpers, ast.dump(code.tree), build.key(constants),
+                                build.reads(self.function)),
                                launch_bounds, code.helpers)
 
     def shared_bytes(self, constants, tree=None):
@@ -202,7 +213,7 @@ class Kernel:
         tree = tree or self.code(constants).tree
         try:
             found = contract.shared_declarations(tree, {**self.namespace, **constants})
-            return sum(int(np.prod(shape)) * np.dtype(str(dtype)).itemsize for _name, shape, dtype in found)
+            return sum(int(np.prod(shape)) * np.dtype(str(dtype)).itemsize for _node, shape, dtype, *_ in found)
         except Exception:  # noqa: BLE001  a name only the kernel's own build knows, or an unusual dtype
             return None
 
@@ -237,6 +248,9 @@ class Kernel:
         function, so its builds are kept)."""
         if isinstance(obj, Kernel):
             return obj
+        if contract.is_kernel(obj) and obj in _built:  # a build (specialize): its kernel at its constants
+            kernel, bound = _built[obj]
+            return replace(kernel, constants={k: bound[k] for k in kernel.constants}, fixed=True)
         if contract.is_kernel(obj) and obj.py_func in _wrapped:
             return _wrapped[obj.py_func]
         if contract.is_device_function(obj):
@@ -250,6 +264,7 @@ class Kernel:
 
 
 _wrapped = {}  # plain function → its Kernel with the lesson's geometry
+_built = {}  # a compiled build → (the Kernel, the constants it was built with)
 
 
 def lesson(kernel, idea=""):

@@ -86,7 +86,10 @@ def bind(kernel, tile=None, **constants):
         if "T" not in kernel.constants:
             raise ValueError(f"{kernel.name} has no tile width T: give its constants by name "
                              f"({', '.join(f'{k}={v}' for k, v in kernel.constants.items())} by default)")
-        constants["T"] = validate_tile(tile)
+        tile = validate_tile(tile)
+        if constants.setdefault("T", tile) != tile:
+            raise ValueError(_("tile={tile} and T={T} both give the tile width, differently: give one of them").format(
+                tile=tile, T=constants["T"]))
     return kernel.bind(constants)
 
 
