@@ -426,11 +426,11 @@ def naive_for_a_broken_store(A, B, C):
 def test_the_second_count_catches_a_load_the_rewrite_skips(rng, monkeypatch):
     load = rewrite._Rewrite._load
 
-    def skipping_B(self, name, i, j):  # a broken rewrite: B's loads go uncounted
+    def skipping_B(self, name, i, j, line):  # a broken rewrite: B's loads go uncounted
         if name == self.inputs[1]:
             return ast.Subscript(value=ast.Name(id=name, ctx=ast.Load()), slice=ast.Tuple([i, j], ast.Load()),
                                  ctx=ast.Load())
-        return load(self, name, i, j)
+        return load(self, name, i, j, line)
 
     monkeypatch.setattr(rewrite._Rewrite, "_load", skipping_B)
     A, B = operands(rng, 3, 4, 5)
@@ -440,7 +440,7 @@ def test_the_second_count_catches_a_load_the_rewrite_skips(rng, monkeypatch):
 
 @simulator_only
 def test_the_second_count_catches_a_store_the_rewrite_skips(rng, monkeypatch):
-    def plain_store(self, name, i, j, value):  # a broken rewrite: stores to C go uncounted
+    def plain_store(self, name, i, j, value, line):  # a broken rewrite: stores to C go uncounted
         target = ast.Subscript(value=ast.Name(id=name, ctx=ast.Load()), slice=ast.Tuple([i, j], ast.Load()),
                                ctx=ast.Store())
         return ast.Assign(targets=[target], value=value)
@@ -449,6 +449,36 @@ def test_the_second_count_catches_a_store_the_rewrite_skips(rng, monkeypatch):
     A, B = operands(rng, 3, 4, 5)
     with pytest.raises(RuntimeError, match=r"stores to C\[0, 0\]: the rewrite counted 0, the recording array 1"):
         count_loads(naive_for_a_broken_store, A, B, T)
+
+
+@simulator_only
+def test_the_second_count_catches_a_rewrite_that_counts_too_many(rng, monkeypatch):
+    twice = rewrite.HELPER_SOURCE.replace("cuda.atomic.add(counts, (i, j), 1)", "cuda.atomic.add(counts, (i, j), 2)")
+    assert twice != rewrite.HELPER_SOURCE
+    monkeypatch.setattr(rewrite, "HELPER_SOURCE", twice)  # a broken rewrite: every load counted twice
+    A, B = operands(rng, 3, 4, 5)
+    with pytest.raises(RuntimeError, match=r"A\[0, 0\]: the rewrite counted 10 loads, the recording array 5"):
+        count_loads("naive", A, B, T)
+
+
+@cuda.jit
+def stores_into_A_unseen(A, B, C):
+    A[0, 0] = B[0, 0]
+    C[0, 0] = A[0, 0]
+
+
+@simulator_only
+def test_the_second_count_catches_a_store_into_an_input(rng, monkeypatch):
+    from tiledlab.counting import countable
+    subscript = countable._Scan._Subscript
+    monkeypatch.setattr(countable._Scan, "_Subscript",  # a broken check: stores into A pass
+                        lambda self, node: None if isinstance(node.ctx, ast.Store) else subscript(self, node))
+    store = rewrite._Rewrite.visit_Assign
+    monkeypatch.setattr(rewrite._Rewrite, "visit_Assign",  # and the rewrite leaves them as written
+                        lambda self, node: node if rewrite._name(node.targets[0]) == "A" else store(self, node))
+    A, B = operands(rng, 4, 4, 4)
+    with pytest.raises(RuntimeError, match=r"stores to A\[0, 0\]: the rewrite counted 0, the recording array 16"):
+        count_loads(stores_into_A_unseen, A, B, T)
 
 
 @simulator_only

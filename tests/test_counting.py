@@ -45,7 +45,8 @@ def test_tiled_maps_shared_traffic_and_no_hazards(rng):
     assert (c.thread_loads == 2 * n // T).all()
     assert (c.shared_stores == 2 * n // T).all()  # each thread stores one element of sA and of sB per step
     assert (c.shared_reads == 2 * n).all()  # and reads T of each per step
-    assert c.hazards == {"read_after_write": 0, "write_after_read": 0, "write_after_write": 0, "copy_in_flight": 0}
+    assert c.hazards == {"read_after_write": 0, "write_after_read": 0, "write_after_write": 0, "copy_in_flight": 0,
+                         "divergent_barrier": 0}
 
 
 def test_trace_records_who_loaded_what(rng):
@@ -89,3 +90,13 @@ def test_lru_model_sees_reuse(rng):
     naive = address_stream(count_loads("naive", A, B, 4, trace=True))
     assert len(naive) == 2 * 16**3
     assert hit_rate(naive, 1) < hit_rate(naive, 64) == 1 - 16 / len(naive)  # only the 16 lines' first touch misses
+
+
+@pytest.mark.parametrize("M,K,N,T", [(5, 6, 7, 4), (8, 9, 8, 4), (4, 4, 4, 4)])
+def test_shared_traffic_counts_the_zeros_of_a_padded_last_step(rng, M, K, N, T):
+    steps = -(-K // T)  # the last step multiplies the zeros past K too
+    want = formulas.shared_traffic(M, K, N, T, T, T)
+    assert want["fmas"] == -(-M // T) * -(-N // T) * T * T * steps * T
+    c = count_loads("tiled", *operands(rng, M, K, N), T)
+    assert (int(c.shared_reads.sum()), int(c.shared_stores.sum())) == (want["reads"], want["stores"])
+    assert want["reads"] == 2 * want["fmas"]  # two shared reads per multiply-add, the padding's included

@@ -129,3 +129,19 @@ def test_a_declared_kernel_is_a_kernel_and_launches_like_one():
 def test_rules_must_be_rule_objects():
     with pytest.raises(ValueError, match="Rule objects"):
         launch_geometry(requires={"T % 2 == 0": "even"})
+
+
+def test_a_rule_or_derived_constant_that_divides_by_zero_is_a_value_error():
+    from tiledlab.core.rules import apply
+    with pytest.raises(ValueError, match=r"demo: T=4 divides by zero"):
+        apply(lambda T: 8 // (T - 4), {"T": 4}, "demo")
+    with pytest.raises(ValueError, match=r"demo: 8 is a multiple of T - 4; T=4 breaks it"):
+        Rule(lambda T: 8 % (T - 4) == 0, "8 is a multiple of T - 4").check({"T": 4}, "demo")
+
+    @launch_geometry(T=4, STEPS=lambda T: 16 // (T - 4))
+    @cuda.jit
+    def divided(A, B, C):
+        C[0, 0] = A[0, 0]
+
+    with pytest.raises(ValueError, match="divides by zero"):
+        tiledlab.matmul(A, B, divided)

@@ -1,10 +1,35 @@
+import threading
+
 import numpy as np
 import pytest
+from conftest import source_line
 from numba import cuda, float32
 
 import tiledlab
+from tiledlab import simulator
 
 pytestmark = pytest.mark.skipif(not tiledlab.SIMULATOR, reason="tests tiledlab's simulator barrier")
+SECONDS = 20  # a launch of 8 threads takes milliseconds: longer is a barrier that never releases
+
+
+def launched(kernel, threads, *args):
+    """kernel[1, threads](*args), failing within SECONDS if a broken barrier hangs it (its simulated
+    threads are daemons, so the hung ones do not keep the test run alive), re-raising what it raised."""
+    outcome = []
+
+    def run():
+        try:
+            kernel[1, threads](*args)
+            outcome.append(None)
+        except BaseException as error:  # noqa: BLE001  re-raised below, in the test's own thread
+            outcome.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(SECONDS)
+    assert outcome, f"the launch hangs: the simulator's barrier did not release within {SECONDS} s"
+    if outcome[0] is not None:
+        raise outcome[0]
 
 
 @cuda.jit
@@ -34,24 +59,50 @@ def fails_then_neighbours_write(out):
 
 def test_threads_that_return_early_release_the_barrier():
     out = np.zeros(4, np.float32)
-    early_exit_then_barrier[1, 8](out)
+    launched(early_exit_then_barrier, 8, out)
     np.testing.assert_array_equal(out, [1, 2, 3, 0])
 
 
 def test_a_failing_thread_raises_instead_of_hanging():
     with pytest.raises(IndexError):
-        fails_before_barrier[1, 8](np.zeros(4, np.float32))
+        launched(fails_before_barrier, 8, np.zeros(4, np.float32))
 
 
 def test_a_failing_thread_stops_its_neighbours_at_the_barrier_and_its_own_error_is_raised():
     out = cuda.to_device(np.zeros(4, np.float32))  # a device array: what the other threads wrote stays visible
     with pytest.raises(IndexError):  # the cause, not the BarrierAbandoned of the threads it released
-        fails_then_neighbours_write[1, 8](out)
+        launched(fails_then_neighbours_write, 8, out)
     np.testing.assert_array_equal(out.copy_to_host(), 0)  # no thread ran past the barrier
 
 
+@cuda.jit
+def barriers_in_step(out):
+    s = cuda.shared.array(8, float32)
+    for step in range(3):
+        s[cuda.threadIdx.x] = step + cuda.threadIdx.x
+        cuda.syncthreads()  # every thread stored this step's element
+        out[cuda.threadIdx.x] += s[(cuda.threadIdx.x + 1) % 8]
+        cuda.syncthreads()  # every thread read it before the next step overwrites it
+
+
+def test_a_block_passes_its_barriers_together():
+    out = np.zeros(8, np.float32)
+    with simulator.watching() as divergent:
+        launched(barriers_in_step, 8, out)
+    np.testing.assert_array_equal(out, [3 * ((t + 1) % 8) + 3 for t in range(8)])
+    assert divergent == []
+
+
+def test_a_barrier_some_threads_never_reach_is_recorded_with_its_line():
+    with simulator.watching() as divergent:
+        launched(early_exit_then_barrier, 8, np.zeros(4, np.float32))
+    (block, waiting, finished), = divergent
+    (site, threads), = waiting.items()
+    assert block == (0, 0, 0) and site == (__file__, source_line(early_exit_then_barrier, "cuda.syncthreads()"))
+    assert sorted(t[0] for t in threads) == [0, 1, 2, 3] and sorted(t[0] for t in finished) == [4, 5, 6, 7]
+
+
 def test_the_faster_barrier_is_installed():
-    from tiledlab import simulator
     assert simulator.installed()
 
 
@@ -92,7 +143,7 @@ def test_aligned_shared_arrays_run_and_stay_apart():
     from numba.cuda.simulator import kernelapi
     assert kernelapi.FakeCUDAShared.array is simulator._shared_array
     out = np.zeros(4, np.float32)
-    aligned_pair[1, 4](out)
+    launched(aligned_pair, 4, out)
     np.testing.assert_array_equal(out, [1, 12, 23, 30])
 
 

@@ -7,6 +7,11 @@ waiting threads sleep, the last arrival wakes them, and a thread that returns ea
 (as in the original manager). With it, Python's default thread-switch interval is also the fastest
 choice; shorter ones only help the polling manager. Measured figures: README, "Simulator speed".
 
+The barrier also says where each thread waits. In CUDA a barrier that not every thread of the block
+reaches (one inside `if row < M:`, or after an early `return`) is undefined behaviour: a hang, or a
+wrong result. Here the threads are released all the same, and `watching()` collects, for each block,
+the first barrier its threads did not reach alike, for the counting lab to report by line.
+
 A second patch lets the simulator run notebook 7's kernels: they declare shared arrays with
 `alignment=16`, which a GPU's compiler needs to fuse four 32-bit reads into one 128-bit read and
 which numba's simulator refuses. A numpy array needs no alignment, so `accept_alignment()` accepts
@@ -21,6 +26,7 @@ import os
 import sys
 import threading
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -35,10 +41,13 @@ class BlockBarrier:
     def __init__(self, threads):
         self._cond = threading.Condition()
         self._live, self._arrived, self._generation, self._broken = threads, 0, 0, False
+        self._waiting, self._left = {}, []  # {(file, line): threads waiting there now}; threads that finished
+        self.divergent = None  # the first barrier not reached alike: ({(file, line): threads}, finished threads)
 
-    def wait(self):
+    def wait(self, site=None, thread=None):
         with self._cond:
             generation = self._generation
+            self._waiting.setdefault(site, []).append(thread)
             self._arrived += 1
             if self._arrived == self._live:
                 self._release()
@@ -47,10 +56,11 @@ class BlockBarrier:
             if self._broken:
                 raise BarrierAbandoned("another thread of this block failed; barrier abandoned")
 
-    def leave(self):
+    def leave(self, thread=None):
         """A thread finished: the others no longer wait for it."""
         with self._cond:
             self._live -= 1
+            self._left.append(thread)
             if self._arrived and self._arrived == self._live:
                 self._release()
 
@@ -60,6 +70,9 @@ class BlockBarrier:
             self._cond.notify_all()
 
     def _release(self):
+        if self.divergent is None and (len(self._waiting) > 1 or self._left):  # two barriers, or not everyone
+            self.divergent = (self._waiting, list(self._left))
+        self._waiting = {}
         self._arrived = 0
         self._generation += 1
         self._cond.notify_all()
@@ -77,7 +90,7 @@ def _run_block(manager, grid_point, *args):
             barrier.abort()
             raise
         finally:
-            barrier.leave()
+            barrier.leave(tuple(threading.current_thread().threadIdx))
 
     threads = [BlockThread(target, manager, grid_point, point, manager._debug)
                for point in np.ndindex(*manager._block_dim)]
@@ -86,6 +99,9 @@ def _run_block(manager, grid_point, *args):
         t.start()
     for t in threads:
         t.join()
+    for found in _watchers:
+        if barrier.divergent:
+            found.append((tuple(grid_point), *barrier.divergent))
     failed = [t.exception for t in threads if t.exception]
     failed.sort(key=lambda e: isinstance(e[0], BarrierAbandoned))  # the cause first, not its echoes
     if failed:
@@ -93,10 +109,29 @@ def _run_block(manager, grid_point, *args):
 
 
 def _syncthreads(thread):
-    thread.barrier.wait()
+    caller = sys._getframe(1)
+    while caller.f_back and caller.f_code.co_filename.startswith(_SIMULATOR_DIR):
+        caller = caller.f_back  # past numba's cuda.syncthreads() (and _count, _and, _or) to the kernel's line
+    thread.barrier.wait((caller.f_code.co_filename, caller.f_lineno), tuple(thread.threadIdx))
+
+
+_watchers = []  # lists that `watching` fills
+
+
+@contextmanager
+def watching():
+    """A list that collects, for each block run meanwhile whose threads did not all reach the same barriers,
+    (block, {(file, line): threads waiting there}, threads that had finished) of its first such barrier."""
+    found = []
+    _watchers.append(found)
+    try:
+        yield found
+    finally:
+        _watchers.remove(found)
 
 
 ENV = "TILEDLAB_SIMULATOR_PATCH"  # "0" leaves numba's simulator untouched
+_SIMULATOR_DIR = None  # numba's simulator package, whose frames stand between a barrier and the kernel
 _BLOCK_MANAGER_FIELDS = ("self._block_dim", "self._f", "self._debug")  # what _run_block reads
 
 
@@ -131,6 +166,8 @@ def speed_up():
     from numba.cuda.simulator import kernel
 
     def install():
+        global _SIMULATOR_DIR
+        _SIMULATOR_DIR = os.path.dirname(kernel.__file__)
         kernel.BlockManager.run = _run_block
         kernel.BlockThread.syncthreads = _syncthreads
     return _patch(lambda: _missing(kernel), "tiledlab's faster simulator barrier is off (kernels still run "

@@ -45,13 +45,32 @@ def key(constants):
     return tuple(sorted((constants or {}).items()))
 
 
+def reads(fn):
+    """The globals `fn`'s code reads, with their values now, as a key. Numba freezes globals when it
+    compiles, so a build made before a global changed is not the program that runs now."""
+    names, codes = set(), [fn.__code__]
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return tuple((name, _token(fn.__globals__[name])) for name in sorted(names & fn.__globals__.keys()))
+
+
+def _token(value):
+    try:
+        hash(value)
+        return type(value), value
+    except TypeError:  # an array or a list: the same object is taken for the same value
+        return type(value), id(value)
+
+
 def from_function(fn, constants, launch_bounds=None):
     """`fn` compiled as a kernel with the globals in `constants` bound: the same code, new sizes."""
     def make():
         bound = types.FunctionType(fn.__code__, {**fn.__globals__, **constants}, fn.__name__,
                                    fn.__defaults__, fn.__closure__)
         return jit(bound, launch_bounds)
-    return _cached(("bind", fn, key(constants), launch_bounds), make)
+    return _cached(("bind", fn, key(constants), launch_bounds, reads(fn)), make)
 
 
 def from_tree(func, namespace, filename, tag, launch_bounds=None, helpers=""):

@@ -1,13 +1,15 @@
 """The kernel contract, checked on every path that builds a kernel (see tiledlab.core.kernels).
 
 A kernel's code is read as a syntax tree: to check the contract, to count its shared memory, and
-for the counting lab to rewrite. Whatever cannot be read or breaks a rule is refused here with a
-ValueError that names the line, before anything is compiled or launched.
+for the counting lab to rewrite. The tree is read from the kernel's file as it is now and must compile to
+the code that runs (a file edited since the import is refused: its lines would describe another
+program). Whatever cannot be read or breaks a rule is refused here with a ValueError that names the
+line, before anything is compiled or launched.
 """
 import ast
 import copy
-import inspect
-import textwrap
+import linecache
+import types
 
 import numpy as np
 
@@ -41,18 +43,38 @@ def plain_function(kernel):
 
 
 def syntax_tree(fn, name):
-    """The function's `def` as an ast.FunctionDef, with its original line numbers and no decorators."""
-    try:
-        lines, first = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
+    """The function's `def` as an ast.FunctionDef, with its original line numbers and no decorators;
+    refused when its file no longer compiles to the code that runs (it changed since the import)."""
+    filename = fn.__code__.co_filename
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename, fn.__globals__)
+    if not lines:
         raise ValueError(_("kernel {name}: its source code cannot be read (typed at the Python prompt?); tiledlab "
                            "reads a kernel's source to check and count it: define it in a file or a notebook "
-                           "cell").format(name=name)) from None
-    tree = ast.parse(textwrap.dedent("".join(lines)))
-    ast.increment_lineno(tree, first - 1)  # keep real line numbers: the simulator keys shared arrays by line
-    func = tree.body[0]
+                           "cell").format(name=name))
+    try:  # the whole file, compiled as Python compiled it: the code of a def depends on its module's imports
+        module = ast.parse("".join(lines), filename)
+        code = _code_at(compile(module, filename, "exec", dont_inherit=True), fn.__name__, fn.__code__.co_firstlineno)
+    except SyntaxError:
+        code = None
+    if code != fn.__code__:
+        raise ValueError(_("kernel {name}: {file} changed since the kernel was defined, so the code that runs is not "
+                           "the code tiledlab reads: import it again (or run its cell again), then retry").format(
+                               name=name, file=filename))
+    func = next(node for node in ast.walk(module) if isinstance(node, ast.FunctionDef) and node.name == fn.__name__
+                and min([node.lineno] + [d.lineno for d in node.decorator_list]) == code.co_firstlineno)
     func.decorator_list = []
     return func
+
+
+def _code_at(code, name, line):
+    """The code object of the function `name` defined at `line` inside `code`, or None."""
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found = const if (const.co_name, const.co_firstlineno) == (name, line) else _code_at(const, name, line)
+            if found:
+                return found
+    return None
 
 
 def parse_kernel(text, filename, name):
@@ -94,32 +116,69 @@ def _check_shape(node, name):
                          "not an expression; bind the expression as a constant of its own")
 
 
+def refusal(node, why, code=None):
+    """The ValueError for `node`: its line, its code, and why it cannot be counted."""
+    code = repr(code or ast.unparse(node).strip())
+    return ValueError(_("line {line}: {code}: {why}").format(line=node.lineno, code=code, why=why))
+
+
+SHARED_ARGUMENTS = ("shape", "dtype", "alignment")  # cuda.shared.array's parameters, in order
+
+
+def shared_arguments(call):
+    """{parameter: its expression} of a cuda.shared.array(...) call, given by position or keyword."""
+    given = dict(zip(SHARED_ARGUMENTS, call.args))
+    given.update((k.arg, k.value) for k in call.keywords)
+    if len(call.args) > 3 or any(isinstance(a, ast.Starred) for a in call.args) or \
+            not {"shape", "dtype"} <= set(given) <= set(SHARED_ARGUMENTS):
+        raise refusal(call, _("give cuda.shared.array its shape and dtype (and alignment, if any), by position "
+                              "or by name, and nothing else"))
+    return given
+
+
 def shared_declarations(func, namespace):
-    """(statement, shape, dtype) of each `s = cuda.shared.array(shape, dtype)` in a kernel's FunctionDef,
-    its shape and dtype evaluated in `namespace` (the kernel's globals and constants)."""
+    """(statement, shape, dtype, alignment or None) of each `s = cuda.shared.array(shape, dtype)` in a kernel's
+    FunctionDef, evaluated in `namespace` (the kernel's globals and constants). A declaration
+    written any other way (annotated, in a tuple, a walrus, inside a call) or with a shape this cannot
+    read is a ValueError naming its line."""
+    parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
+    local = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    local |= {a.arg for a in ast.walk(func) if isinstance(a, ast.arg)}
     found = []
-    for node in ast.walk(func):
-        if isinstance(node, ast.Assign) and is_call(node.value, "cuda.shared.array"):
-            call = node.value
-            args = call.args[:2] + [k.value for k in call.keywords if k.arg in ("shape", "dtype")]
-            shape, dtype = (_value(a, namespace) for a in args[:2])
-            found.append((node, tuple(int(n) for n in np.atleast_1d(shape)), dtype))
+    for call in (n for n in ast.walk(func) if is_call(n, "cuda.shared.array")):
+        node = parents.get(call)
+        if not (isinstance(node, ast.Assign) and node.value is call and len(node.targets) == 1 and
+                isinstance(node.targets[0], ast.Name)):
+            raise refusal(call, _("declare each shared array as a statement of its own, name = "
+                                  "cuda.shared.array(shape, dtype), so that its reads and stores are counted"),
+                          ast.unparse(node if isinstance(node, ast.stmt) else call))
+        given = shared_arguments(call)
+        shape, dtype, alignment = (_value(given[k], namespace, local, node) if k in given else None
+                                   for k in SHARED_ARGUMENTS)
+        try:
+            found.append((node, tuple(int(n) for n in np.atleast_1d(shape)), dtype, alignment))
+        except (TypeError, ValueError):
+            raise refusal(node, _("a shared array's shape must be whole numbers, not {shape}").format(
+                shape=repr(shape))) from None
     return found
 
 
-def _value(node, namespace):
+def _value(node, namespace, local, statement):
     """The value of a declaration's shape or dtype: numbers, constants' names, tuples of them, and
-    dotted names (np.float32); anything else is a ValueError (the contract allows nothing else)."""
+    dotted names (np.float32); anything else is a ValueError naming the line."""
     if isinstance(node, ast.Constant):
         return node.value
-    if isinstance(node, ast.Name):
+    if isinstance(node, ast.Name) and node.id not in local and node.id in namespace:
         return namespace[node.id]
     if isinstance(node, ast.Tuple):
-        return tuple(_value(e, namespace) for e in node.elts)
+        return tuple(_value(e, namespace, local, statement) for e in node.elts)
     if isinstance(node, ast.Attribute):
-        return getattr(_value(node.value, namespace), node.attr)
-    raise ValueError(f"line {node.lineno}: {ast.unparse(node)}: a shared array's shape and type must be numbers, "
-                     "constants' names or dotted names")
+        owner = _value(node.value, namespace, local, statement)
+        if hasattr(owner, node.attr):
+            return getattr(owner, node.attr)
+    raise refusal(statement, _("{part}: a shared array's shape and type must be numbers, the names of constants "
+                               "(module globals, known when the kernel compiles) or dotted names such as "
+                               "numba.float32").format(part=ast.unparse(node)))
 
 
 def is_call(node, dotted):

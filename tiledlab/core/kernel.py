@@ -68,6 +68,9 @@ class Written:
     def compile(self, code, constants, launch_bounds):
         return build.from_function(self.function, constants, launch_bounds)
 
+    def reads(self):
+        return build.reads(self.function)
+
 
 @dataclass(frozen=True, eq=False)
 class Generated:
@@ -92,6 +95,9 @@ class Generated:
 
     def compile(self, code, constants, launch_bounds):
         return build.from_source(code.text, code.tree.name, self.namespace, launch_bounds, code.helpers)
+
+    def reads(self):
+        return ()  # its namespace is fixed
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,8 +124,11 @@ class Changed:
 
     def compile(self, code, constants, launch_bounds):
         return build.from_tree(code.tree, {**self.namespace, **constants}, code.filename,
-                               ("variant", self.base, code.helpers, ast.dump(code.tree), build.key(constants)),
-                               launch_bounds, code.helpers)
+                               ("variant", self.base, code.helpers, ast.dump(code.tree), build.key(constants),
+                                self.reads()), launch_bounds, code.helpers)
+
+    def reads(self):
+        return self.base.reads()
 
 
 def _lesson_tile(T):
@@ -165,7 +174,10 @@ class Kernel:
             if "T" not in self.constants:
                 raise ValueError(f"{self.name} has no tile width T: give its constants by name "
                                  f"({show(self.constants)} by default)")
-            given["T"] = validate_tile(tile)
+            tile = validate_tile(tile)
+            if given.setdefault("T", tile) != tile:
+                raise ValueError(_("tile={tile} and T={T} both give the tile width, differently: give one of them")
+                                 .format(tile=tile, T=given["T"]))
         for name, value in given.items():
             self._check_value(name, value)
         constants = {**self.constants, **{k: int(v) for k, v in given.items()}}
@@ -182,9 +194,13 @@ class Kernel:
             raise ValueError(f"{name} must be a whole number, got {value!r}")
         if value < 0:
             raise ValueError(f"{name} must not be negative, got {value}")
-        if self.fixed and value != self.constants[name]:
+        if self.fixed and value != self.constants[name] and isinstance(self.code, Changed):
             raise ValueError(f"{self.name} is code written for {show(self.constants)}; it cannot take "
                              f"{name}={value}: change the kernel it came from instead")
+        if self.fixed and value != self.constants[name]:
+            raise ValueError(_("{kernel} was specialized for {constants}; it cannot take {name}={value} as well: give "
+                               "one value, or pass the kernel it came from").format(
+                                   kernel=self.name, constants=show(self.constants), name=name, value=value))
 
     def sizes(self, constants):
         """((rows, cols) of C per block, (x, y) threads per block), checked against CUDA's limits."""
@@ -203,8 +219,14 @@ class Kernel:
         block, threads = self.sizes(constants)
         blockspergrid = (-(-N // block[1]), -(-M // block[0]))
         if blockspergrid[1] > MAX_GRID_Y:
-            raise ValueError(f"M={M} with {block[0]} rows of C per block needs {blockspergrid[1]} block rows; "
-                             f"gridDim.y allows {MAX_GRID_Y}: use a larger tile")
+            need = -(-M // MAX_GRID_Y)  # rows of C per block that would fit
+            tiles = [T for T in range(constants["T"] + 1, 33)
+                     if apply(self.block, {**constants, "T": T}, self.name)[0] >= need] if "T" in constants else []
+            advice = _("use tile={tile} or larger").format(tile=tiles[0]) if tiles else \
+                _("multiply A in parts of at most {rows:,} rows each").format(rows=MAX_GRID_Y * block[0])
+            raise ValueError(_("M={M:,} with {rows} rows of C per block needs {blocks:,} block rows; gridDim.y allows "
+                               "{most:,}: {advice}").format(M=M, rows=block[0], blocks=blockspergrid[1],
+                                                           most=MAX_GRID_Y, advice=advice))
         return blockspergrid, threads
 
     def launch_bounds(self, constants, given=None):
@@ -229,7 +251,7 @@ class Kernel:
         tree = tree or self.code.at(self.name, self._declared(constants)).tree
         try:
             found = contract.shared_declarations(tree, {**self.code.namespace, **constants})
-            return Shared(sum(int(np.prod(shape)) * np.dtype(str(dtype)).itemsize for _name, shape, dtype in found))
+            return Shared(sum(int(np.prod(shape)) * np.dtype(str(dtype)).itemsize for _name, shape, dtype, *_ in found))
         except Exception:  # noqa: BLE001  a name only the kernel's own build knows, or an unusual dtype
             return None
 
@@ -266,9 +288,11 @@ class Kernel:
 
     def compiled(self, bound, launch_bounds=None):
         """The compiled kernel at constants that `bind` returned, built once per set of them and card."""
-        key = (build.key(bound), launch_bounds, cards.current())  # another card is checked again
+        # another card is checked again; a global the code reads, changed since, makes another program
+        key = (build.key(bound), launch_bounds, cards.current(), self.code.reads())
         if key not in self._builds:
             self._builds[key] = self.code.compile(self.checked_code(bound, launch_bounds), bound, launch_bounds)
+            _built[self._builds[key]] = (self, bound)
         return self._builds[key]
 
     def checked_code(self, constants, launch_bounds=None):
@@ -307,6 +331,9 @@ class Kernel:
         function, so its builds are kept)."""
         if isinstance(obj, Kernel):
             return obj
+        if contract.is_kernel(obj) and obj in _built:  # a build (specialize): its kernel at its constants
+            kernel, bound = _built[obj]
+            return replace(kernel, constants={k: bound[k] for k in kernel.constants}, fixed=True)
         if contract.is_kernel(obj) and obj.py_func in _wrapped:
             return _wrapped[obj.py_func]
         if contract.is_device_function(obj):
@@ -320,6 +347,7 @@ class Kernel:
 
 
 _wrapped = {}  # plain function → its Kernel with the lesson's geometry
+_built = {}  # a compiled build → (the Kernel, the constants it was built with)
 
 
 def lesson(kernel, idea="", family="student"):

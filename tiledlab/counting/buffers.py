@@ -12,7 +12,14 @@ OPERANDS = ("A", "B", "C")  # counts are keyed by argument position, not by the 
 TRACE_FIELDS = ("operand", "i", "j", "by", "bx", "ty", "tx", "seq", "epoch")
 # One record per shared-memory access: array = position among the kernel's shared arrays; store 0/1.
 SHARED_TRACE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "epoch", "store")
-HAZARDS = ("read_after_write", "write_after_read", "write_after_write", "copy_in_flight")  # the last: cp_async4
+# Shared-memory hazards by kind. copy_in_flight: a cp_async4 copy read or overwritten before a wait covered it;
+# divergent_barrier: a barrier not every thread of the block reached alike (seen by the simulator's barrier).
+HAZARDS = ("read_after_write", "write_after_read", "write_after_write", "copy_in_flight", "divergent_barrier")
+# The first of each hazard kind, and (last row) the first access outside its array, one row each: `what` is the
+# shared array, or the operand (0-2, or 3 + shared array) accessed outside; f7 the other thread (its index + 1),
+# or 1 for a store; f8 both lines (line * LINES + the other's), or the line; claimed: how many there were.
+EXAMPLE_FIELDS = ("what", "i", "j", "by", "bx", "ty", "tx", "f7", "f8", "claimed")
+LINES = 1 << 20  # more lines than any kernel's file has
 STAMP = 2048  # a thread's stamp: block or epoch * STAMP + its index in the block + 1 (at most 1024 threads)
 
 
@@ -33,6 +40,7 @@ class CountingBuffers:
             ("shared_reads", np.int64, grid, 0),
             ("shared_stores", np.int64, grid, 0),
             ("hazards", np.int64, lambda L, cap: (len(HAZARDS),), 0),
+            ("examples", np.int64, lambda L, cap: (len(HAZARDS) + 1, len(EXAMPLE_FIELDS)), 0),
             ("C_stores", np.int64, _operand_shape(2), 0),         # stores into each element of C
             ("C_writer", np.int64, _operand_shape(2), -1),        # stamp (block * STAMP + thread) of its first
             ("C_other_writer", np.int64, _operand_shape(2), -1),  # ... and of another thread storing it too
@@ -82,8 +90,9 @@ def _one(L, cap):
 
 
 def _stamp_table(shape):
-    # per block and element: the highest stamp of this epoch, and the lowest counted downwards (rewrite._tl_touch)
-    return lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1], *shape, 2)
+    # per block and element: the highest stamp of this epoch, the lowest counted downwards, the line of the
+    # latest touch (rewrite._tl_touch)
+    return lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1], *shape, 3)
 
 
 def _block_table(shape):

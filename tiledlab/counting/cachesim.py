@@ -16,7 +16,8 @@ def address_stream(count, line_bytes=LINE_BYTES):
     t = count.trace
     M, K, N = count.shape
     t = t[np.lexsort((t.tx, t.ty, t.seq, t.bx, t.by))]  # block, then step, then thread
-    words = np.where(t.operand == 0, t.i * K + t.j, M * K + t.i * N + t.j)
+    start, width = np.array([0, M * K, M * K + K * N]), np.array([K, N, N])  # A, B, C one after another
+    words = start[t.operand] + t.i * width[t.operand] + t.j
     return words * 4 // line_bytes
 
 

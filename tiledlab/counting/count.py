@@ -1,14 +1,48 @@
 """Run a kernel with counting switched on and return what it fetched, from where, and how often."""
+import linecache
+from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
+from .. import simulator
 from ..backend import SIMULATOR
 from ..core.launch import prepare
 from ..i18n import _
-from .buffers import HAZARDS, OPERANDS, SHARED_TRACE_FIELDS, STAMP, as_records
+from .buffers import EXAMPLE_FIELDS, HAZARDS, LINES, OPERANDS, SHARED_TRACE_FIELDS, STAMP, as_records
 from .recorded import second_count
 from .rewrite import instrumented
+
+
+class LaunchFailed(ValueError):
+    """The counted kernel read or stored outside an array, or failed: what, where, by which thread."""
+
+
+class Hazard(NamedTuple):
+    """One example of a hazard kind: `thread` met `other` (both (ty, tx) in `block`, (by, bx)) at `element`
+    (i, j) of the shared array `array`; `line` is this thread's, `other_line` the other's (None: unknown).
+    `across_loop`: a barrier stands between the two lines, so the accesses met in two passes of a loop.
+    For a divergent barrier, `line` is the barrier `thread` reached and `other` did not."""
+    kind: str
+    array: str
+    element: tuple
+    block: tuple
+    thread: tuple
+    other: tuple
+    line: int
+    other_line: int
+    code: str
+    other_code: str
+    across_loop: bool = False
+
+
+class Hazards(dict):
+    """Hazards by kind (buffers.HAZARDS), with one example of each kind seen in `examples`."""
+
+    def __init__(self, counts, examples=None):
+        super().__init__(counts)
+        self.examples = examples or {}
 
 
 @dataclass
@@ -21,7 +55,7 @@ class LoadCount:
     thread_loads: np.ndarray   # global loads made by each thread, indexed [row, col] of the thread grid
     shared_reads: np.ndarray   # shared-memory reads made by each thread
     shared_stores: np.ndarray  # shared-memory writes made by each thread
-    hazards: dict         # barrier hazards seen in shared memory (0 everywhere for a correct kernel)
+    hazards: dict         # Hazards seen in shared memory and at barriers (0 everywhere for a correct kernel)
     C: np.ndarray         # the product the counted launch computed
     trace: np.recarray = None  # one record per global load (fields: buffers.TRACE_FIELDS), when asked for
     shared_trace: np.recarray = None  # one record per shared access (buffers.SHARED_TRACE_FIELDS), likewise
@@ -29,6 +63,7 @@ class LoadCount:
     constants: dict = None  # every compile-time constant of the counted build ({"T": 4}, {"BM": 64, ...})
     C_stores: np.ndarray = None  # stores into each element of C
     C_races: list = None  # elements of C stored by two threads: (i, j, first, other), each (by, bx, ty, tx)
+    unused_shared: tuple = ()  # shared arrays declared but never read nor stored in this launch
 
     @property
     def A(self):
@@ -68,19 +103,24 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
 
     On the simulator every launch is counted twice, by the rewrite and by operands that record each
     element read and stored (`recorded`); when the two differ this raises a RuntimeError instead of
-    returning a count. On a GPU only the rewrite counts.
+    returning a count. On a GPU only the rewrite counts. A read or store outside its array, or an
+    error of the kernel, is a LaunchFailed (a ValueError) naming the line and the thread.
     """
     launch = prepare(kernel, A, B, tile, build=instrumented, **constants)
     capacity = trace_room(launch) if trace else 0
-    buffers = launch.kernel.buffers
+    build = launch.kernel
+    buffers = build.buffers
     arrays = buffers.allocate(launch, capacity)
     second = second_count(launch, SIMULATOR)
-    if second:
-        with second.armed():
+    failure = None
+    with second.armed() if second else nullcontext(), \
+            simulator.watching() if SIMULATOR else nullcontext([]) as divergent:
+        try:
             launch(*arrays)
-    else:
-        launch(*arrays)
+        except Exception as error:  # noqa: BLE001  the kernel's own error: said below with its line
+            failure = error
     got = buffers.read(arrays)
+    _refuse_failure(dict(zip(EXAMPLE_FIELDS, map(int, got["examples"][-1]))), failure, launch)
     if second:
         second.compare(got, launch.name)
     made, shared_made = int(got["trace_pos"][0]), int(got["shared_trace_pos"][0])
@@ -91,18 +131,83 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         kernel=launch.name, shape=launch.shape, tile=launch.tile,
         maps={op: got[f"count_{op}"] for op in OPERANDS},
         thread_loads=got["thread_loads"], shared_reads=got["shared_reads"], shared_stores=got["shared_stores"],
-        hazards=dict(zip(HAZARDS, map(int, got["hazards"]))), C=np.asarray(launch.result()),
+        hazards=_hazards(got, divergent, launch), C=np.asarray(launch.result()),
         trace=as_records(got["trace"][:made]) if trace else None,
         shared_trace=as_records(got["shared_trace"][:shared_made], SHARED_TRACE_FIELDS) if trace else None,
         shared=dict(buffers.shared), constants=dict(launch.constants),
-        C_stores=got["C_stores"], C_races=races(got["C_writer"], got["C_other_writer"], launch))
+        C_stores=got["C_stores"], C_races=races(got["C_writer"], got["C_other_writer"], launch),
+        unused_shared=tuple(name for name in buffers.shared if (got[f"wrote_{name}"][..., 0] < 0).all() and
+                            (got[f"read_{name}"][..., 0] < 0).all()))
+
+
+def _block(launch, b):
+    return divmod(int(b), launch.blockspergrid[0])  # (by, bx)
+
+
+def _thread(launch, me):
+    return divmod(int(me) - 1, launch.threadsperblock[0])  # (ty, tx) of a thread's index in its block + 1
 
 
 def races(writer, other, launch):
     """(i, j, first, other) for each element of C stored by two threads; threads as (by, bx, ty, tx)."""
     def thread(stamp):
         block, me = divmod(int(stamp), STAMP)
-        by, bx = divmod(block, launch.blockspergrid[0])
-        ty, tx = divmod(me - 1, launch.threadsperblock[0])
-        return by, bx, ty, tx
+        return _block(launch, block) + _thread(launch, me)
     return [(int(i), int(j), thread(writer[i, j]), thread(other[i, j])) for i, j in np.argwhere(other >= 0)]
+
+
+def _code(launch, line):
+    return linecache.getline(launch.kernel.filename, line).strip() if line else None
+
+
+def _hazards(got, divergent, launch):
+    """The launch's Hazards: the rewrite's counts and examples, and the simulator's divergent barriers."""
+    names = list(launch.kernel.buffers.shared)
+    examples = {}
+    for kind, row in zip(HAZARDS, got["examples"]):
+        h = dict(zip(EXAMPLE_FIELDS, map(int, row)))
+        if h["claimed"]:
+            line, other_line = divmod(h["f8"], LINES)
+            first, last = sorted((line, other_line or line))
+            examples[kind] = Hazard(kind, names[h["what"]], (h["i"], h["j"]), (h["by"], h["bx"]), (h["ty"], h["tx"]),
+                                    _thread(launch, h["f7"]), line, other_line or None, _code(launch, line),
+                                    _code(launch, other_line), any(first < b < last for b in launch.kernel.barriers))
+    counts = dict(zip(HAZARDS, map(int, got["hazards"])))
+    counts["divergent_barrier"] = len(divergent)
+    if divergent:
+        (bx, by, _z), waiting, finished = divergent[0]
+        site, *elsewhere = sorted(waiting, key=lambda where: where[1])  # (file, line) where threads waited
+        other = waiting[elsewhere[0]][0] if elsewhere else finished[0]
+        other_line = elsewhere[0][1] if elsewhere else None
+        examples["divergent_barrier"] = Hazard("divergent_barrier", None, None, (by, bx), waiting[site][0][1::-1],
+                                               other[1::-1], site[1], other_line, _code(launch, site[1]),
+                                               _code(launch, other_line))
+    return Hazards(counts, examples)
+
+
+def _refuse_failure(f, failure, launch):
+    """Raise a LaunchFailed for the launch's first access outside its array (`f`, the row _tl_inside kept)
+    or for the kernel's own error (`failure`), naming the kernel's line; nothing when neither."""
+    build = launch.kernel
+    if f["claimed"]:
+        names = [*build.params, *build.buffers.shared]
+        name = names[f["what"]]
+        rows, cols = (launch.A, launch.B, launch.C)[f["what"]].shape if f["what"] < 3 else build.buffers.shared[name]
+        raise LaunchFailed(_("line {line}: {code}: thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx}) {verb} "
+                             "{name}[{i}, {j}], outside {name} ({rows}×{cols}: rows 0–{last_row}, columns "
+                             "0–{last_col}). Guard this {access}: make it only where its row and column lie inside "
+                             "{name}.").format(**f, line=f["f8"], code=repr(_code(launch, f["f8"])), name=name,
+                                               verb=_("stores") if f["f7"] else _("reads"), rows=rows, cols=cols,
+                                               last_row=rows - 1, last_col=cols - 1,
+                                               access=_("store") if f["f7"] else _("read"))) from None
+    if failure is None:
+        return
+    line = None
+    tb = failure.__traceback__
+    while tb:  # the last frame in the kernel's own file: the student's line
+        line = tb.tb_lineno if tb.tb_frame.f_code.co_filename == build.filename else line
+        tb = tb.tb_next
+    if line is None:
+        raise failure
+    raise LaunchFailed(_("line {line}: {code}: the kernel failed here: {error}").format(
+        line=line, code=repr(_code(launch, line)), error=f"{type(failure).__name__}: {failure}")) from None

@@ -4,10 +4,13 @@ The rewrite counts the accesses it can see, `X[i, j]` of an argument or a shared
 the barrier epoch at each `cuda.syncthreads()` (or `_count`, `_and`, `_or`) it can see. Anything through
 which an access or a barrier could happen unseen is refused here, with its line and what to write
 instead: another name for an array (an alias, a tuple, a list, a function's parameter, a lambda or a
-nested function), a view (a row, a slice, `.T`), iteration over an array, `global`/`nonlocal`, numba's
-`cuda` module under another name, a barrier inside an expression, and a helper function that uses
-`cuda` itself (a barrier, shared array or atomic in it would not be seen). A helper that takes and
-returns numbers only (such as the generated kernels' `row_fma`) is fine: it loads nothing.
+nested function), a view (a row, a slice anywhere, `.T`), an index that is not one element, iteration
+over an array, `global`/`nonlocal`, numba's `cuda` module or its barriers and `cuda.shared` under
+another name (local, global, through a module, `from numba.cuda import ...`), a shared array declared
+other than as `name = cuda.shared.array(shape, dtype)` (core.contract), a barrier inside an expression,
+and a helper function that uses `cuda` itself, under any name (a barrier, shared array or atomic in it
+would not be seen). A helper that takes and returns numbers only (such as the generated kernels'
+`row_fma`) is fine: it loads nothing.
 
 The inline-PTX calls of tiledlab.core.ptx are counted too, so each must be written where the rewrite can
 see all of it: called by its own name in the kernel itself (not aliased, not inside a helper), with its
@@ -17,31 +20,61 @@ from an input into a shared array declared with alignment=16, as a statement of 
 """
 import ast
 import builtins
+import functools
 import inspect
 import textwrap
 import types
 
-import numba
 import numpy as np
 from numba import cuda
 
 from ..core import ptx
-from ..i18n import _
+from ..core.contract import is_call, refusal, shared_declarations
+from ..i18n import N_, _
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 BARRIERS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
 ARRAY_ATTRIBUTES = ("shape",)  # reading these reads no element
 
 
-def refusal(node, why, code=None):
-    """The ValueError for `node`: its line, its code, and why it cannot be counted."""
-    code = repr(code or ast.unparse(node).strip())
-    return ValueError(_("line {line}: {code}: {why}").format(line=node.lineno, code=code, why=why))
-
-
 def is_barrier(node):
     """True for a call cuda.syncthreads(), cuda.syncthreads_count(p), _and(p) or _or(p)."""
     return isinstance(node, ast.Call) and ast.unparse(node.func) in {f"cuda.{b}" for b in BARRIERS}
+
+
+# What of numba's cuda module a barrier or a shared array could go unseen through under another name, with
+# members (on a GPU; the simulator's module has none of them until a kernel runs)
+_HIDDEN = {"shared": ("array",), "cg": ("this_grid",), "atomic": (), "syncwarp": (), **{b: () for b in BARRIERS}}
+
+
+@functools.cache
+def _cuda_parts():
+    """{id: 'cuda.shared', 'cuda.shared.array', ...} of those parts."""
+    parts = {name: getattr(cuda, name, None) for name in _HIDDEN}
+    parts.update({f"{name}.{m}": getattr(parts[name], m, None) for name, members in _HIDDEN.items() for m in members})
+    return {id(part): f"cuda.{name}" for name, part in parts.items() if part is not None}
+
+
+def cuda_part(value):
+    """'cuda' for numba's cuda module, 'cuda.syncthreads', 'cuda.shared.array', ... for those parts of it;
+    None for anything else."""
+    return "cuda" if value is cuda else _cuda_parts().get(id(value))
+
+
+def _renamed(used, part):
+    """The refusal of `used`, which is numba's `part` under another name."""
+    if part == "cuda":
+        return _("{used} is numba's cuda module under another name: write cuda.syncthreads() and the like with the "
+                 "module named cuda, so that every barrier is seen").format(used=used)
+    return _("{used} is numba's {part} under another name: write {part} as it stands, with the module named cuda, "
+             "so that every barrier and shared array is seen").format(used=used, part=part)
+
+
+def _locals(func):
+    """The names a function's code binds: assigned, its parameters, its nested definitions."""
+    names = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    names |= {a.arg for a in ast.walk(func) if isinstance(a, ast.arg)}
+    return names | {d.name for d in ast.walk(func) if isinstance(d, _DEFINITIONS) and d is not func}
 
 
 def ptx_name(node, namespace, local=()):
@@ -93,10 +126,8 @@ class _Scan:
         self.arrays = (*self.inputs, output, *self.shared)
         self.namespace = namespace
         self.parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
-        self.local = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-        self.local |= {a.arg for a in ast.walk(func) if isinstance(a, ast.arg)}
-        self.local |= {d.name for d in ast.walk(func) if isinstance(d, _DEFINITIONS) and d is not func}
-        self.alignment = shared_alignment(func, namespace)
+        self.local = _locals(func)
+        self.alignment = {node.targets[0].id: alignment for node, *_, alignment in shared_declarations(func, namespace)}
 
     def problem(self, node):
         """(node, why) when `node` could hide an access or a barrier; None when it is fine."""
@@ -125,7 +156,8 @@ class _Scan:
     def _array_use(self, node):
         name, parent = node.id, self.parents.get(node)
         if not isinstance(node.ctx, ast.Load):
-            if name in self.shared and isinstance(parent, ast.Assign) and parent.targets == [node]:
+            if name in self.shared and isinstance(parent, ast.Assign) and parent.targets == [node] and \
+                    is_call(parent.value, "cuda.shared.array"):
                 return None  # its declaration (shared_arrays refuses two of one name)
             return _("{name} names an array of the kernel: give other values other names").format(name=name)
         if isinstance(parent, ast.Subscript) and parent.value is node:
@@ -152,6 +184,9 @@ class _Scan:
         if any(isinstance(e, (ast.Slice, ast.Starred)) for e in index.elts):
             return _("a slice of {name} is a view whose loads could not be counted: index {name}[i, j]").format(
                 name=name)
+        if any(isinstance(e, (ast.Tuple, ast.List, ast.Set, ast.Dict)) or isinstance(e, ast.Constant) and
+               (not isinstance(e.value, int) or isinstance(e.value, bool)) for e in index.elts):
+            return _("index {name}[i, j] with two whole numbers, one element at a time").format(name=name)
         if isinstance(node.ctx, ast.Load):
             return None
         if name in self.inputs:
@@ -177,10 +212,10 @@ class _Scan:
 
     def _global_use(self, node):
         value = self.namespace.get(node.id)
-        if value is cuda or value is numba and isinstance(self.parents.get(node), ast.Attribute):
-            return _("{name} is numba's cuda module under another name: write cuda.syncthreads() and the like "
-                     "with the module named cuda, so that every barrier is seen").format(name=node.id)
-        return None
+        if isinstance(value, slice):
+            return _(_SLICE)
+        part = cuda_part(value)
+        return _renamed(node.id, part) if part else None
 
     def _Attribute(self, node):
         name = ptx_name(node, self.namespace, self.local)
@@ -188,7 +223,21 @@ class _Scan:
             return _("{used} is tiledlab.core.ptx's {name}: import it with `from tiledlab.core.ptx import {name}` "
                      "and call it as {name}(...), so that the count sees it").format(used=ast.unparse(node), name=name)
         if not (isinstance(node.value, ast.Name) and node.value.id == "cuda"):
-            return None
+            root = node.value
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id == "cuda" or \
+                    _global_value(node.value, self.namespace, self.local) is cuda:
+                return None  # cuda.<name>.<more>, and cu.<name>: cuda.<name> and the name cu are checked
+            part = cuda_part(_global_value(node, self.namespace, self.local))
+            return _renamed(ast.unparse(node), part) if part else None
+        if node.attr == "shared":
+            declared = self.parents.get(node)
+            if isinstance(declared, ast.Attribute) and declared.attr == "array" and \
+                    isinstance(self.parents.get(declared), ast.Call) and self.parents[declared].func is declared:
+                return None  # a declaration: contract.shared_declarations refuses any other form of it
+            return _("use cuda.shared only to declare a shared array, name = cuda.shared.array(shape, dtype); "
+                     "under another name its reads and stores would not be counted")
         if node.attr in BARRIERS:
             parent = self.parents.get(node)
             return None if isinstance(parent, ast.Call) and parent.func is node else \
@@ -215,18 +264,11 @@ class _Scan:
         return self._callee(node.func)
 
     def _callee(self, func):
-        if isinstance(func, ast.Name):
-            if func.id in self.local:
-                return _("call {name}: call only functions defined outside the kernel").format(name=func.id)
-            value = self.namespace.get(func.id, getattr(builtins, func.id, None))
-        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
-                func.value.id not in self.local and func.value.id != "cuda":
-            value = getattr(self.namespace.get(func.value.id), func.attr, None)
-        elif isinstance(func, ast.Attribute):
-            return None  # cuda.grid(2), and methods of local values
-        else:
+        if isinstance(func, ast.Name) and func.id in self.local:
+            return _("call {name}: call only functions defined outside the kernel").format(name=func.id)
+        if not isinstance(func, (ast.Name, ast.Attribute)):
             return _("call functions by name: {call}(...) could not be followed").format(call=ast.unparse(func))
-        return helper_problem(value, ast.unparse(func))
+        return helper_problem(_callable(func, self.namespace, self.local), ast.unparse(func))
 
     # --- tiledlab.core.ptx: wide loads and asynchronous copies -------------------------------------------
     def _ptx_use(self, node):
@@ -296,33 +338,28 @@ class _Scan:
 
     _FunctionDef = _AsyncFunctionDef = _Lambda = _ClassDef = _nested
 
+    def _Slice(self, node):
+        return _(_SLICE)
+
     def _Global(self, node):
         return _("global and nonlocal names in a kernel are not counted: pass values as constants")
 
     _Nonlocal = _Global
 
 
+_SLICE = N_("a slice makes a view, whose loads and stores could not be counted: index one element, X[i, j]")
 _ARRAY_ARGUMENTS = {"ldg4": {0: "input"}, "cp_async4": {0: "shared", 3: "input"}, "cp_async_commit": {},
                     "cp_async_wait": {}}  # argument position → the kind of array it must be
 _SIGNATURES = {"ldg4": "ldg4(A, i, j)", "cp_async4": "cp_async4(sA, di, dj, A, si, sj)",
                "cp_async_commit": "cp_async_commit()", "cp_async_wait": "cp_async_wait(n)"}
 
 
-def shared_alignment(func, namespace):
-    """{name: the alignment= of its declaration, or None} of each `s = cuda.shared.array(...)` in `func`."""
-    found = {}
-    for node in ast.walk(func):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
-                isinstance(node.value, ast.Call) and ast.unparse(node.value.func) == "cuda.shared.array":
-            call = node.value
-            given = call.args[2:3] + [k.value for k in call.keywords if k.arg == "alignment"]
-            value = None
-            if given and isinstance(given[0], ast.Constant):
-                value = given[0].value
-            elif given and isinstance(given[0], ast.Name):
-                value = namespace.get(given[0].id)
-            found[node.targets[0].id] = value
-    return found
+def _callable(func, namespace, local):
+    """The function a call's `func` names: a global, a builtin, or a dotted name through modules; None
+    for cuda.<name> and for methods of local values."""
+    if isinstance(func, ast.Name):
+        return None if func.id in local else namespace.get(func.id, getattr(builtins, func.id, None))
+    return _global_value(func, namespace, local)
 
 
 def _user_function(value):
@@ -331,7 +368,9 @@ def _user_function(value):
 
 def helper_problem(value, name, seen=None):
     """Why a call of the helper `value` could hide a barrier or an access (None when it cannot): a helper
-    may take and return numbers, but may not use cuda, nor call a helper that does."""
+    may take and return numbers, but may not use cuda (under any name), nor call a helper that does."""
+    if value is slice:
+        return _(_SLICE)
     if _ptx_of(value):
         return _("{name} is tiledlab.core.ptx's {ptx} inside a helper: its loads, stores and "
                  "groups would not be counted; call it in the kernel itself").format(name=name, ptx=_ptx_of(value))
@@ -347,12 +386,14 @@ def helper_problem(value, name, seen=None):
     except (OSError, TypeError, SyntaxError, IndexError):
         return _("the helper {name} has no source tiledlab can read: write its code in the kernel").format(name=name)
     tree.decorator_list = []  # @cuda.jit(device=True) is not a use of cuda
+    namespace, local = fn.__globals__, _locals(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and (node.id == "cuda" or fn.__globals__.get(node.id) in (cuda, numba)):
+        if isinstance(node, (ast.Name, ast.Attribute)) and \
+                (getattr(node, "id", None) == "cuda" or cuda_part(_global_value(node, namespace, local))):
             return _("the helper {name} uses cuda: a barrier, shared array or atomic inside a helper would not be "
                      "seen; write it in the kernel").format(name=name)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            inner = helper_problem(fn.__globals__.get(node.func.id), f"{name} → {node.func.id}", seen)
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+            inner = helper_problem(_callable(node.func, namespace, local), f"{name} → {ast.unparse(node.func)}", seen)
             if inner:
                 return inner
     return None

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..core.formulas import naive_loads, shared_traffic, tiled_loads
 from ..core.launch import matmul
-from .count import count_loads
+from .count import LaunchFailed, count_loads
 from ..i18n import N_, _
 from .hazards import hazard_message
 from .outcomes import recorded
@@ -28,7 +28,8 @@ NOTEBOOK_HINTS = (N_("read each A[row, k] once into a register and use it for bo
 def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
           hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None):
     """Run a student's @cuda.jit(A, B, C) kernel: look for barrier hazards and for elements of C stored
-    by two threads, compare with numpy on odd shapes, then count its global loads.
+    by two threads, compare with numpy (in float64) on odd shapes and on the counted launches, then
+    count its global loads.
 
     With limit_loads=True the kernel must also load no more than the tiled formula, so a naive kernel fails.
     `max_loads(M, K, N, T)` sets another limit on loads, for exercises with their own count, and
@@ -36,12 +37,19 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
     `max_shared_reads_per_fma` the same limit as a number per multiply-add of the T×T tiles (the zeros of
     edge tiles included, as `formulas.shared_traffic` counts them).
     `hint` is what to try when a kernel loads more than the exercise allows.
-    A kernel the counting lab cannot follow fails, with the line it could not follow. A thread may
-    store its own element of C more than once (accumulating in C): that passes, with a note.
+    A kernel the counting lab cannot follow fails, with the line it could not follow; one that reads
+    outside an array or fails, with the line and the thread. A thread may store its own element of C
+    more than once (accumulating in C): that passes, with a note.
     Returns True when everything holds; prints what went wrong otherwise.
     """
     if max_shared_reads and max_shared_reads_per_fma is not None:
         raise ValueError(_("give max_shared_reads or max_shared_reads_per_fma, not both"))
+    passed = _checked(kernel, tile, limit_loads, max_loads, shapes, seed, max_shared_reads, hint,
+                      max_shared_reads_per_fma)
+    return passed
+
+
+def _checked(kernel, tile, limit_loads, max_loads, shapes, seed, max_shared_reads, hint, max_shared_reads_per_fma):
     rng = np.random.default_rng(seed)
     shapes = list(shapes) + [tuple(int(n) for n in rng.integers(1, 3 * tile + 5, size=3)) for _draw in range(2)]
 
@@ -50,24 +58,26 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
 
     counted = []
     for M, K, N in COUNT_SHAPES:  # hazards first: a missing barrier is the cause of any wrong result
-        try:
-            with np.errstate(all="ignore"):
-                counted.append(count_loads(kernel, *operands(M, K, N), tile))
-        except ValueError as refused:
-            print(_("tiledlab cannot count this kernel: {refusal}").format(refusal=refused))
+        A, B = operands(M, K, N)
+        c = _counted(kernel, A, B, tile)
+        if c is None:
             return False
-        if any(counted[-1].hazards.values()):
-            print(f"A {M}×{K} · B {K}×{N}, tile={tile}: {hazard_message(counted[-1].hazards)}")
+        if any(c.hazards.values()):
+            print(f"{_what(A, B, tile)}: {hazard_message(c.hazards)}")
             return False
-        if counted[-1].C_races:
-            _print_race(counted[-1].C_races[0], f"A {M}×{K} · B {K}×{N}, tile={tile}")
+        if c.C_races:
+            _print_race(c.C_races[0], _what(A, B, tile))
             return False
+        counted.append((c, A, B))
     for M, K, N in shapes:
         A, B = operands(M, K, N)
-        with np.errstate(all="ignore"):
-            C = matmul(A, B, kernel, tile)
-        if not _same(C, A @ B, _("A {M}×{K} · B {K}×{N} with tile={tile}").format(M=M, K=K, N=N, tile=tile)):
+        C = _run(kernel, A, B, tile)
+        if C is None or not _same(C, _spec(A, B), _what(A, B, tile, joined=True)):
             return False
+    for c, A, B in counted:  # the counted launches computed the product too (a count of wrong work is no count)
+        if not _same(c.C, _spec(A, B), _("{what}, a counted launch").format(what=_what(A, B, tile, joined=True))):
+            return False
+    counted = [c for c, *_operands in counted]
     limits = [max_loads(M, K, N, tile) if max_loads else sum(tiled_loads(M, K, N, tile).values())
               for M, K, N in COUNT_SHAPES]
     print(_("Correct on {shapes} shapes. Global loads of A and B:").format(shapes=len(shapes)))
@@ -80,6 +90,7 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
         if limit_loads and c.total > limit:
             print(_("Right answer, but {loads:,} loads is more than the {limit:,} this exercise allows: {hint}")
                   .format(loads=c.total, limit=limit, hint=_(hint)))
+            _note_unused(counted)
             return False
     if max_shared_reads_per_fma is not None:
         max_shared_reads = _per_fma(max_shared_reads_per_fma)
@@ -89,8 +100,53 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
     if most > 1:
         print(_("Note: elements of C are stored more than once by the thread that owns it (up to {most} times): "
                 "each store is global-memory traffic; accumulate in a register and store once.").format(most=most))
+    _note_unused(counted)
     print(_("Passed."))
     return True
+
+
+def _what(A, B, tile, joined=False):
+    (M, K), N = A.shape, B.shape[1]
+    if not joined:
+        return f"A {M}×{K} · B {K}×{N}, tile={tile}"
+    return _("A {M}×{K} · B {K}×{N} with tile={tile}").format(M=M, K=K, N=N, tile=tile)
+
+
+def _spec(A, B):
+    return A.astype(np.float64) @ B.astype(np.float64)
+
+
+def _counted(kernel, A, B, tile):
+    """count_loads(kernel, A, B, tile), or None after printing why it gave no count."""
+    try:
+        with np.errstate(all="ignore"):
+            return count_loads(kernel, A, B, tile)
+    except LaunchFailed as failed:
+        print(f"{_what(A, B, tile)}: {failed}")
+    except ValueError as refused:
+        print(_("tiledlab cannot count this kernel: {refusal}").format(refusal=refused))
+    except Exception as error:  # noqa: BLE001  the two counts disagree, or the kernel did not compile: said plainly
+        print(f"{_what(A, B, tile)}: {type(error).__name__}: {error}")
+    return None
+
+
+def _run(kernel, A, B, tile):
+    """matmul(A, B, kernel, tile), or None after printing why it failed (through a count at this shape,
+    which names the line and the thread)."""
+    try:
+        with np.errstate(all="ignore"):
+            return matmul(A, B, kernel, tile)
+    except Exception as error:  # noqa: BLE001  no traceback for a student: what failed, and where
+        if _counted(kernel, A, B, tile) is not None:
+            print(f"{_what(A, B, tile)}: {type(error).__name__}: {error}")
+        return None
+
+
+def _note_unused(counted):
+    unused = sorted({name for c in counted for name in c.unused_shared})
+    if unused:
+        print(_("Note: {names} declared with cuda.shared.array but never read or stored: this kernel computes "
+                "without {them}.").format(names=", ".join(unused), them=_("it") if len(unused) == 1 else _("them")))
 
 
 def _print_race(race, what):
@@ -162,6 +218,11 @@ def predict(prediction, measured, rtol=0.0):
     """Compare a prediction with a measurement. The measured number is shown only once the prediction
     is right, so the stored output of an unanswered exercise gives nothing away. Returns True/False,
     or None while `prediction` is still None. Tuples and lists are compared item by item."""
+    verdict = _predicted(prediction, measured, rtol)
+    return verdict
+
+
+def _predicted(prediction, measured, rtol):
     if prediction is None:
         print(_("Write your prediction in `prediction`, then run this cell again: it measures and compares."))
         return None

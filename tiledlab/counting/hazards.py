@@ -1,30 +1,95 @@
-"""Shared-memory hazards in words. The checker counts four kinds (LoadCount.hazards): three for barriers,
-whose kind and number depend on the order the threads happened to run in, so the message names what a
-missing barrier does, never the kinds; and asynchronous copies (core.ptx.cp_async4) read or overwritten
-before a cp_async_wait covered them, which the simulator cannot show in the result (its copies land at
-once) but a GPU would."""
+"""Shared-memory hazards in words. The checker counts five kinds (LoadCount.hazards): three for barriers,
+whose kind and number depend on the order the threads happened to run in; asynchronous copies
+(core.ptx.cp_async4) read or overwritten before a cp_async_wait covered it, which the simulator cannot show
+in the result (its copies land at once) but a GPU would; and, on the simulator, a barrier that not every
+thread of a block reached. A count carries one example of each kind seen (`Hazards.examples`): the message
+names its array, element, threads and lines, and where the missing barrier or wait belongs."""
 from ..i18n import N_, _
 
 EFFECT = N_("two threads touched one shared element between the same two barriers, one of them writing")
 COPY = N_("an asynchronous copy into shared memory was read or overwritten before a cp_async_wait covered it")
+DIVERGENT = N_("in CUDA a barrier that not every thread of the block reaches is undefined behaviour (a hang, or a "
+               "wrong result)")
+_KINDS = {  # one example of each kind, in words
+    "read_after_write": N_("a read after a write: {other} stores {element} at {other_line}, and {thread} reads it at "
+                           "{line} with no barrier between"),
+    "write_after_read": N_("a write after a read: {thread} overwrites {element} at {line} while {other} still reads "
+                           "it at {other_line}"),
+    "write_after_write": N_("a write after a write: {other} stores {element} at {other_line} and {thread} at {line}, "
+                            "with no barrier between, so which value stays is a race"),
+    "copy_in_flight": N_("{thread} touches {element} at {line} while the copy into it by {other} may still be in "
+                         "flight"),
+}
+BARRIER_KINDS = ("read_after_write", "write_after_read", "write_after_write")
+
+
+def _thread(ty_tx):
+    return _("thread (ty={ty}, tx={tx})").format(ty=ty_tx[0], tx=ty_tx[1])
+
+
+def _line(line, code):
+    if not line:
+        return _("another line")
+    code = code if not code or len(code) <= 60 else code[:59] + "…"
+    return _("line {line}").format(line=line) + (f" ({code!r})" if code else "")
+
+
+def example(h):
+    """One Hazard (tiledlab.counting.count.Hazard) in words."""
+    return _("in block (by={by}, bx={bx}), {what}").format(by=h.block[0], bx=h.block[1], what=_(_KINDS[h.kind]).format(
+        thread=_thread(h.thread), other=_thread(h.other), element=f"{h.array}[{h.element[0]}, {h.element[1]}]",
+        line=_line(h.line, h.code), other_line=_line(h.other_line, h.other_code)))
+
+
+def _barrier_advice(h):
+    if h.kind == "write_after_write":
+        return _("let one thread store each element between two barriers")
+    first, second = sorted((h.line, h.other_line or h.line))
+    if h.across_loop:  # a barrier stands between the two lines: they met in two passes of a loop
+        return _("add a cuda.syncthreads() that every thread of the block passes after line {second}, at the end "
+                 "of the loop, before line {first} runs again").format(first=first, second=second)
+    return _("add a cuda.syncthreads() that every thread of the block passes between line {first} and line "
+             "{second}").format(first=first, second=second)
+
+
+def _divergent(h):
+    elsewhere = _("waits at {line} instead").format(line=_line(h.other_line, h.other_code)) if h.other_line else \
+        _("finished without reaching it")
+    return _("The cuda.syncthreads() at {line} is reached by {thread} of block (by={by}, bx={bx}) but not by {other}, "
+             "which {elsewhere}: {effect}. Take the barrier out of the condition (or move the early return after "
+             "it) so that every thread of the block passes it, and guard only the loads and stores.").format(
+                 line=_line(h.line, h.code), thread=_thread(h.thread), by=h.block[0], bx=h.block[1],
+                 other=_thread(h.other), elsewhere=elsewhere, effect=_(DIVERGENT))
 
 
 def hazard_message(hazards, count=True):
-    """One sentence about a launch's `hazards` (LoadCount.hazards). count=False leaves out the totals,
-    for output that must read the same on every run and backend (a barrier total depends on timing too)."""
-    copies = hazards.get("copy_in_flight", 0)
-    barrier = sum(hazards.values()) - copies
-    if not barrier and not copies:
+    """What a launch's `hazards` (LoadCount.hazards) say, with the example of each kind when it has one.
+    count=False leaves out the totals, which depend on the order the threads ran in."""
+    examples = getattr(hazards, "examples", {})
+    copies, divergent = hazards.get("copy_in_flight", 0), hazards.get("divergent_barrier", 0)
+    barrier = sum(hazards.get(kind, 0) for kind in BARRIER_KINDS)
+    if not barrier and not copies and not divergent:
         return _("no barrier hazards: no shared element was touched by two threads between the same two "
                  "barriers with one of them writing")
     said = []
+    if divergent:
+        h = examples.get("divergent_barrier")
+        said.append(_divergent(h) if h else _("A barrier not every thread reached: {effect}.").format(
+            effect=_(DIVERGENT)))
     if barrier:
         found = _("{n:,} barrier hazards").format(n=barrier) if count else _("barrier hazards")
+        h = next((examples[kind] for kind in BARRIER_KINDS if kind in examples), None)
         said.append(_("{found}: {effect}. A cuda.syncthreads() is missing, and on a GPU the result would change "
                       "from run to run.").format(found=found, effect=_(EFFECT)))
+        if h:
+            said.append(_("For example, {example}: {advice}.").format(example=example(h), advice=_barrier_advice(h)))
     if copies:
         found = _("{n:,} copies in flight").format(n=copies) if count else _("copies in flight")
         said.append(_("{found}: {effect}. A cp_async_wait (after its cp_async_commit) is missing or waits for too "
                       "few groups, and on a GPU the kernel would read what was there before the copy.")
                     .format(found=found, effect=_(COPY)))
+        if "copy_in_flight" in examples:
+            h = examples["copy_in_flight"]
+            said.append(_("For example, {example}: let cp_async_wait cover its group before line {line}.").format(
+                example=example(h), line=h.line))
     return ("" if said[0].endswith("。") else " ").join(said)  # no space between Chinese sentences

@@ -5,11 +5,13 @@ Every read `X[i, j]` of a kernel argument becomes `_tl_gload(...)`, which counts
 of `cuda.shared.array`s are counted too, and checked for barrier hazards: two threads touching one
 shared element between the same pair of `cuda.syncthreads()` calls, at least one of them writing.
 Every store `C[i, j] = v` is counted per element, with the first thread that stored it and any other
-(two threads storing one element is a race). `X[i, j] += v` counts as the load and the store it is.
-Every barrier form (`cuda.syncthreads()`, `_count`, `_and`, `_or`) starts a new epoch. Index expressions
-and arithmetic are left exactly as written. What the rewrite could not follow (`countable`: aliases,
-views, arrays passed to functions, nested functions, `cuda` under another name, ...) is refused with
-the line it is on, never skipped.
+(two threads storing one element is a race). `X[i, j] += v` counts as the load and the store it is,
+its index evaluated once, as Python does. Every barrier form (`cuda.syncthreads()`, `_count`, `_and`,
+`_or`) starts a new epoch. Index expressions and arithmetic are left exactly as written. Each helper call
+carries its line: an access outside its array is skipped and the launch's first one kept, and so is the
+first hazard of each kind with the thread it met, for messages that name the line, the element and the
+threads. What the rewrite could not follow (`countable`: aliases, views, arrays passed to functions,
+nested functions, `cuda` under another name, ...) is refused with the line it is on, never skipped.
 
 The inline-PTX calls of tiledlab.core.ptx are counted as what they move, element by element:
 `ldg4(A, i, j)` as four global loads A[i, j..j+3]; `cp_async4(sA, di, dj, A, si, sj)` as four global loads
@@ -28,13 +30,14 @@ from dataclasses import dataclass
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
 from ..core import build, ptx
-from ..core.contract import is_call, shared_declarations
+from ..core.contract import is_call, refusal, shared_declarations
 from ..core.launch import resolve
-from .buffers import OPERANDS, STAMP, CountingBuffers
-from .countable import check_countable, is_barrier, ptx_call, refusal
+from .buffers import LINES, OPERANDS, STAMP, CountingBuffers
+from .countable import check_countable, is_barrier, ptx_call
 from ..i18n import _
 
 _STAMP = STAMP  # the helpers' name for it: they are compiled apart from this module
+_LINES = LINES
 
 # Run at the top of the rewritten kernel: where this thread is, and how many barriers it has passed.
 _PROLOGUE = """
@@ -49,20 +52,40 @@ _ASYNC_PROLOGUE = "_tl_groups = 0"  # cp.async groups this thread has committed 
 # The helpers below are compiled into the kernel's own namespace: as device functions on a GPU, as
 # plain Python on the simulator (where they then see the simulator's per-launch `cuda` module).
 
+def _tl_row(table, p, what, i, j, f7, f8):
+    # Row p of a table: what (operand or shared array), i, j, this thread's block and index, two more.
+    table[p, 0] = what
+    table[p, 1] = i
+    table[p, 2] = j
+    table[p, 3] = cuda.blockIdx.y
+    table[p, 4] = cuda.blockIdx.x
+    table[p, 5] = cuda.threadIdx.y
+    table[p, 6] = cuda.threadIdx.x
+    table[p, 7] = f7
+    table[p, 8] = f8
+
+
 def _tl_record(trace, trace_pos, what, i, j, f7, f8):
-    # One row of a trace: what (operand or shared array), i, j, the thread's block and index, two more.
+    # One row of a trace, when there is one and room in it.
     if trace.shape[0] > 0:
         p = cuda.atomic.add(trace_pos, 0, 1)
         if p < trace.shape[0]:
-            trace[p, 0] = what
-            trace[p, 1] = i
-            trace[p, 2] = j
-            trace[p, 3] = cuda.blockIdx.y
-            trace[p, 4] = cuda.blockIdx.x
-            trace[p, 5] = cuda.threadIdx.y
-            trace[p, 6] = cuda.threadIdx.x
-            trace[p, 7] = f7
-            trace[p, 8] = f8
+            _tl_row(trace, p, what, i, j, f7, f8)
+
+
+def _tl_example(examples, kind, what, i, j, f7, f8):
+    # The first row of its kind (a hazard kind, or the last row: an access outside its array) is kept.
+    if cuda.atomic.add(examples, (kind, 9), 1) == 0:
+        _tl_row(examples, kind, what, i, j, f7, f8)
+
+
+def _tl_inside(arr, i, j, width, what, store, line, examples):
+    # True when arr[i, j .. j + width - 1] lies inside arr; otherwise the access is skipped, and the first
+    # such of the launch kept (what: operand, or 3 + shared array) for the message.
+    if 0 <= i and i < arr.shape[0] and 0 <= j and j + width <= arr.shape[1]:
+        return True
+    _tl_example(examples, examples.shape[0] - 1, what, i, j, store, line)
+    return False
 
 
 def _tl_gcount(operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j):
@@ -72,18 +95,25 @@ def _tl_gcount(operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, 
     _tl_record(trace, trace_pos, operand, i, j, seq, epoch)
 
 
-def _tl_gload(arr, operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j):
+def _tl_gload(arr, operand, counts, thread_loads, trace, trace_pos, x, y, epoch, line, examples, i, j):
+    if not _tl_inside(arr, i, j, 1, operand, 0, line, examples):
+        return arr[0, 0]
     _tl_gcount(operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j)
     return arr[i, j]
 
 
-def _tl_ldg4(arr, operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j):
+def _tl_ldg4(arr, operand, counts, thread_loads, trace, trace_pos, x, y, epoch, line, examples, i, j):
+    if not _tl_inside(arr, i, j, 4, operand, 0, line, examples):
+        v = arr[0, 0]
+        return v, v, v, v
     for q in range(4):  # one 128-bit load: four elements, four loads counted
         _tl_gcount(operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, j + q)
     return _tl_ptx_ldg4(arr, i, j)
 
 
-def _tl_gstore(arr, stores, writer, other_writer, mine, i, j, value):
+def _tl_gstore(arr, stores, writer, other_writer, mine, line, examples, i, j, value):
+    if not _tl_inside(arr, i, j, 1, 2, 1, line, examples):
+        return
     cuda.atomic.add(stores, (i, j), 1)
     first = cuda.atomic.cas(writer, (i, j), -1, mine)  # the first thread to store this element
     if first != -1 and first != mine:
@@ -91,50 +121,70 @@ def _tl_gstore(arr, stores, writer, other_writer, mine, i, j, value):
     arr[i, j] = value
 
 
-def _tl_seen(high, low, mine):
-    # True when the stamps (highest thread, lowest thread counted downwards) show a thread other than
-    # this one in this epoch (no barrier between).
+def _tl_other(high, low, mine):
+    # The thread (its index in the block + 1) other than this one that the stamps (highest thread, lowest
+    # thread counted downwards) show in this epoch, with no barrier between; 0 for none.
     if high // _STAMP != mine // _STAMP:
-        return False
-    return high != mine or (low // _STAMP == mine // _STAMP and _STAMP - low % _STAMP != mine % _STAMP)
+        return 0
+    if high != mine:
+        return high % _STAMP
+    if low // _STAMP == mine // _STAMP and _STAMP - low % _STAMP != mine % _STAMP:
+        return _STAMP - low % _STAMP
+    return 0
 
 
-def _tl_touch(table, b, i, j, mine):
+def _tl_touch(table, b, i, j, mine, line):
     # Who touched an element in this epoch, kept as two atomic maxima: the highest thread, and the lowest
-    # (counted downwards). Both rank a later epoch above an earlier one, so neither needs clearing.
-    # Returns whether another thread had touched it before: the atomics order the touches, so of n
-    # threads touching one element, exactly n - 1 see another, on a GPU as on the simulator.
+    # (counted downwards). Both rank a later epoch above an earlier one, so neither needs clearing; the
+    # third slot keeps the line of the latest touch. Returns another thread that had touched it before
+    # (0: none): the atomics order the touches, so of n threads touching one element, exactly n - 1 see
+    # another, on a GPU as on the simulator.
     high = cuda.atomic.max(table, (b, i, j, 0), mine)
     low = cuda.atomic.max(table, (b, i, j, 1), mine - mine % _STAMP + _STAMP - mine % _STAMP)
-    return _tl_seen(high, low, mine)
+    table[b, i, j, 2] = line
+    return _tl_other(high, low, mine)
 
 
 def _tl_others(table, b, i, j, mine):
-    # True when a thread other than this one touched the element in this epoch (no barrier between).
-    return _tl_seen(table[b, i, j, 0], table[b, i, j, 1], mine)
+    # A thread other than this one that touched the element in this epoch (no barrier between), or 0.
+    return _tl_other(table[b, i, j, 0], table[b, i, j, 1], mine)
 
 
-def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j):
+def _tl_hazard(hazards, examples, kind, array, i, j, other, line, other_line):
+    # Count a hazard of `kind`, with the thread it met (other) and both lines; the first is the example.
+    cuda.atomic.add(hazards, kind, 1)
+    _tl_example(examples, kind, array, i, j, other, line * _LINES + other_line)
+
+
+def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, i, j):
+    if not _tl_inside(s, i, j, 1, 3 + array, 0, line, examples):
+        return s[0, 0]
     shared_reads[y, x] += 1
     _tl_record(strace, strace_pos, array, i, j, mine // _STAMP, 0)
-    if _tl_others(wrote, b, i, j, mine):
-        cuda.atomic.add(hazards, 0, 1)  # read-after-write with no barrier between
-    _tl_touch(read, b, i, j, mine)
+    other = _tl_others(wrote, b, i, j, mine)
+    if other:  # read-after-write with no barrier between
+        _tl_hazard(hazards, examples, 0, array, i, j, other, line, wrote[b, i, j, 2])
+    _tl_touch(read, b, i, j, mine, line)
     return s[i, j]
 
 
-def _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j):
+def _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, i, j):
     shared_stores[y, x] += 1
     _tl_record(strace, strace_pos, array, i, j, mine // _STAMP, 1)
-    if _tl_others(read, b, i, j, mine):
-        cuda.atomic.add(hazards, 1, 1)  # write-after-read: a neighbour may still need the old value
-    if _tl_touch(wrote, b, i, j, mine):
-        cuda.atomic.add(hazards, 2, 1)  # write-after-write
+    other = _tl_others(read, b, i, j, mine)
+    if other:  # write-after-read: a neighbour may still need the old value
+        _tl_hazard(hazards, examples, 1, array, i, j, other, line, read[b, i, j, 2])
+    before = wrote[b, i, j, 2]
+    other = _tl_touch(wrote, b, i, j, mine, line)
+    if other:  # write-after-write
+        _tl_hazard(hazards, examples, 2, array, i, j, other, line, before)
 
 
-def _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j, value):
-    _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j)
-    s[i, j] = value
+def _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, i, j,
+               value):
+    if _tl_inside(s, i, j, 1, 3 + array, 1, line, examples):
+        _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, i, j)
+        s[i, j] = value
 
 
 # Asynchronous copies. pending[b, i, j] = group * _STAMP + thread of the last copy into the element (-1:
@@ -146,27 +196,38 @@ def _tl_pending(pending, done, b, i, j):
     return p >= 0 and done[b, p % _STAMP] <= p // _STAMP
 
 
-def _tl_sload_async(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, pending, done,
-                    i, j):
-    if _tl_pending(pending, done, b, i, j):
-        cuda.atomic.add(hazards, 3, 1)  # copy in flight: the copy into it may not have landed
-    return _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j)
+def _tl_in_flight(s, hazards, array, b, line, examples, pending, done, i, j, store):
+    # Count a copy in flight when the element's copy may not have landed (or may land after this store).
+    if _tl_inside(s, i, j, 1, 3 + array, store, line, examples) and _tl_pending(pending, done, b, i, j):
+        _tl_hazard(hazards, examples, 3, array, i, j, pending[b, i, j] % _STAMP, line, 0)
 
 
-def _tl_sstore_async(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, pending,
-                     done, i, j, value):
-    if _tl_pending(pending, done, b, i, j):
-        cuda.atomic.add(hazards, 3, 1)  # copy in flight: it may land after this store
-    _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, i, j, value)
+def _tl_sload_async(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples,
+                    pending, done, i, j):
+    _tl_in_flight(s, hazards, array, b, line, examples, pending, done, i, j, 0)
+    return _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples,
+                     i, j)
 
 
-def _tl_cp_async4(dst, di, dj, src, si, sj, operand, counts, thread_loads, trace, trace_pos, x, y, epoch,
-                  shared_stores, wrote, read, hazards, strace, strace_pos, array, b, mine, pending, done, group):
+def _tl_sstore_async(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line,
+                     examples, pending, done, i, j, value):
+    _tl_in_flight(s, hazards, array, b, line, examples, pending, done, i, j, 1)
+    _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, i, j,
+               value)
+
+
+def _tl_cp_async4(dst, di, dj, src, si, sj, operand, counts, thread_loads, trace, trace_pos, x, y, epoch, line,
+                  examples, shared_stores, wrote, read, hazards, strace, strace_pos, array, b, mine, pending, done,
+                  group):
+    if not (_tl_inside(src, si, sj, 4, operand, 0, line, examples) and
+            _tl_inside(dst, di, dj, 4, 3 + array, 1, line, examples)):
+        return
     for q in range(4):  # four global loads and four shared stores, the stores pending until a wait
         _tl_gcount(operand, counts, thread_loads, trace, trace_pos, x, y, epoch, si, sj + q)
-        if _tl_pending(pending, done, b, di, dj + q):
-            cuda.atomic.add(hazards, 3, 1)  # copy in flight: two copies into one element at once
-        _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, di, dj + q)
+        if _tl_pending(pending, done, b, di, dj + q):  # copy in flight: two copies into one element at once
+            _tl_hazard(hazards, examples, 3, array, di, dj + q, pending[b, di, dj + q] % _STAMP, line, 0)
+        _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, di,
+                   dj + q)
         pending[b, di, dj + q] = group * _STAMP + mine % _STAMP
     _tl_ptx_cp_async4(dst, di, dj, src, si, sj)
 
@@ -177,9 +238,10 @@ def _tl_async_wait(done, b, mine, groups, n):
         done[b, mine % _STAMP] = groups - n
 
 
-HELPERS = (_tl_record, _tl_gcount, _tl_gload, _tl_gstore, _tl_seen, _tl_touch, _tl_others, _tl_sload, _tl_scount,
-           _tl_sstore)
-ASYNC_HELPERS = (_tl_ldg4, _tl_pending, _tl_sload_async, _tl_sstore_async, _tl_cp_async4, _tl_async_wait)
+HELPERS = (_tl_row, _tl_record, _tl_example, _tl_inside, _tl_gcount, _tl_gload, _tl_gstore, _tl_other, _tl_touch,
+           _tl_others, _tl_hazard, _tl_sload, _tl_scount, _tl_sstore)
+ASYNC_HELPERS = (_tl_ldg4, _tl_pending, _tl_in_flight, _tl_sload_async, _tl_sstore_async, _tl_cp_async4,
+                 _tl_async_wait)
 HELPER_SOURCE = "\n\n".join(inspect.getsource(h) for h in HELPERS)  # read once, at import
 ASYNC_HELPER_SOURCE = "\n\n".join(inspect.getsource(h) for h in ASYNC_HELPERS)
 # The real instructions (on the simulator: their Python definitions), under names the kernel cannot shadow.
@@ -205,40 +267,42 @@ def _after(node, statement):
 class _Rewrite(ast.NodeTransformer):
     """Every X[i, j] of A, B, C and the shared arrays made a counting helper call, and every call of
     tiledlab.core.ptx one that counts what it moves; check_countable has refused every other use of
-    them beforehand, so none is left uncounted."""
+    them beforehand, so none is left uncounted. Each call passes its line, for the messages."""
 
     def __init__(self, params, shared, namespace, targets=()):
         self.params, self.shared, self.namespace = params, shared, namespace
         self.inputs, self.output = params[:2], params[2]
         self.targets = targets  # shared arrays that cp_async4 copies into
+        self.temporaries = 0  # indices of X[i, j] += v, evaluated once
 
-    def _global_args(self, name):
+    def _global_args(self, name, line):
         k = self.params.index(name)
-        return f"{k}, _tl_count_{OPERANDS[k]}, _tl_thread_loads, _tl_trace, _tl_trace_pos, _tl_x, _tl_y, _tl_epoch"
+        return (f"{k}, _tl_count_{OPERANDS[k]}, _tl_thread_loads, _tl_trace, _tl_trace_pos, _tl_x, _tl_y, _tl_epoch, "
+                f"{line}, _tl_examples")
 
-    def _shared_args(self, name, reads):
+    def _shared_args(self, name, reads, line):
         pending = f", _tl_pending_{name}, _tl_async_done" if name in self.targets else ""
         return (f"_tl_shared_{'reads' if reads else 'stores'}, _tl_wrote_{name}, _tl_read_{name}, _tl_hazards, "
                 f"_tl_shared_trace, _tl_shared_trace_pos, {list(self.shared).index(name)}, _tl_x, _tl_y, _tl_b, "
-                f"_tl_epoch * _STAMP + _tl_me{pending}")
+                f"_tl_epoch * _STAMP + _tl_me, {line}, _tl_examples{pending}")
 
     def _async(self, name):
         return "_async" if name in self.targets else ""
 
-    def _load(self, name, i, j):
+    def _load(self, name, i, j, line):
         if name in self.params:
-            return _call(f"_tl_gload({name}, {self._global_args(name)}, i, j)", i, j)
-        return _call(f"_tl_sload{self._async(name)}({name}, {self._shared_args(name, True)}, i, j)", i, j)
+            return _call(f"_tl_gload({name}, {self._global_args(name, line)}, i, j)", i, j)
+        return _call(f"_tl_sload{self._async(name)}({name}, {self._shared_args(name, True, line)}, i, j)", i, j)
 
-    def _store(self, name, i, j, value):
+    def _store(self, name, i, j, value, line):
         if name == self.output:
-            return self._global_store(name, i, j, value)
-        return ast.Expr(_call(f"_tl_sstore{self._async(name)}({name}, {self._shared_args(name, False)}, i, j, v)",
-                              i, j, value))
+            return self._global_store(name, i, j, value, line)
+        return ast.Expr(_call(f"_tl_sstore{self._async(name)}({name}, {self._shared_args(name, False, line)}, "
+                              "i, j, v)", i, j, value))
 
-    def _global_store(self, name, i, j, value):
+    def _global_store(self, name, i, j, value, line):
         return ast.Expr(_call(f"_tl_gstore({name}, _tl_C_stores, _tl_C_writer, _tl_C_other_writer, "
-                              "_tl_b * _STAMP + _tl_me, i, j, v)", i, j, value))
+                              f"_tl_b * _STAMP + _tl_me, {line}, _tl_examples, i, j, v)", i, j, value))
 
     def _stored(self, name):
         return name == self.output or name in self.shared
@@ -249,21 +313,22 @@ class _Rewrite(ast.NodeTransformer):
         if not isinstance(node.ctx, ast.Load) or not (name in self.params or name in self.shared):
             return node
         i, j = node.slice.elts
-        return ast.copy_location(self._load(name, i, j), node)
+        return ast.copy_location(self._load(name, i, j, node.lineno), node)
 
     def visit_Call(self, node):
         self.generic_visit(node)  # the index expressions' own loads
         name = ptx_call(node, self.namespace)
         if name == "ldg4":  # four global loads
             arr, i, j = node.args
-            return ast.copy_location(_call(f"_tl_ldg4({arr.id}, {self._global_args(arr.id)}, i, j)", i, j), node)
+            return ast.copy_location(_call(f"_tl_ldg4({arr.id}, {self._global_args(arr.id, node.lineno)}, i, j)",
+                                           i, j), node)
         if name == "cp_async4":  # four global loads, four shared stores pending until a wait
             dst, di, dj, src, si, sj = node.args
             call = ast.parse(
-                f"_tl_cp_async4({dst.id}, di, dj, {src.id}, si, sj, {self._global_args(src.id)}, _tl_shared_stores, "
-                f"_tl_wrote_{dst.id}, _tl_read_{dst.id}, _tl_hazards, _tl_shared_trace, _tl_shared_trace_pos, "
-                f"{list(self.shared).index(dst.id)}, _tl_b, _tl_epoch * _STAMP + _tl_me, _tl_pending_{dst.id}, "
-                "_tl_async_done, _tl_groups)", mode="eval").body
+                f"_tl_cp_async4({dst.id}, di, dj, {src.id}, si, sj, {self._global_args(src.id, node.lineno)}, "
+                f"_tl_shared_stores, _tl_wrote_{dst.id}, _tl_read_{dst.id}, _tl_hazards, _tl_shared_trace, "
+                f"_tl_shared_trace_pos, {list(self.shared).index(dst.id)}, _tl_b, "
+                f"_tl_epoch * _STAMP + _tl_me, _tl_pending_{dst.id}, _tl_async_done, _tl_groups)", mode="eval").body
             call.args[1:3], call.args[4:6] = [di, dj], [si, sj]
             return ast.copy_location(call, node)
         return node
@@ -278,16 +343,24 @@ class _Rewrite(ast.NodeTransformer):
         if not self._stored(name):
             return node
         i, j = node.targets[0].slice.elts
-        return ast.copy_location(self._store(name, i, j, node.value), node)
+        return ast.copy_location(self._store(name, i, j, node.value, node.lineno), node)
 
     def visit_AugAssign(self, node):
         name = _name(node.target)
         if not self._stored(name):
             return self.generic_visit(node)
-        node.value = self.visit(node.value)
-        i, j = (self.visit(e) for e in node.target.slice.elts)
-        value = ast.BinOp(left=self._load(name, i, j), op=node.op, right=node.value)
-        return ast.copy_location(self._store(name, i, j, value), node)  # X[i, j] += v: a load and a store
+        first = []  # X[i, j] += v evaluates i and j once, before v: into temporaries, unless constants
+        index = []
+        for e in node.target.slice.elts:
+            e = self.visit(e)
+            if not isinstance(e, ast.Constant):
+                self.temporaries += 1
+                first.append(ast.copy_location(ast.Assign(targets=[ast.Name(f"_tl_i{self.temporaries}", ast.Store())],
+                                                          value=e), node))
+                e = ast.Name(f"_tl_i{self.temporaries}", ast.Load())
+            index.append(e)
+        value = ast.BinOp(left=self._load(name, *index, node.lineno), op=node.op, right=self.visit(node.value))
+        return first + [ast.copy_location(self._store(name, *index, value, node.lineno), node)]  # a load and a store
 
     def visit_Expr(self, node):
         self.generic_visit(node)
@@ -304,9 +377,7 @@ class _Rewrite(ast.NodeTransformer):
 def shared_arrays(func, namespace):
     """{name: shape} of the cuda.shared.array declarations in a kernel's FunctionDef."""
     found = {}
-    for node, shape, _ in shared_declarations(func, namespace):
-        if not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
-            raise refusal(node, _("declare one shared array per statement: s = cuda.shared.array(shape, dtype)"))
+    for node, shape, *_dtype_alignment in shared_declarations(func, namespace):
         if len(shape) != 2:
             raise refusal(node, _("tiledlab counts 2-D shared arrays; declare the shape as (rows, cols)"))
         if node.targets[0].id in found:
@@ -347,9 +418,13 @@ class PtxUse:
 
 @dataclass(frozen=True)
 class CountingBuild:
-    """A counting build: the compiled kernel and the extra arguments it takes after (A, B, C)."""
+    """A counting build: the compiled kernel, the extra arguments it takes after (A, B, C), the kernel's
+    names for A, B and C, the file its line numbers point into, and the lines of its barriers."""
     kernel: object
     buffers: CountingBuffers
+    params: tuple
+    filename: str
+    barriers: tuple
 
     def __getitem__(self, config):
         return self.kernel[config]
@@ -365,12 +440,14 @@ def instrumented(kernel, bound, launch_bounds=None):
     func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
     helpers = "\n\n".join([code.helpers] * bool(code.helpers) + [HELPER_SOURCE] +
                           [ASYNC_HELPER_SOURCE] * bool(use.names))
-    namespace = {**kernel.namespace, **bound, "_STAMP": _STAMP, **(PTX_NAMESPACE if use.names else {})}
+    namespace = {**kernel.namespace, **bound, "_STAMP": _STAMP, "_LINES": _LINES,
+                 **(PTX_NAMESPACE if use.names else {})}
     threads = kernel.sizes(bound)[1]
-    compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), code.helpers,
-                               tuple(sorted(bound.items())), getattr(kernel.code, "base", kernel.code)),
-                               (threads[0] * threads[1], 1), helpers)
-    return CountingBuild(compiled, buffers)
+    compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), helpers,
+                               tuple(sorted(bound.items())), getattr(kernel.code, "base", kernel.code),
+                               kernel.code.reads()), (threads[0] * threads[1], 1), helpers)
+    return CountingBuild(compiled, buffers, tuple(a.arg for a in func.args.args[:3]),
+                         code.filename, tuple(n.lineno for n in ast.walk(func) if is_barrier(n)))
 
 
 def instrumented_source(kernel, T=None, **constants):

@@ -23,6 +23,13 @@ class _DropBarrier(ast.NodeTransformer):
     def __init__(self, which):
         self.which, self.seen = which, -1
 
+    @property
+    def changed(self):
+        return self.seen >= self.which
+
+    def nothing(self, name):
+        return f"{name} has {self.seen + 1} cuda.syncthreads() calls, not {self.which + 1}"
+
     def visit_Expr(self, node):
         if is_call(node.value, "cuda.syncthreads"):
             self.seen += 1
@@ -33,7 +40,10 @@ class _DropBarrier(ast.NodeTransformer):
 
 class _SwapXY(ast.NodeTransformer):
     def __init__(self):
-        self.swapped = 0
+        self.changed = 0
+
+    def nothing(self, name):
+        return f"{name} names no threadIdx/blockIdx/blockDim/gridDim .x or .y to swap"
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
@@ -41,7 +51,7 @@ class _SwapXY(ast.NodeTransformer):
         if node.attr in ("x", "y") and isinstance(inner, ast.Attribute) and \
                 inner.attr in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
             node.attr = "y" if node.attr == "x" else "x"
-            self.swapped += 1
+            self.changed += 1
         return node
 
 
@@ -96,7 +106,8 @@ def _changed(kernel, transformer, suffix, T, constants, derived=None):
     source, tree, constants = _tree(kernel, T, constants)
     tree = transformer.visit(tree)
     if not transformer.changed:
-        raise ValueError(f"{source.name}: nothing to change for {suffix}")
+        nothing = getattr(transformer, "nothing", lambda name: f"{name}: nothing to change for {suffix}")
+        raise ValueError(nothing(source.name))
     tree.name = f"{tree.name}_{suffix}"
     return source.changed(tree, derived, constants)
 
@@ -119,21 +130,9 @@ def without_write_back(kernel, T=None, **constants):
 
 def without_barrier(kernel, which, T=None, **constants):
     """`kernel` with its `which`-th cuda.syncthreads() (0 = first) removed."""
-    dropper = _DropBarrier(which)
-    source, tree, constants = _tree(kernel, T, constants)
-    tree = dropper.visit(tree)
-    if dropper.seen < which:
-        raise ValueError(f"{source.name} has {dropper.seen + 1} cuda.syncthreads() calls, not {which + 1}")
-    tree.name = f"{tree.name}_without_barrier_{which}"
-    return source.changed(tree, None, constants)
+    return _changed(kernel, _DropBarrier(which), f"without_barrier_{which}", T, constants)
 
 
 def swapped_xy(kernel, T=None, **constants):
     """`kernel` with x and y exchanged in thread and block indices (for square launches)."""
-    swapper = _SwapXY()
-    source, tree, constants = _tree(kernel, T, constants)
-    tree = swapper.visit(tree)
-    if not swapper.swapped:
-        raise ValueError(f"{source.name} names no threadIdx/blockIdx/blockDim/gridDim .x or .y to swap")
-    tree.name = f"{tree.name}_swapped_xy"
-    return source.changed(tree, None, constants)
+    return _changed(kernel, _SwapXY(), "swapped_xy", T, constants)
