@@ -38,6 +38,8 @@ def chinese_labels():
     families = plt.rcParams["font.sans-serif"]
     if families[:1] != [font]:
         plt.rcParams["font.sans-serif"] = [font] + [f for f in families if f != font]
+    if font not in plt.rcParams["font.monospace"]:  # after the Latin ones: the stepper's aligned counts
+        plt.rcParams["font.monospace"] = [*plt.rcParams["font.monospace"], font]
     plt.rcParams["axes.unicode_minus"] = True
     return True
 
@@ -72,9 +74,11 @@ def color(kernel, tile):
 
 
 def style():
-    """Figure defaults that stay readable when projected in a classroom."""
+    """Figure defaults that stay readable when projected in a classroom (in the Chinese edition, the CJK
+    font first, so that a notebook's own figures draw Chinese too)."""
     plt.rcParams.update({"figure.dpi": 100, "font.size": 12, "axes.titlesize": 13, "axes.labelsize": 12,
                          "legend.fontsize": 10, "xtick.labelsize": 11, "ytick.labelsize": 11})
+    chinese_labels()
 
 
 def integer_ticks(ax):
@@ -83,9 +87,9 @@ def integer_ticks(ax):
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
 
 
-def label(kernel, tile, text=str):
+def label(kernel, tile, text=i18n.gettext):
     """A line's name: the lesson's kernels with their block shape, a kernel by name (no tile) as its name.
-    `text` translates its words (plots.tr in a figure; tables keep the English names)."""
+    `text` translates its words (in the reader's language; plots.tr in a figure)."""
     if kernel == "cublas":
         return "cuBLAS (CuPy)"
     if pd.isna(tile) or tile == "":
@@ -200,7 +204,8 @@ def effect_bars(effects, title, ax=None):
         ax.bar(xs, [at[v] for v in variants], width, color=TILE_COLOR.get(t, "C7"),
                label=tr(N_("T = {t} ({t}×{t} blocks)")).format(t=t))
     ax.axhline(1, color="k", lw=1)
-    ax.set_xticks(range(len(variants)), [textwrap.fill(v, 10) for v in variants], fontsize=10)
+    names = [i18n.notebook_text(v) if chinese_labels() else v for v in variants]  # a variant's name, from the data
+    ax.set_xticks(range(len(variants)), [textwrap.fill(v, 10) for v in names], fontsize=10)
     ax.set_ylabel(tr(N_("time / the plain kernel's (same T)")))
     ax.set_title(tr(title))
     ax.grid(True, axis="y", alpha=0.3)
