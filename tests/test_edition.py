@@ -27,7 +27,7 @@ BADGES = ("[![Colab](https://colab.research.google.com/assets/colab-badge.svg)]"
 CODE = "x = 2 * 3\nprint(x)"
 PAGE = "# Start\n\nOpen [notebook 1](/notebooks/01_a) or [the guide](teaching).\n\n- one\n- two\n"
 ZH = {"intro": "# 一个分块\n\n教师指南在[这里](../docs/teaching.md)；下一步是[第 2 个笔记本](02_b.ipynb)。",
-      "summary": "**小结。** A 的每个值都被取了 N 次。"}
+      "badges": "[![在 Colab 中打开]({1})]({2})", "summary": "**小结。** A 的每个值都被取了 N 次。"}
 
 
 def write_notebook(path, cells):
@@ -94,7 +94,8 @@ def by_context(catalog):
 def test_update_writes_one_message_per_markdown_cell_with_text(repo):
     edition.update(repo)
     catalog = catalogs.read(po(repo))
-    assert catalogs.keys(catalog) == [("intro", INTRO), ("summary", SUMMARY)]  # no code, links or empty cell
+    assert catalogs.keys(catalog) == [("intro", INTRO), ("badges", "[![Colab]({1})]({2})"),  # a links cell's URLs
+                                      ("summary", SUMMARY)]  # no code or empty cell
     assert all(m.string == "" and not m.fuzzy for m in catalog if m.id)
     assert catalogs.keys(catalogs.read(po(repo, "index", "docs"))) == [
         ("index:0", "# Start"), ("index:1", "Open [notebook 1](/notebooks/01_a) or [the guide](teaching)."),
@@ -113,7 +114,7 @@ def test_update_adds_new_fuzzies_changed_and_makes_vanished_obsolete(repo):
     edition.update(repo)
     catalog = catalogs.read(po(repo))
     messages = by_context(catalog)
-    assert list(messages) == ["exercise", "summary"]
+    assert list(messages) == ["badges", "exercise", "summary"]
     assert messages["exercise"].string == "" and not messages["exercise"].fuzzy
     assert messages["summary"].fuzzy and messages["summary"].string == ZH["summary"]
     assert messages["summary"].previous_id == [SUMMARY]
@@ -176,7 +177,7 @@ def test_gnu_gettext_reads_the_catalogs_and_their_fuzzy_messages(repo):
     edition.update(repo)
     run = subprocess.run(["msgfmt", "--check", "--statistics", "-o", "/dev/null", str(po(repo))],
                          capture_output=True, text=True)
-    assert run.returncode == 0 and "1 translated message, 1 fuzzy translation" in run.stderr, run.stderr
+    assert run.returncode == 0 and "2 translated messages, 1 fuzzy translation" in run.stderr, run.stderr
 
 
 # --- build ----------------------------------------------------------------------------------------
@@ -214,11 +215,12 @@ def test_relocate_leaves_urls_anchors_and_twins_alone():
         '<img src="../../docs/e.svg"> [f](/abs)\n[g]: ../../h.md')
 
 
-def test_links_cells_are_copied_with_their_notebook_urls_pointed_at_zh(repo):
+def test_links_cells_are_translated_with_their_urls_kept_and_notebook_urls_pointed_at_zh(repo):
     translated(repo)
     edition.build(repo)
     badges = nbformat.read(repo / "notebooks/zh/01_a.ipynb", as_version=4).cells[1]
-    assert badges.source == BADGES.replace("notebooks/01_a.ipynb", "notebooks/zh/01_a.ipynb")
+    assert badges.source == BADGES.replace("notebooks/01_a.ipynb", "notebooks/zh/01_a.ipynb").replace(
+        "[![Colab]", "[![在 Colab 中打开]")
     assert badges.metadata["tags"] == ["links"]
     binder = "https://mybinder.org/v2/gh/O/tiledlab/main?urlpath=lab/tree/notebooks/00_start_here.ipynb"
     assert generate.links_cell(f"[b]({binder})") == f"[b]({binder.replace('notebooks/', 'notebooks/zh/')})"
@@ -273,9 +275,24 @@ def test_a_code_cell_edited_in_the_chinese_notebook_is_reported(repo):
     edition.build(repo)
     path = repo / "notebooks/zh/01_a.ipynb"
     nb = nbformat.read(path, as_version=4)
-    nb.cells[2].outputs = []
+    nb.cells[2].source = CODE.replace("3", "4")
     nbformat.write(nb, path)
     assert "notebooks/zh/01_a.ipynb: code cell code1 differs from notebooks/01_a.ipynb" in edition.check(repo)
+
+
+def test_a_chinese_run_keeps_its_outputs_until_the_code_changes(repo):
+    translated(repo)
+    edition.build(repo)
+    path = repo / "notebooks/zh/01_a.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[2].outputs = [nbformat.v4.new_output("stream", name="stdout", text="六\n")]  # as a run in Chinese stores
+    nbformat.write(nb, path)
+    assert edition.check(repo) == []
+    edition.build(repo)
+    assert nbformat.read(path, as_version=4).cells[2].outputs[0].text == "六\n"
+    change_english(repo, lambda cells: setattr(cells[2], "source", CODE.replace("3", "4")))
+    edition.build(repo)
+    assert nbformat.read(path, as_version=4).cells[2].outputs[0].text == "6\n"  # the English run's, until re-run
 
 
 def test_check_reports_a_stale_catalog_empty_and_fuzzy_messages_and_missing_files(repo):
@@ -301,18 +318,19 @@ def test_check_reports_chinese_files_that_no_english_source_makes(repo):
     assert edition.check(repo) == ["notebooks/zh/99_gone.ipynb: no English source makes it: delete it"]
 
 
-def test_the_command_line_check_exits_1_listing_the_problems_then_0(repo):
-    def run(action):
-        return subprocess.run([sys.executable, "-m", "tiledlab", "translate", action, "--root", str(repo)],
-                              capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert run("update").returncode == 0
-    failed = run("check")
+def test_the_command_line_check_exits_1_listing_the_problems_then_0(repo, capsys):
+    """One real `python -m tiledlab` run (its exit status and output); the other steps in-process (the same
+    main(), without a second start of numba: this test took 78 s on two busy cores with four)."""
+    from tiledlab import cli
+    assert cli.main(["translate", "update", "--root", str(repo)]) == 0
+    failed = subprocess.run([sys.executable, "-m", "tiledlab", "translate", "check", "--root", str(repo)],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert failed.returncode == 1 and "01_a.po: intro untranslated" in failed.stdout
     translate(repo, ZH)
     translate(repo, {"index:0": "# 开始", "index:1": "打开。", "index:2": "- 一\n- 二"}, "index", "docs")
-    assert run("build").returncode == 0
-    passed = run("check")
-    assert passed.returncode == 0 and "up to date" in passed.stdout
+    assert cli.main(["translate", "build", "--root", str(repo)]) == 0
+    capsys.readouterr()
+    assert cli.main(["translate", "check", "--root", str(repo)]) == 0 and "up to date" in capsys.readouterr().out
 
 
 # --- own words ------------------------------------------------------------------------------------
