@@ -126,13 +126,14 @@ GLOSSARY = sources.DOCS / "glossary.md"  # its table's third column: the variant
 
 
 def glossary_terms(root):
-    """[(preferred terms, variants)] of each row of the glossary's table that names variants to avoid."""
+    """[(the row's 中文, its terms, the variants to avoid)] of each row of the glossary's table that names
+    variants ("a / b", "a、b" and "a, b" list terms; "1/T" is one)."""
     path = pathlib.Path(root) / GLOSSARY
     rows = [line.split("|")[1:-1] for line in path.read_text(encoding="utf-8").splitlines()
             if line.startswith("|")] if path.exists() else []
-    split = re.compile(r"\s*(?:/|、|，|,)\s*")
-    return [([t for t in split.split(re.sub(r"（[^）]*）", "", row[1])) if t.strip()],
-             [t for t in split.split(row[2]) if t.strip()]) for row in rows[2:] if len(row) > 3 and row[2].strip()]
+    split = re.compile(r"\s+/\s+|、|，|,\s*")
+    return [(row[1].strip(), [t.strip() for t in split.split(re.sub(r"（[^）]*）", "", row[1])) if t.strip()],
+             [t.strip() for t in split.split(row[2]) if t.strip()]) for row in rows[2:] if len(row) > 3 and row[2].strip()]
 
 
 def term_problems(root, units):
@@ -143,11 +144,11 @@ def term_problems(root, units):
         for m in catalog or ():
             if not m.id or not isinstance(m.string, str) or m.id.startswith("| English"):
                 continue
-            for preferred, avoided in terms:
+            for said, preferred, avoided in terms:
                 text = m.string
-                for term in sorted(preferred, key=len, reverse=True):
-                    text = text.replace(term.strip(), "\0")
-                problems += [f"{unit.catalog.as_posix()}: {m.context or m.id[:40]!r} writes 「{variant.strip()}」: "
-                             f"the glossary's term is 「{preferred[0].strip()}」" for variant in avoided
+                for term in sorted(preferred, key=len, reverse=True):  # 公平对照组 is not the variant 公平对照
+                    text = text.replace(term, "\0")
+                problems += [f"{unit.catalog.as_posix()}: {m.context or m.id[:40]!r} writes 「{variant}」: the "
+                             f"glossary says 「{said}」" for variant in avoided
                              if re.search(r"\s*".join(map(re.escape, variant.split())), text)]
     return problems
