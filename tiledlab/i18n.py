@@ -69,7 +69,7 @@ def _catalog(domain=DOMAIN):
 
 def gettext(message):
     """`message` in the language of `language()`: its Chinese msgstr for "zh", else unchanged."""
-    return _catalog().gettext(message) if language() == "zh" else message
+    return _catalog().gettext(message) if message and language() == "zh" else message  # "": the header
 
 
 _ = gettext
@@ -194,16 +194,16 @@ def _shown(node, parent):
 
 def display_strings(tree):
     """(node, msgid, where) of each str or f-string literal of a cell's syntax tree that it may show
-    (where: see `_shown`), docstrings and f-strings' own parts left out."""
+    (where: see `_shown`), docstrings, empty strings and f-strings' own parts left out."""
     parent = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     found = []
     for node in ast.walk(tree):
         up = parent.get(node)
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and not isinstance(up, (ast.JoinedStr, ast.Expr)) \
                 or isinstance(node, ast.JoinedStr) and not isinstance(up, ast.FormattedValue):
-            where = _shown(node, parent)
-            if where:
-                found.append((node, template(node), where))
+            msgid, where = template(node), _shown(node, parent)
+            if where and msgid:  # "" would look up the catalog's header
+                found.append((node, msgid, where))
     return found
 
 
@@ -255,7 +255,7 @@ class CellTranslator(ast.NodeTransformer):
         catalog, drawn = _catalog(NOTEBOOK_DOMAIN), cjk_font() is not None
         new = {}
         for node, msgid, where in display_strings(tree):
-            msgstr = catalog.gettext(msgid) if msgid else msgid
+            msgstr = catalog.gettext(msgid)
             if msgstr != msgid and (where == "text" or drawn):
                 new[node] = translated(node, msgid, msgstr)
         return _Replace(new).visit(tree) if new else tree

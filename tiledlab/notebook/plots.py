@@ -38,8 +38,6 @@ def chinese_labels():
     families = plt.rcParams["font.sans-serif"]
     if families[:1] != [font]:
         plt.rcParams["font.sans-serif"] = [font] + [f for f in families if f != font]
-    if font not in plt.rcParams["font.monospace"]:  # after the Latin ones: the stepper's aligned counts
-        plt.rcParams["font.monospace"] = [*plt.rcParams["font.monospace"], font]
     plt.rcParams["axes.unicode_minus"] = True
     return True
 

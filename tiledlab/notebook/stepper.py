@@ -548,15 +548,15 @@ def _draw_C(ax, frame):
 
 def _text_panel(ax, frame):
     """counts_text as lines, the table's three columns each aligned at its own place (the label on the
-    left, the numbers on the right: Chinese and Latin letters differ in width)."""
+    left, the numbers on the right), so no monospace font is needed: none draws Chinese."""
     ax.axis("off")
     box = ax.get_position()
     step = FONT * 1.5 / 72 / (box.height * ax.figure.get_figheight())  # 1.5 lines of FONT points, in axes units
     for k, (cells, style) in enumerate(counts_text(frame)):
         y, weight = 1.0 - k * step, "bold" if style == "bold" else "normal"
         for text, x, ha in zip(cells, (0.0, 0.72, 0.97), ("left", "right", "right")):
-            ax.text(x, y, str(text), transform=ax.transAxes, va="top", ha=ha, fontsize=FONT, family="monospace",
-                    fontweight=weight, color=_colour(style))
+            ax.text(x, y, str(text), transform=ax.transAxes, va="top", ha=ha, fontsize=FONT, fontweight=weight,
+                    color=_colour(style))
 
 
 # Figure layout in inches, fixed (a layout engine took most of the drawing time of a tall strip).
