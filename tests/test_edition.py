@@ -407,3 +407,68 @@ def test_code_that_looks_like_a_link_is_left_alone():
     out = relocate(text, lambda path: False)
     assert "`kernel[grid, block](A, B, C)`" in out and "```\nx[0](y)\n```" in out
     assert "[the guide](../../docs/teaching.md)" in out
+
+
+# --- code cells: comments, shown strings; terms; obsolete messages --------------------------------
+
+EXERCISE = ("# Exercise 1.1\nT = 4  # the check binds T\n\n\n@cuda.jit\ndef k(A, B, C):\n    # your code: two\n"
+            "    # accumulators\n    pass\n\n\nprint(f\"Budget: {T * 2:,} loads\")")
+
+
+@pytest.fixture
+def exercise_repo(repo):
+    change_english(repo, lambda cells: cells.insert(3, nbformat.v4.new_code_cell(EXERCISE, id="ex1")))
+    edition.update(repo)
+    translate(repo, {**ZH, "ex1#1": "练习 1.1", "ex1#2": "检查会绑定 T", "ex1#3": "在这里写你的代码：两个累加器"})
+    translate(repo, {"index:0": "# 开始", "index:1": "打开。", "index:2": "- 一\n- 二"}, "index", "docs")
+    return repo
+
+
+def test_an_exercise_cells_comments_are_translated_and_its_statements_kept(exercise_repo):
+    assert [c for c, _, _ in sources.notebook_messages(sources.read_notebook(exercise_repo / "notebooks/01_a.ipynb"))
+            if c.startswith("ex1")] == ["ex1#1", "ex1#2", "ex1#3"]  # the two comment lines are one message
+    strings = catalogs.read(exercise_repo / sources.CODE_CATALOG)
+    assert [m.id for m in strings if m.id] == ["Budget: {T * 2:,} loads"]  # what the cell prints, its field as written
+    m = strings.get("Budget: {T * 2:,} loads")
+    m.string = "预算：{T * 2:,} 次加载"
+    (exercise_repo / sources.CODE_CATALOG).write_bytes(catalogs.text(strings))
+    edition.build(exercise_repo)
+    zh = nbformat.read(exercise_repo / "notebooks/zh/01_a.ipynb", as_version=4).cells[3].source
+    assert zh == EXERCISE.replace("# Exercise 1.1", "# 练习 1.1").replace("# the check binds T", "# 检查会绑定 T") \
+        .replace("    # your code: two\n    # accumulators", "    # 在这里写你的代码：两个累加器")
+    assert edition.check(exercise_repo) == []
+    assert (exercise_repo / sources.CODE_CATALOG.with_suffix(".mo")).exists()  # compiled for the package
+
+
+def test_a_statement_changed_in_a_chinese_exercise_cell_is_reported(exercise_repo):
+    edition.build(exercise_repo)
+    path = exercise_repo / "notebooks/zh/01_a.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[3].source = nb.cells[3].source.replace('f"Budget', 'f"预算')  # a string is a statement's token
+    nbformat.write(nb, path)
+    assert "notebooks/zh/01_a.ipynb: code cell ex1 differs from notebooks/01_a.ipynb" in edition.check(exercise_repo)
+
+
+def test_a_code_string_whose_translation_names_another_field_is_reported(exercise_repo):
+    strings = catalogs.read(exercise_repo / sources.CODE_CATALOG)
+    strings.get("Budget: {T * 2:,} loads").string = "预算：{budget:,} 次加载"
+    (exercise_repo / sources.CODE_CATALOG).write_bytes(catalogs.text(strings))
+    assert any("its msgstr has fields the code does not, ['{budget:,}']" in p for p in edition.check(exercise_repo))
+
+
+def test_check_reports_a_variant_the_glossary_avoids_and_obsolete_messages(exercise_repo):
+    (exercise_repo / "docs/glossary.md").write_text(
+        "# G\n\n| English | 中文 | not written | where |\n| --- | --- | --- | --- |\n"
+        "| fair pair | 公平对照组 | 公平对照 | 4 |\n| reuse | 复用 | 重用 | 2 |\n", encoding="utf-8")
+    edition.update(exercise_repo)
+    translate(exercise_repo, {"glossary:0": "# 术语", "glossary:1": "| English | 中文 | 不用 | 在哪里 |\n| --- | --- | --- "
+                              "| --- |\n| fair pair | 公平对照组 | 公平对照 | 4 |\n| reuse | 复用 | 重用 | 2 |"}, "glossary", "docs")
+    translate(exercise_repo, {"summary": "**小结。** 公平对照组重用了 A 的每个值。"})
+    edition.build(exercise_repo)
+    problems = edition.check(exercise_repo)
+    assert [p for p in problems if "glossary says" in p] == [
+        f"{sources.LOCALE.as_posix()}/notebooks/01_a.po: 'summary' writes 「重用」: the glossary says 「复用」"]  # 公平对照组 is no 公平对照
+    change_english(exercise_repo, lambda cells: cells.pop(0))
+    edition.update(exercise_repo)
+    assert f"{sources.LOCALE.as_posix()}/notebooks/01_a.po: 1 obsolete messages (#~): reuse their translations " \
+           "where they fit, then delete them" in edition.check(exercise_repo)

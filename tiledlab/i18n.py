@@ -221,7 +221,7 @@ def translated(node, msgid, msgstr):
             values.append(fields[field])
         else:
             return None
-    return ast.copy_location(ast.JoinedStr(values), node)
+    return ast.fix_missing_locations(ast.copy_location(ast.JoinedStr(values), node))
 
 
 def _pieces(text):
