@@ -221,7 +221,7 @@ def test_a_translated_f_string_may_place_its_fields_in_another_order():
     tree = ast.parse('f"{a} of {b:.1f} ms"', mode="eval")
     node = tree.body
     new = i18n.translated(node, i18n.template(node), "{b:.1f} ms 中的 {a}")
-    assert eval(compile(ast.Expression(new), "<t>", "eval"), {"a": 3, "b": 2.25}) == "2.2 ms 中的 3"
+    assert eval(compile(ast.Expression(new), "<t>", "eval"), {"a": 3, "b": 2.25, i18n.SHOWN: i18n.shown}) == "2.2 ms 中的 3"
     assert i18n.translated(node, i18n.template(node), "{c} 不存在") is None  # a field the code lacks: kept English
 
 
@@ -234,6 +234,7 @@ def shell(monkeypatch):
 
 
 def test_a_cell_of_the_chinese_edition_prints_chinese_and_keeps_its_data(zh, shell, capsys):
+    shell.user_ns[i18n.SHOWN] = i18n.shown
     shell.ast_transformers.append(i18n.CellTranslator())
     shell.run_cell('d = {"matches numpy:": 1}\nprint("matches numpy:", d["matches numpy:"] == 1)')
     assert capsys.readouterr().out == "与 numpy 一致： True\n"  # the key is data: left as written
@@ -260,3 +261,12 @@ def test_a_table_shows_headings_and_data_values_in_chinese(zh, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0].split() == ["层级", "每次加载", "ns"] and "共享内存" in out[2] and "Project-Id" not in "".join(out)
     assert len(out[0]) < len(out[1])  # a wide character takes two columns: the rule lines up under the heading
+
+
+def test_a_value_of_the_data_is_shown_in_chinese_where_it_is_shown(zh):
+    import pandas as pd
+    assert i18n.shown("shared memory") == "共享内存" and i18n.shown("naive") == "naive" and i18n.shown(3.5) == 3.5
+    levels = pd.Series(["shared memory", "L1 (16 KiB ring)"])
+    assert i18n.shown(levels) == ["共享内存", "L1（16 KiB 环形缓冲区）"]
+    numbers = [1, 2]
+    assert i18n.shown(numbers) is numbers and i18n.shown(range(3)) == range(3)

@@ -18,7 +18,9 @@ the same code in both editions. In the Chinese edition `translate_cells()` (call
 translate them as each cell runs: every string or f-string literal in a place the cell shows it (see
 `display_strings`) whose text is a msgid of notebooks.po, beside tiledlab.po, is replaced by its msgstr
 before the cell is compiled; the code a student reads, and any string used as data, stay as written. An
-f-string's msgid keeps its fields as written, `{launch_ms:.3f}`, and its msgstr places the same fields.
+f-string's msgid keeps its fields as written, `{launch_ms:.3f}`, and its msgstr places the same fields;
+a value shown through a translated f-string's field or drawn by a figure call (a level's name from the
+data) goes through `shown`, which translates the values notebooks.po holds under msgctxt "data".
 """
 import ast
 import gettext as _gettext
@@ -145,7 +147,7 @@ TEXT_CALLS = {"print", "table"}
 FIGURE_CALLS = {"set_title", "set_xlabel", "set_ylabel", "suptitle", "text", "annotate", "set_xticks",
                 "set_yticks", "barh", "heatmap", "heatmaps", "roofline", "bench_plot"}
 LABEL_KEYWORDS = {"label", "title", "suptitle", "xlabel", "ylabel", "columns"}
-PASS_CALLS = {"join", "format", "replace", "append", "extend"}  # their text goes where their result goes
+PASS_CALLS = {"join", "format", "replace", "append", "extend", "min", "max"}  # text goes where their result goes
 _THROUGH = (ast.BoolOp, ast.BinOp, ast.Tuple, ast.List, ast.Set, ast.Starred, ast.JoinedStr, ast.FormattedValue,
             ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp, ast.Dict, ast.IfExp, ast.Attribute)
 
@@ -221,7 +223,43 @@ def translated(node, msgid, msgstr):
             values.append(fields[field])
         else:
             return None
+    for field in fields.values():  # a field's value, a level's name say, is shown in Chinese too
+        field.value = _shown_call(field.value)
     return ast.fix_missing_locations(ast.copy_location(ast.JoinedStr(values), node))
+
+
+SHOWN = "_tiledlab_shown"  # the name `translate_cells` gives `shown` in the notebook's namespace
+
+
+def _shown_call(expr):
+    return ast.copy_location(ast.Call(ast.Name(SHOWN, ast.Load()), [expr], []), expr)
+
+
+def shown(value):
+    """A value a cell shows (an f-string's field, a figure's labels): a string, or the strings of a list,
+    tuple or array, in Chinese where notebooks.po has them as data (msgctxt "data"); else `value` itself."""
+    def text(v):
+        return _catalog(NOTEBOOK_DOMAIN).pgettext(DATA, v) if isinstance(v, str) and v else v
+    if language() != "zh":
+        return value
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, (list, tuple)) or str(getattr(value, "dtype", "")) in ("object", "string", "str"):
+        items = list(value)
+        new = [text(v) for v in items]
+        return new if any(isinstance(a, str) and a != b for a, b in zip(new, items)) else value
+    return value
+
+
+def _wrap_drawn_values(tree):
+    """Each value a figure call draws that is not a literal (a column of level names) through `shown`."""
+    for call in [n for n in ast.walk(tree) if isinstance(n, ast.Call)]:
+        drawn = call.args if _callee(call) in FIGURE_CALLS else []
+        call.args = [_shown_call(a) if a in drawn and not isinstance(a, (ast.Constant, ast.JoinedStr, ast.Starred))
+                     else a for a in call.args]
+        for k in call.keywords:
+            if k.arg in LABEL_KEYWORDS - {"columns"} and not isinstance(k.value, (ast.Constant, ast.JoinedStr)):
+                k.value = _shown_call(k.value)
 
 
 def _pieces(text):
@@ -258,7 +296,9 @@ class CellTranslator(ast.NodeTransformer):
             msgstr = catalog.gettext(msgid)
             if msgstr != msgid and (where == "text" or drawn):
                 new[node] = translated(node, msgid, msgstr)
-        return _Replace(new).visit(tree) if new else tree
+        if drawn:
+            _wrap_drawn_values(tree)
+        return ast.fix_missing_locations(_Replace(new).visit(tree))
 
 
 class _Replace(ast.NodeTransformer):
@@ -278,6 +318,7 @@ def translate_cells():
         return
     if shell is not None and language() == "zh" and \
             not any(isinstance(t, CellTranslator) for t in shell.ast_transformers):
+        shell.user_ns[SHOWN] = shown
         shell.ast_transformers.append(CellTranslator())
 
 
