@@ -1,4 +1,4 @@
-"""The Chinese edition's machinery (tiledlab.edition), on tiny notebooks in tmp_path; then the real tree.
+"""The Chinese edition's machinery (tools.edition), on tiny notebooks in tmp_path; then the real tree.
 
 The repository tests run `check` on the committed edition and fail on any problem; they skip only while
 no notebook catalog exists yet (locale/zh_CN/LC_MESSAGES/notebooks/).
@@ -27,7 +27,7 @@ BADGES = ("[![Colab](https://colab.research.google.com/assets/colab-badge.svg)]"
 CODE = "x = 2 * 3\nprint(x)"
 PAGE = "# Start\n\nOpen [notebook 1](/notebooks/01_a) or [the guide](teaching).\n\n- one\n- two\n"
 ZH = {"intro": "# 一个分块\n\n教师指南在[这里](../docs/teaching.md)；下一步是[第 2 个笔记本](02_b.ipynb)。",
-      "summary": "**小结。** A 的每个值都被取了 N 次。"}
+      "badges": "[![在 Colab 中打开]({1})]({2})", "summary": "**小结。** A 的每个值都被取了 N 次。"}
 
 
 def write_notebook(path, cells):
@@ -94,7 +94,8 @@ def by_context(catalog):
 def test_update_writes_one_message_per_markdown_cell_with_text(repo):
     edition.update(repo)
     catalog = catalogs.read(po(repo))
-    assert catalogs.keys(catalog) == [("intro", INTRO), ("summary", SUMMARY)]  # no code, links or empty cell
+    assert catalogs.keys(catalog) == [("intro", INTRO), ("badges", "[![Colab]({1})]({2})"),  # a links cell's URLs
+                                      ("summary", SUMMARY)]  # no code or empty cell
     assert all(m.string == "" and not m.fuzzy for m in catalog if m.id)
     assert catalogs.keys(catalogs.read(po(repo, "index", "docs"))) == [
         ("index:0", "# Start"), ("index:1", "Open [notebook 1](/notebooks/01_a) or [the guide](teaching)."),
@@ -113,7 +114,7 @@ def test_update_adds_new_fuzzies_changed_and_makes_vanished_obsolete(repo):
     edition.update(repo)
     catalog = catalogs.read(po(repo))
     messages = by_context(catalog)
-    assert list(messages) == ["exercise", "summary"]
+    assert list(messages) == ["badges", "exercise", "summary"]
     assert messages["exercise"].string == "" and not messages["exercise"].fuzzy
     assert messages["summary"].fuzzy and messages["summary"].string == ZH["summary"]
     assert messages["summary"].previous_id == [SUMMARY]
@@ -176,7 +177,7 @@ def test_gnu_gettext_reads_the_catalogs_and_their_fuzzy_messages(repo):
     edition.update(repo)
     run = subprocess.run(["msgfmt", "--check", "--statistics", "-o", "/dev/null", str(po(repo))],
                          capture_output=True, text=True)
-    assert run.returncode == 0 and "1 translated message, 1 fuzzy translation" in run.stderr, run.stderr
+    assert run.returncode == 0 and "2 translated messages, 1 fuzzy translation" in run.stderr, run.stderr
 
 
 # --- build ----------------------------------------------------------------------------------------
@@ -214,11 +215,12 @@ def test_relocate_leaves_urls_anchors_and_twins_alone():
         '<img src="../../docs/e.svg"> [f](/abs)\n[g]: ../../h.md')
 
 
-def test_links_cells_are_copied_with_their_notebook_urls_pointed_at_zh(repo):
+def test_links_cells_are_translated_with_their_urls_kept_and_notebook_urls_pointed_at_zh(repo):
     translated(repo)
     edition.build(repo)
     badges = nbformat.read(repo / "notebooks/zh/01_a.ipynb", as_version=4).cells[1]
-    assert badges.source == BADGES.replace("notebooks/01_a.ipynb", "notebooks/zh/01_a.ipynb")
+    assert badges.source == BADGES.replace("notebooks/01_a.ipynb", "notebooks/zh/01_a.ipynb").replace(
+        "[![Colab]", "[![在 Colab 中打开]")
     assert badges.metadata["tags"] == ["links"]
     binder = "https://mybinder.org/v2/gh/O/tiledlab/main?urlpath=lab/tree/notebooks/00_start_here.ipynb"
     assert generate.links_cell(f"[b]({binder})") == f"[b]({binder.replace('notebooks/', 'notebooks/zh/')})"
@@ -273,9 +275,24 @@ def test_a_code_cell_edited_in_the_chinese_notebook_is_reported(repo):
     edition.build(repo)
     path = repo / "notebooks/zh/01_a.ipynb"
     nb = nbformat.read(path, as_version=4)
-    nb.cells[2].outputs = []
+    nb.cells[2].source = CODE.replace("3", "4")
     nbformat.write(nb, path)
     assert "notebooks/zh/01_a.ipynb: code cell code1 differs from notebooks/01_a.ipynb" in edition.check(repo)
+
+
+def test_a_chinese_run_keeps_its_outputs_until_the_code_changes(repo):
+    translated(repo)
+    edition.build(repo)
+    path = repo / "notebooks/zh/01_a.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[2].outputs = [nbformat.v4.new_output("stream", name="stdout", text="六\n")]  # as a run in Chinese stores
+    nbformat.write(nb, path)
+    assert edition.check(repo) == []
+    edition.build(repo)
+    assert nbformat.read(path, as_version=4).cells[2].outputs[0].text == "六\n"
+    change_english(repo, lambda cells: setattr(cells[2], "source", CODE.replace("3", "4")))
+    edition.build(repo)
+    assert nbformat.read(path, as_version=4).cells[2].outputs[0].text == "6\n"  # the English run's, until re-run
 
 
 def test_check_reports_a_stale_catalog_empty_and_fuzzy_messages_and_missing_files(repo):
@@ -301,18 +318,19 @@ def test_check_reports_chinese_files_that_no_english_source_makes(repo):
     assert edition.check(repo) == ["notebooks/zh/99_gone.ipynb: no English source makes it: delete it"]
 
 
-def test_the_command_line_check_exits_1_listing_the_problems_then_0(repo):
-    def run(action):
-        return subprocess.run([sys.executable, "-m", "tools", "translate", action, "--root", str(repo)],
-                              capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert run("update").returncode == 0
-    failed = run("check")
+def test_the_command_line_check_exits_1_listing_the_problems_then_0(repo, capsys):
+    """One real `python -m tools` run (its exit status and output); the other steps in-process (the same
+    main(), without a second start of numba: this test took 78 s on two busy cores with four)."""
+    from tools import cli
+    assert cli.main(["translate", "update", "--root", str(repo)]) == 0
+    failed = subprocess.run([sys.executable, "-m", "tools", "translate", "check", "--root", str(repo)],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert failed.returncode == 1 and "01_a.po: intro untranslated" in failed.stdout
     translate(repo, ZH)
     translate(repo, {"index:0": "# 开始", "index:1": "打开。", "index:2": "- 一\n- 二"}, "index", "docs")
-    assert run("build").returncode == 0
-    passed = run("check")
-    assert passed.returncode == 0 and "up to date" in passed.stdout
+    assert cli.main(["translate", "build", "--root", str(repo)]) == 0
+    capsys.readouterr()
+    assert cli.main(["translate", "check", "--root", str(repo)]) == 0 and "up to date" in capsys.readouterr().out
 
 
 # --- own words ------------------------------------------------------------------------------------
@@ -389,3 +407,68 @@ def test_code_that_looks_like_a_link_is_left_alone():
     out = relocate(text, lambda path: False)
     assert "`kernel[grid, block](A, B, C)`" in out and "```\nx[0](y)\n```" in out
     assert "[the guide](../../docs/teaching.md)" in out
+
+
+# --- code cells: comments, shown strings; terms; obsolete messages --------------------------------
+
+EXERCISE = ("# Exercise 1.1\nT = 4  # the check binds T\n\n\n@cuda.jit\ndef k(A, B, C):\n    # your code: two\n"
+            "    # accumulators\n    pass\n\n\nprint(f\"Budget: {T * 2:,} loads\")")
+
+
+@pytest.fixture
+def exercise_repo(repo):
+    change_english(repo, lambda cells: cells.insert(3, nbformat.v4.new_code_cell(EXERCISE, id="ex1")))
+    edition.update(repo)
+    translate(repo, {**ZH, "ex1#1": "练习 1.1", "ex1#2": "检查会绑定 T", "ex1#3": "在这里写你的代码：两个累加器"})
+    translate(repo, {"index:0": "# 开始", "index:1": "打开。", "index:2": "- 一\n- 二"}, "index", "docs")
+    return repo
+
+
+def test_an_exercise_cells_comments_are_translated_and_its_statements_kept(exercise_repo):
+    assert [c for c, _, _ in sources.notebook_messages(sources.read_notebook(exercise_repo / "notebooks/01_a.ipynb"))
+            if c.startswith("ex1")] == ["ex1#1", "ex1#2", "ex1#3"]  # the two comment lines are one message
+    strings = catalogs.read(exercise_repo / sources.CODE_CATALOG)
+    assert [m.id for m in strings if m.id] == ["Budget: {T * 2:,} loads"]  # what the cell prints, its field as written
+    m = strings.get("Budget: {T * 2:,} loads")
+    m.string = "预算：{T * 2:,} 次加载"
+    (exercise_repo / sources.CODE_CATALOG).write_bytes(catalogs.text(strings))
+    edition.build(exercise_repo)
+    zh = nbformat.read(exercise_repo / "notebooks/zh/01_a.ipynb", as_version=4).cells[3].source
+    assert zh == EXERCISE.replace("# Exercise 1.1", "# 练习 1.1").replace("# the check binds T", "# 检查会绑定 T") \
+        .replace("    # your code: two\n    # accumulators", "    # 在这里写你的代码：两个累加器")
+    assert edition.check(exercise_repo) == []
+    assert (exercise_repo / sources.CODE_CATALOG.with_suffix(".mo")).exists()  # compiled for the package
+
+
+def test_a_statement_changed_in_a_chinese_exercise_cell_is_reported(exercise_repo):
+    edition.build(exercise_repo)
+    path = exercise_repo / "notebooks/zh/01_a.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[3].source = nb.cells[3].source.replace('f"Budget', 'f"预算')  # a string is a statement's token
+    nbformat.write(nb, path)
+    assert "notebooks/zh/01_a.ipynb: code cell ex1 differs from notebooks/01_a.ipynb" in edition.check(exercise_repo)
+
+
+def test_a_code_string_whose_translation_names_another_field_is_reported(exercise_repo):
+    strings = catalogs.read(exercise_repo / sources.CODE_CATALOG)
+    strings.get("Budget: {T * 2:,} loads").string = "预算：{budget:,} 次加载"
+    (exercise_repo / sources.CODE_CATALOG).write_bytes(catalogs.text(strings))
+    assert any("its msgstr has fields the code does not, ['{budget:,}']" in p for p in edition.check(exercise_repo))
+
+
+def test_check_reports_a_variant_the_glossary_avoids_and_obsolete_messages(exercise_repo):
+    (exercise_repo / "docs/glossary.md").write_text(
+        "# G\n\n| English | 中文 | not written | where |\n| --- | --- | --- | --- |\n"
+        "| fair pair | 公平对照组 | 公平对照 | 4 |\n| reuse | 复用 | 重用 | 2 |\n", encoding="utf-8")
+    edition.update(exercise_repo)
+    translate(exercise_repo, {"glossary:0": "# 术语", "glossary:1": "| English | 中文 | 不用 | 在哪里 |\n| --- | --- | --- "
+                              "| --- |\n| fair pair | 公平对照组 | 公平对照 | 4 |\n| reuse | 复用 | 重用 | 2 |"}, "glossary", "docs")
+    translate(exercise_repo, {"summary": "**小结。** 公平对照组重用了 A 的每个值。"})
+    edition.build(exercise_repo)
+    problems = edition.check(exercise_repo)
+    assert [p for p in problems if "glossary says" in p] == [
+        f"{sources.LOCALE.as_posix()}/notebooks/01_a.po: 'summary' writes 「重用」: the glossary says 「复用」"]  # 公平对照组 is no 公平对照
+    change_english(exercise_repo, lambda cells: cells.pop(0))
+    edition.update(exercise_repo)
+    assert f"{sources.LOCALE.as_posix()}/notebooks/01_a.po: 1 obsolete messages (#~): reuse their translations " \
+           "where they fit, then delete them" in edition.check(exercise_repo)

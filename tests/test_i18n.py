@@ -192,3 +192,81 @@ def test_the_chinese_takeaway_slides_draw_every_glyph(zh, monkeypatch):
             assert CJK.search(texts(fig))
             plt.close(fig)
     assert not missing([str(w.message) for w in caught])
+
+
+# --- a notebook's own words, translated as its cells run -----------------------------------------
+
+CELL = '''
+def helper():
+    """A docstring stays."""
+    return f"{n:,} loads in all"
+print("matches numpy:", ok)
+table(["kernel", "measured"], rows, columns={"kernel": "kernel"})
+ax.set_title(f"N = {n}: {t:.2f} ms"); ax.plot(x, y, "o-", label="measured loads")
+r["kernel"], df.query("N == @n"), data.load("h200/bench.csv"), kernel == "naive"
+steps = [("naive: a thread per element", "naive")]
+'''
+
+
+def test_display_strings_are_the_literals_a_cell_shows_and_not_its_data():
+    import ast
+    found = {(msgid, where) for _, msgid, where in i18n.display_strings(ast.parse(CELL))}
+    assert found == {("{n:,} loads in all", "any"), ("matches numpy:", "text"), ("kernel", "text"),
+                     ("measured", "text"), ("N = {n}: {t:.2f} ms", "figure"), ("measured loads", "figure"),
+                     ("naive: a thread per element", "any"), ("naive", "any")}
+
+
+def test_a_translated_f_string_may_place_its_fields_in_another_order():
+    import ast
+    tree = ast.parse('f"{a} of {b:.1f} ms"', mode="eval")
+    node = tree.body
+    new = i18n.translated(node, i18n.template(node), "{b:.1f} ms 中的 {a}")
+    assert eval(compile(ast.Expression(new), "<t>", "eval"), {"a": 3, "b": 2.25, i18n.SHOWN: i18n.shown}) == "2.2 ms 中的 3"
+    assert i18n.translated(node, i18n.template(node), "{c} 不存在") is None  # a field the code lacks: kept English
+
+
+@pytest.fixture
+def shell(monkeypatch):
+    from IPython.core.interactiveshell import InteractiveShell
+    shell = InteractiveShell.instance()
+    monkeypatch.setattr(shell, "ast_transformers", [])
+    return shell
+
+
+def test_a_cell_of_the_chinese_edition_prints_chinese_and_keeps_its_data(zh, shell, capsys):
+    shell.user_ns[i18n.SHOWN] = i18n.shown
+    shell.ast_transformers.append(i18n.CellTranslator())
+    shell.run_cell('d = {"matches numpy:": 1}\nprint("matches numpy:", d["matches numpy:"] == 1)')
+    assert capsys.readouterr().out == "与 numpy 一致： True\n"  # the key is data: left as written
+    shell.run_cell('narrowest = 8\nprint(f"fair pair at T = {narrowest}, every N: ")')  # an f-string, its field kept
+    assert capsys.readouterr().out == "公平对照组在 T = 8 时，各个 N：\n"
+
+
+def test_setup_installs_the_translation_only_in_the_chinese_edition(shell, monkeypatch, capsys):
+    monkeypatch.setattr("IPython.get_ipython", lambda: shell)
+    monkeypatch.delenv("TILEDLAB_LANG", raising=False)
+    i18n.translate_cells()
+    assert shell.ast_transformers == []
+    shell.run_cell('print("matches numpy:", True)')
+    assert capsys.readouterr().out == "matches numpy: True\n"
+    monkeypatch.setenv("TILEDLAB_LANG", "zh")
+    i18n.translate_cells()
+    i18n.translate_cells()  # once
+    assert len(shell.ast_transformers) == 1
+
+
+def test_a_table_shows_headings_and_data_values_in_chinese(zh, capsys):
+    from tiledlab.notebook import table
+    table(["level", "ns per load"], [["shared memory", 19.7], ["", 1]])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["层级", "每次加载", "ns"] and "共享内存" in out[2] and "Project-Id" not in "".join(out)
+    assert len(out[0]) < len(out[1])  # a wide character takes two columns: the rule lines up under the heading
+
+
+def test_a_value_of_the_data_is_shown_in_chinese_where_it_is_shown(zh):
+    import pandas as pd
+    assert i18n.shown("shared memory") == "共享内存" and i18n.shown("naive") == "naive" and i18n.shown(3.5) == 3.5
+    levels = pd.Series(["shared memory", "L1 (16 KiB ring)"])
+    assert i18n.shown(levels) == ["共享内存", "L1（16 KiB 环形缓冲区）"]
+    numbers = [1, 2]
+    assert i18n.shown(numbers) is numbers and i18n.shown(range(3)) == range(3)

@@ -165,7 +165,7 @@ def test_every_page_and_image_loads(site_dir, site_url, page, screenshots, recor
     assert not unreached, f"pages in the build that no link reaches: {unreached}"
     lessons = ({f"notebooks/{nb.stem}.html" for nb in NOTEBOOKS}
                | {f"zh/notebooks/zh/{nb.stem}.html" for nb in NOTEBOOKS_ZH})
-    assert len(NOTEBOOKS_ZH) == len(NOTEBOOKS), "every lesson has a Chinese twin (python -m tiledlab translate build)"
+    assert len(NOTEBOOKS_ZH) == len(NOTEBOOKS), "every lesson has a Chinese twin (python -m tools translate build)"
     assert lessons <= set(summary), f"lesson pages missing: {sorted(lessons - set(summary))}"
     for nb in NOTEBOOKS:  # each lesson page shows every image its notebook stores
         stored = sum("image/png" in o.get("data", {}) or "image/jpeg" in o.get("data", {})

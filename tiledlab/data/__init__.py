@@ -7,6 +7,7 @@ from importlib import resources
 import pandas as pd
 
 from ..backend import describe
+from ..i18n import _
 
 PROVENANCE = ("backend", "device", "compute_capability", "numba", "numba_cuda", "numpy", "date")
 VERSIONS = PROVENANCE + ("cupy", "ncu")  # read as text: a version such as "0.60" is not the number 0.6
@@ -67,5 +68,6 @@ def value(table, column, **where):
 def provenance(table):
     """One line saying where the rows of a committed DataFrame were measured (from its first row)."""
     r = table.iloc[0]
-    return (f"measured on {r['device']} (compute capability {r['compute_capability']}) on {r['date']}, "
-            f"numba {r['numba']}, numba-cuda {r['numba_cuda']}, numpy {r['numpy']}")
+    return _("measured on {device} (compute capability {cc}) on {date}, numba {numba}, numba-cuda {numba_cuda}, "
+             "numpy {numpy}").format(device=r["device"], cc=r["compute_capability"], date=r["date"], numba=r["numba"],
+                                     numba_cuda=r["numba_cuda"], numpy=r["numpy"])

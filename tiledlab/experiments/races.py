@@ -5,6 +5,7 @@ from ..core.kernels import tiled
 from ..core.launch import matmul, prepare
 from ..core.operands import operands
 from ..counting.variants import without_barrier
+from ..i18n import N_, _
 
 
 def run(n=1024, T=32, runs=100, seed=0):
@@ -25,7 +26,7 @@ def run(n=1024, T=32, runs=100, seed=0):
                 wrong_elems.append(bad.mean())
                 with np.errstate(invalid="ignore", over="ignore"):
                     worst = max(worst, float(np.nanmax(np.abs(C - good))) if np.isfinite(C).any() else np.inf)
-        rows.append({"barrier_removed": ["first", "second"][which], "N": n, "tile": T, "runs": runs,
+        rows.append({"barrier_removed": [N_("first"), N_("second")][which], "N": n, "tile": T, "runs": runs,
                      "wrong_runs": wrong_runs,
                      "mean_wrong_fraction": float(np.mean(wrong_elems)) if wrong_elems else 0.0,
                      "max_abs_error": worst})
@@ -37,9 +38,9 @@ def frequency_note(live, committed, live_on, committed_on="the H200"):
     each count with its runs and size, which shares differ, and what a share depends on."""
     def counts(rows, on):
         r = rows.iloc[0]
-        return (f"{on}: " + ", ".join(f"without the {b} barrier {w} of {n} runs differ" for b, w, n in
-                                      zip(rows.barrier_removed, rows.wrong_runs, rows.runs))
-                + f" (each run one {r.N:,}×{r.N:,} product, T = {r.tile})")
+        runs = _(", ").join(_("without the {b} barrier {w} of {n} runs differ").format(b=_(b), w=w, n=n)
+                            for b, w, n in zip(rows.barrier_removed, rows.wrong_runs, rows.runs))
+        return _("{on}: {runs} (each run one {n:,}×{n:,} product, T = {t})").format(on=_(on), runs=runs, n=r.N, t=r.tile)
 
     pairs = live.merge(committed, on="barrier_removed", suffixes=("_live", "_committed"))
     pairs["share_live"] = pairs.wrong_runs_live / pairs.runs_live
@@ -47,14 +48,17 @@ def frequency_note(live, committed, live_on, committed_on="the H200"):
     pairs["expected"] = (pairs.share_committed * pairs.runs_live).round().astype(int)
     differ = pairs[pairs.expected != pairs.wrong_runs_live]
     if len(differ):
-        shares = "The shares differ (" + "; ".join(
-            f"{r.barrier_removed} barrier: {r.share_live:.0%} of live runs, {r.share_committed:.0%} of committed; "
-            f"at the committed rate {r.expected} of {r.runs_live} live runs would differ"
-            for r in differ.itertuples()) + ")."
+        shares = _("The shares differ ({which}).").format(which="; ".join(
+            _("{b} barrier: {live:.0%} of live runs, {committed:.0%} of committed; at the committed rate {e} of "
+              "{n} live runs would differ").format(b=_(r.barrier_removed), live=r.share_live,
+                                                    committed=r.share_committed, e=r.expected, n=r.runs_live)
+            for r in differ.itertuples()))
     else:
-        shares = f"The shares agree as closely as {live.runs.min()} runs can show."
-    return (f"Live on {counts(live, live_on)}. Committed on {counts(committed, committed_on)}. {shares} "
-            "How often a race shows depends on timing, not only on the code: which blocks the scheduler runs "
-            "side by side, the clock, the matrix size, and on the simulator the points where Python switches "
-            "threads, which are not where warps switch. A share describes one machine at one size: one wrong "
-            "run proves a race, and no number of right runs proves there is none.")
+        shares = _("The shares agree as closely as {n} runs can show.").format(n=live.runs.min())
+    return _("Live on {live}. Committed on {committed}. {shares} How often a race shows depends on timing, not "
+             "only on the code: which blocks the scheduler runs side by side, the clock, the matrix size, and on "
+             "the simulator the points where Python switches threads, which are not where warps switch. A share "
+             "describes one machine at one size: one wrong run proves a race, and no number of right runs proves "
+             "there is none.").format(live=counts(live, live_on), committed=counts(committed, committed_on),
+                                      shares=shares)
+PLACES = (N_("the H200"), N_("the simulator"), N_("this GPU"))  # where frequency_note's counts ran (translated there)

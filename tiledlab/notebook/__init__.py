@@ -6,19 +6,20 @@ The names a lesson needs from other wings are re-exported here, so one import li
 """
 import math
 import numbers
+import unicodedata
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import data
+from .. import data, i18n
 from ..backend import SIMULATOR, describe
 from ..core import card, formulas
 from ..core.launch import resolve
 from ..counting import count_loads
 from ..experiments import bench
 from ..experiments import device as device_properties
-from ..i18n import _
+from ..i18n import N_, _
 from . import claims, plots
 
 __all__ = ["setup", "banner", "show", "table", "timings", "device", "measured", "plots", "formulas", "data",
@@ -27,9 +28,12 @@ __all__ = ["setup", "banner", "show", "table", "timings", "device", "measured", 
 
 def setup(seed=0):
     """Start a lesson: say which backend runs it, set figure defaults that read well when projected,
-    and return `rand(*shape)`, which draws float32 standard-normal arrays from a fixed seed."""
+    and return `rand(*shape)`, which draws float32 standard-normal arrays from a fixed seed. In the
+    Chinese edition, the words the notebook's own cells print and draw are Chinese from the next cell on
+    (tiledlab.i18n.translate_cells)."""
     banner()
     plots.style()
+    i18n.translate_cells()
     rng = np.random.default_rng(seed)
 
     def rand(*shape):
@@ -41,12 +45,12 @@ def banner():
     """Say plainly which backend runs this notebook, and what that means for its numbers."""
     info = describe()
     if SIMULATOR:
-        print("Backend: CUDA simulator (no GPU in use). Kernels run as Python threads: counts and results\n"
-              "are exact, but times measure Python, not a GPU. GPU timings below are committed data,\n"
-              f"{data.provenance(data.load('h200/bench.csv'))}.\n{card.describe()}")
+        print(_("Backend: CUDA simulator (no GPU in use). Kernels run as Python threads: counts and results\n"
+                "are exact, but times measure Python, not a GPU. GPU timings below are committed data,\n"
+                "{provenance}.").format(provenance=data.provenance(data.load("h200/bench.csv"))) + "\n" + card.describe())
     else:
-        print(f"Backend: GPU {info['device']} (compute capability {info['compute_capability']}), "
-              f"numba {info['numba']}, numba-cuda {info['numba_cuda']}")
+        print(_("Backend: GPU {device} (compute capability {cc}), numba {numba}, numba-cuda {numba_cuda}").format(
+            device=info["device"], cc=info["compute_capability"], numba=info["numba"], numba_cuda=info["numba_cuda"]))
 
 
 def device():
@@ -54,8 +58,9 @@ def device():
     the committed H200 row on the simulator. `source` says which."""
     if SIMULATOR:
         committed = data.load("h200/device.csv")
-        return {**committed.iloc[0].to_dict(), "source": f"committed data, {data.provenance(committed)}"}
-    return {**device_properties.properties(), **describe(), "source": "read live from the driver"}
+        return {**committed.iloc[0].to_dict(),
+                "source": _("committed data, {provenance}").format(provenance=data.provenance(committed))}
+    return {**device_properties.properties(), **describe(), "source": _("read live from the driver")}
 
 
 def measured(table, kernels):
@@ -80,7 +85,9 @@ def table(frame, rows=None, columns=None, formats=None):
     """Print a DataFrame, or a header and its rows, as an aligned text table (plain text, so notebook
     checks can compare it): whole numbers with thousands separators, a missing value as "-".
     For a DataFrame, `columns` picks and orders its columns ({column: heading} also renames them) and
-    `formats` gives a column's format, e.g. {"value": "{:.2f}"}."""
+    `formats` gives a column's format, e.g. {"value": "{:.2f}"}. In the Chinese edition a heading or a
+    cell of words that notebooks.po translates is shown translated (a value of the data, such as a
+    level's name, as well as the cell's own words), and columns are aligned by their width on screen."""
     if isinstance(frame, pd.DataFrame):
         frame = frame if columns is None else frame[list(columns)]
         for column, spec in (formats or {}).items():
@@ -89,10 +96,10 @@ def table(frame, rows=None, columns=None, formats=None):
         rows = frame.itertuples(index=False)
     else:
         header = frame
-    cells = [[str(h) for h in header]] + [[_cell(v) for v in r] for r in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    cells = [[i18n.notebook_text(str(h)) for h in header]] + [[_cell(v) for v in r] for r in rows]
+    widths = [max(_width(row[i]) for row in cells) for i in range(len(header))]
     for k, row in enumerate(cells):
-        print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
+        print("  ".join(" " * (w - _width(c)) + c for c, w in zip(row, widths)))
         if k == 0:
             print("  ".join("-" * w for w in widths))
 
@@ -102,7 +109,12 @@ def _cell(value):
         return f"{value:,}"
     if value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "-"
-    return str(value)
+    return i18n.notebook_text(value) if isinstance(value, str) else str(value)
+
+
+def _width(text):
+    """Columns `text` takes on screen: two for a wide (CJK) character."""
+    return len(text) + sum(unicodedata.east_asian_width(c) in "WF" for c in text)
 
 
 VIEWS = {  # view: the kernels its panels draw (None: every one of the rows), and the step it belongs to
@@ -176,9 +188,11 @@ def _title(rows, live):
     sizes = sorted(rows["N"].unique())
     span = f"N = {sizes[0]}" + (f"…{sizes[-1]}" if len(sizes) > 1 else "")
     if live and SIMULATOR:
-        return f"live, CUDA simulator, {span}:\nPython's time, which says nothing of GPU speed"
+        return plots.tr(N_("live, CUDA simulator, {span}:\nPython's time, which says nothing of GPU speed")).format(span=span)
     first = rows.iloc[0]
-    return f"live: {first['device']}, {span}" if live else f"committed: {first['device']} ({first['date']})\n{span}"
+    if live:
+        return plots.tr(N_("live: {device}, {span}")).format(device=first["device"], span=span)
+    return plots.tr(N_("committed: {device} ({date})\n{span}")).format(device=first["device"], date=first["date"], span=span)
 
 
 def _draw(view, rows, ax, live):
@@ -205,19 +219,23 @@ def _reading(view, ref):
         slopes = {k: np.polyfit(np.log(g["N"].astype(float)), np.log(g["median_ms"].astype(float)), 1)[0]
                   for k, g in ref.groupby("kernel")}
         factors = [ms("naive", n) / ms("naive_unsigned", n) for n in sizes]
-        return (f"committed, N = {sizes[0]}…{sizes[-1]}: log-log slope of time, naive {slopes['naive']:.2f}, "
-                f"naive_unsigned {slopes['naive_unsigned']:.2f} (2N³ loads: 3); naive takes "
-                f"{min(factors):.2f}…{max(factors):.2f}× naive_unsigned's time")
+        return _("committed, N = {first}…{last}: log-log slope of time, naive {naive:.2f}, naive_unsigned "
+                 "{unsigned:.2f} (2N³ loads: 3); naive takes {low:.2f}…{high:.2f}× naive_unsigned's time").format(
+            first=sizes[0], last=sizes[-1], naive=slopes["naive"], unsigned=slopes["naive_unsigned"],
+            low=min(factors), high=max(factors))
     if view == "pair":
         t = int(ref.loc[ref["kernel"] == "tiled", "tile"].iloc[0])
-        return "\n".join(f"N = {n}: naive / tiled T={t} = {ms('naive', n) / ms('tiled', n, t):.2f}×, "
-                         f"fair pair naive_unsigned ({b}×{b} blocks) / tiled_unsigned T={t} = "
-                         f"{ms('naive_unsigned', n) / ms('tiled_unsigned', n, t):.2f}×" for n in sizes)
+        return "\n".join(_("N = {n}: naive / tiled T={t} = {lesson:.2f}×, fair pair naive_unsigned ({b}×{b} blocks) / "
+                           "tiled_unsigned T={t} = {fair:.2f}×").format(n=n, t=t, b=b, lesson=ms("naive", n) / ms("tiled", n, t),
+                                                                     fair=ms("naive_unsigned", n) / ms("tiled_unsigned", n, t))
+                         for n in sizes)
     if view == "tile":
         (n,) = sizes
         tiled = ref[ref["kernel"] == "tiled_unsigned"].sort_values("tile")
-        factors = ", ".join(f"{ms('naive_unsigned', n) / r.median_ms:.2f}× at T = {r.tile}" for r in tiled.itertuples())
-        return f"N = {n}: naive_unsigned ({b}×{b} blocks) / tiled_unsigned = {factors} (global loads: T times fewer)"
+        factors = _(", ").join(_("{factor:.2f}× at T = {t}").format(factor=ms("naive_unsigned", n) / r.median_ms, t=r.tile)
+                               for r in tiled.itertuples())
+        return _("N = {n}: naive_unsigned ({b}×{b} blocks) / tiled_unsigned = {factors} (global loads: T times fewer)").format(
+            n=n, b=b, factors=factors)
     worst = plots.effect_factors(ref).sort_values("factor").iloc[-1]
-    return (f"N = {sizes[0]}: the costliest change is {worst['kernel']} at T = {worst['tile']}, "
-            f"{worst['factor']:.2f}× the time of {worst['base']}")
+    return _("N = {n}: the costliest change is {kernel} at T = {t}, {factor:.2f}× the time of {base}").format(
+        n=sizes[0], kernel=worst["kernel"], t=worst["tile"], factor=worst["factor"], base=worst["base"])

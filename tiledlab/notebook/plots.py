@@ -47,6 +47,11 @@ def tr(message):
     return i18n.gettext(message) if chinese_labels() else message
 
 
+def data_label(value):
+    """A value of the data drawn as a label (a variant's or a level's name), Chinese where notebooks.po has it."""
+    return i18n.shown(value) if chinese_labels() else value
+
+
 def _english_caption():
     """Print NO_FONT_CAPTION once, after the cell's figures are shown (in IPython), else at once."""
     if _caption["shown"]:
@@ -72,9 +77,11 @@ def color(kernel, tile):
 
 
 def style():
-    """Figure defaults that stay readable when projected in a classroom."""
+    """Figure defaults that stay readable when projected in a classroom (in the Chinese edition, the CJK
+    font first, so that a notebook's own figures draw Chinese too)."""
     plt.rcParams.update({"figure.dpi": 100, "font.size": 12, "axes.titlesize": 13, "axes.labelsize": 12,
                          "legend.fontsize": 10, "xtick.labelsize": 11, "ytick.labelsize": 11})
+    chinese_labels()
 
 
 def integer_ticks(ax):
@@ -83,9 +90,9 @@ def integer_ticks(ax):
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
 
 
-def label(kernel, tile, text=str):
+def label(kernel, tile, text=i18n.gettext):
     """A line's name: the lesson's kernels with their block shape, a kernel by name (no tile) as its name.
-    `text` translates its words (plots.tr in a figure; tables keep the English names)."""
+    `text` translates its words (in the reader's language; plots.tr in a figure)."""
     if kernel == "cublas":
         return "cuBLAS (CuPy)"
     if pd.isna(tile) or tile == "":
@@ -200,7 +207,7 @@ def effect_bars(effects, title, ax=None):
         ax.bar(xs, [at[v] for v in variants], width, color=TILE_COLOR.get(t, "C7"),
                label=tr(N_("T = {t} ({t}×{t} blocks)")).format(t=t))
     ax.axhline(1, color="k", lw=1)
-    ax.set_xticks(range(len(variants)), [textwrap.fill(v, 10) for v in variants], fontsize=10)
+    ax.set_xticks(range(len(variants)), [textwrap.fill(data_label(v), 10) for v in variants], fontsize=10)
     ax.set_ylabel(tr(N_("time / the plain kernel's (same T)")))
     ax.set_title(tr(title))
     ax.grid(True, axis="y", alpha=0.3)
@@ -334,7 +341,7 @@ def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3), extra_legend
     outside the data, lists the roofs, the labelled points and any `extra_legend` handles."""
     xs = np.logspace(np.log10(x[0]), np.log10(x[1]), 300)
     for (name, tbs), color in zip(roofs, ("0.15", "0.45", "0.65", "0.8")):
-        ax.loglog(xs, np.minimum(xs * tbs, fp32), "-", color=color, lw=2, label=f"{tr(name)}: {tbs:.2f} TB/s")
+        ax.loglog(xs, np.minimum(xs * tbs, fp32), "-", color=color, lw=2, label=f"{tr(data_label(name))}: {tbs:.2f} TB/s")
     ax.axhline(fp32, color="k", ls=":", lw=1.5,
                label=tr(N_("FP32 FMA rate: {fp32:.1f} TFLOP/s")).format(fp32=fp32))
     for name, intensity, tflops, style in points:

@@ -46,10 +46,12 @@ from ..core.launch import resolve
 from ..core.operands import operands as core_operands
 from ..counting import count_loads
 from ..counting.hazards import EFFECT
+from ..i18n import N_, _
+from . import plots
 
 __all__ = ["TileStepper", "TiledTrace", "step_through", "launches", "FALLBACK_TEXT"]
 
-FALLBACK_TEXT = "Tile stepper (interactive in JupyterLab): the frames above show every phase."
+FALLBACK_TEXT = N_("Tile stepper (interactive in JupyterLab): the frames above show every phase.")
 SIZES = range(4, 17)  # N: square matrices small enough to read cell by cell (and to count on the simulator)
 TILES = (2, 4, 8)
 OPERANDS = ("A", "B")
@@ -69,21 +71,22 @@ class TraceMismatch(RuntimeError):
         self.problems = problems or [message]
 
 
-SHAPE_OF_PHASES = ("in each phase every thread loads one element of A's tile and one of B's into sA and sB, "
-                   "passes a cuda.syncthreads(), multiply-adds from sA and sB, and passes a second "
-                   "cuda.syncthreads()")
+SHAPE_OF_PHASES = N_("in each phase every thread loads one element of A's tile and one of B's into sA and sB, "
+                      "passes a cuda.syncthreads(), multiply-adds from sA and sB, and passes a second "
+                      "cuda.syncthreads()")
 
 
 def _refusal(kernel, N, T, mismatch, shown=3):
     """The message of a kernel the stepper cannot draw: which, at what size, what it expects, what differs."""
     problems = mismatch.problems
-    more = f" (and {len(problems) - shown} more)" if len(problems) > shown else ""
+    more = _(" (and {n} more)").format(n=len(problems) - shown) if len(problems) > shown else ""
     return TraceMismatch(
-        f"The stepper cannot replay {kernel.name} at N = {N}, T = {T}: its counted launch does not have the "
-        f"tiled kernel's shape of phases ({SHAPE_OF_PHASES}).\n"
-        f"What differs: {'; '.join(problems[:shown])}{more}.\n"
-        "A cuda.syncthreads() removed or moved, or a tile loaded another way, does this: put it back, or "
-        "step through the library's kernel (leave out kernel=).", problems)
+        _("The stepper cannot replay {kernel} at N = {N}, T = {T}: its counted launch does not have the "
+          "tiled kernel's shape of phases ({shape}).\nWhat differs: {problems}{more}.\n"
+          "A cuda.syncthreads() removed or moved, or a tile loaded another way, does this: put it back, or "
+          "step through the library's kernel (leave out kernel=).").format(
+            kernel=kernel.name, N=N, T=T, shape=_(SHAPE_OF_PHASES), problems="; ".join(problems[:shown]), more=more),
+        problems)
 
 
 def operands(N, seed=0):
@@ -93,16 +96,18 @@ def operands(N, seed=0):
 
 def _validate(N, T, block=None, thread=None):
     if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N not in SIZES:
-        raise ValueError(f"N must be a whole number from {SIZES.start} to {SIZES.stop - 1}, got {N!r}")
+        raise ValueError(_("N must be a whole number from {low} to {high}, got {N!r}").format(
+            low=SIZES.start, high=SIZES.stop - 1, N=N))
     if T not in TILES:
-        raise ValueError(f"T must be one of {TILES}, got {T!r}")
+        raise ValueError(_("T must be one of {tiles}, got {T!r}").format(tiles=TILES, T=T))
     blocks = -(-N // T)
     if block is not None and not all(0 <= int(b) < blocks for b in block):
-        raise ValueError(f"block (by, bx) = {tuple(block)}: with N={N}, T={T} there are {blocks}×{blocks} "
-                         f"blocks, so each index runs from 0 to {blocks - 1}")
+        raise ValueError(_("block (by, bx) = {block}: with N={N}, T={T} there are {blocks}×{blocks} blocks, so "
+                           "each index runs from 0 to {top}").format(block=tuple(block), N=N, T=T, blocks=blocks,
+                                                                    top=blocks - 1))
     if thread is not None and not all(0 <= int(t) < T for t in thread):
-        raise ValueError(f"thread (ty, tx) = {tuple(thread)}: a block has {T}×{T} threads, "
-                         f"so each index runs from 0 to {T - 1}")
+        raise ValueError(_("thread (ty, tx) = {thread}: a block has {T}×{T} threads, so each index runs from "
+                           "0 to {top}").format(thread=tuple(thread), T=T, top=T - 1))
 
 
 def _traced(kernel, A, B, T):
@@ -141,18 +146,18 @@ class TiledTrace:
         self.origin = _origins(offsets, problems)
         problems += _missing_tiles(self.origin, self.blocks, self.phases)
         if problems:
-            more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
-            raise TraceMismatch("the trace does not have the tiled kernel's phase structure: "
+            more = _(" (and {n} more)").format(n=len(problems) - 5) if len(problems) > 5 else ""
+            raise TraceMismatch(_("the trace does not have the tiled kernel's phase structure: ")
                                 + "; ".join(problems[:5]) + more, problems)
 
 
 def _shared_names(c):
     """The launch's shared arrays, sA and sB; refused before any other check when they are not."""
     if c.trace is None or c.shared_trace is None:
-        raise TraceMismatch("count the launch with trace=True")
+        raise TraceMismatch(_("count the launch with trace=True"))
     names = tuple(c.shared_names)
     if sorted(names) != ["sA", "sB"]:
-        raise TraceMismatch(f"shared arrays {names}: expected sA and sB")
+        raise TraceMismatch(_("shared arrays {names}: expected sA and sB").format(names=names))
     return names
 
 
@@ -161,20 +166,21 @@ def _epoch_problems(c, phases):
     g, s = c.trace, c.shared_trace
     problems = []
     if total := sum(c.hazards.values()):
-        problems.append(f"{total:,} barrier hazards ({EFFECT})")
+        problems.append(_("{total:,} barrier hazards ({effect})").format(total=total, effect=_(EFFECT)))
     if len(g) and not set(np.unique(g.operand).tolist()) <= {0, 1}:
-        problems.append("global loads of C: the tiled kernel loads only A and B")
+        problems.append(_("global loads of C: the tiled kernel loads only A and B"))
     if np.any(g.epoch % 2 == 1):
-        problems.append(f"{int(np.sum(g.epoch % 2 == 1))} global loads in an odd epoch "
-                        "(after the first barrier of a phase)")
+        problems.append(_("{n} global loads in an odd epoch (after the first barrier of a phase)").format(
+            n=int(np.sum(g.epoch % 2 == 1))))
     stores, reads = s[s.store == 1], s[s.store == 0]
     if np.any(stores.epoch % 2 == 1):
-        problems.append(f"{int(np.sum(stores.epoch % 2 == 1))} shared stores in an odd epoch")
+        problems.append(_("{n} shared stores in an odd epoch").format(n=int(np.sum(stores.epoch % 2 == 1))))
     if np.any(reads.epoch % 2 == 0):
-        problems.append(f"{int(np.sum(reads.epoch % 2 == 0))} shared reads in an even epoch")
+        problems.append(_("{n} shared reads in an even epoch").format(n=int(np.sum(reads.epoch % 2 == 0))))
     seen = sorted(set((np.concatenate([g.epoch, s.epoch]) // 2).tolist()))
     if seen != list(range(phases)):
-        problems.append(f"phases {seen} in the trace, expected 0…{phases - 1} (K={c.shape[1]}, T={c.tile})")
+        problems.append(_("phases {seen} in the trace, expected 0…{last} (K={K}, T={T})").format(
+            seen=seen, last=phases - 1, K=c.shape[1], T=c.tile))
     return problems
 
 
@@ -184,12 +190,13 @@ def _index_stores(stores, names, T, problems):
     for r in stores:
         key, cell = (_key(r, "by", "bx"), int(r.epoch) // 2, int(r.array)), _key(r, "i", "j")
         if cell in index[key]:
-            problems.append(f"block {key[0]} phase {key[1]}: {names[key[2]]}{list(cell)} stored twice")
+            problems.append(_("block {block} phase {phase}: {element} stored twice").format(
+                block=key[0], phase=key[1], element=f"{names[key[2]]}{list(cell)}"))
         index[key][cell] = _key(r, "ty", "tx")
     for key, cells in index.items():
         if len(cells) != T * T:
-            problems.append(f"block {key[0]} phase {key[1]}: {len(cells)} of {T * T} elements of "
-                            f"{names[key[2]]} stored")
+            problems.append(_("block {block} phase {phase}: {n} of {size} elements of {name} stored").format(
+                block=key[0], phase=key[1], n=len(cells), size=T * T, name=names[key[2]]))
     return index
 
 
@@ -202,8 +209,8 @@ def _index_reads(reads, stores, names, problems):
         read_cells[(block, phase, array)].add(_key(r, "i", "j"))
     for key in set(read_cells) | set(stores):
         if read_cells.get(key, set()) != set(stores.get(key, {})):
-            problems.append(f"block {key[0]} phase {key[1]}: the reads of {names[key[2]]} do not read "
-                            "exactly the elements stored in that phase")
+            problems.append(_("block {block} phase {phase}: the reads of {name} do not read exactly the elements "
+                              "stored in that phase").format(block=key[0], phase=key[1], name=names[key[2]]))
     return index
 
 
@@ -219,14 +226,16 @@ def _pair_fetches(g, stores, array_of, problems):
         per_block[(block, name, cell)] += 1
         paired = store_of.get((block, thread, epoch, array_of[name]), [])
         if len(paired) != 1:
-            problems.append(f"thread {thread} of block {block} fetched {name}{list(cell)} in epoch {epoch} "
-                            f"but made {len(paired)} stores into s{name} then")
+            problems.append(_("thread {thread} of block {block} fetched {element} in epoch {epoch} but made {n} "
+                              "stores into s{name} then").format(thread=thread, block=block, element=f"{name}{list(cell)}",
+                                                                 epoch=epoch, n=len(paired), name=name))
             continue
         (a, b), = paired
         offsets[(block, epoch // 2, name)].add((cell[0] - a, cell[1] - b))
         fetches[(block, epoch // 2, name)][cell] = thread
     if twice := [k for k, n in per_block.items() if n > 1]:
-        problems.append(f"{len(twice)} elements fetched more than once by one block, e.g. {twice[0]}")
+        problems.append(_("{n} elements fetched more than once by one block, e.g. {example}").format(
+            n=len(twice), example=twice[0]))
     return fetches, offsets
 
 
@@ -234,14 +243,15 @@ def _origins(offsets, problems):
     """(block, phase, name) -> the tile's first row and column in A or B: one offset per tile."""
     for key, found in offsets.items():
         if len(found) != 1:
-            problems.append(f"block {key[0]} phase {key[1]}: the {key[2]} tile's elements sit at "
-                            f"{len(found)} different offsets from their places in s{key[2]}")
+            problems.append(_("block {block} phase {phase}: the {name} tile's elements sit at {n} different offsets "
+                              "from their places in s{name}").format(block=key[0], phase=key[1], name=key[2], n=len(found)))
     return {key: min(found) for key, found in offsets.items()}
 
 
 def _missing_tiles(origin, blocks, phases):
     """Every block fetched some of A's and B's tile in every phase."""
-    return [f"block {(by, bx)} phase {phase}: no thread fetched any of {name}'s tile"
+    return [_("block {block} phase {phase}: no thread fetched any of {name}'s tile").format(
+                block=(by, bx), phase=phase, name=name)
             for by in range(blocks[0]) for bx in range(blocks[1]) for phase in range(phases) for name in OPERANDS
             if ((by, bx), phase, name) not in origin]
 
@@ -339,7 +349,8 @@ class TileStepper:
         zero = [(r0 + a, c0 + c) for a in range(T) for c in range(T) if (r0 + a, c0 + c) not in fetched]
         rows, cols = (M, K) if name == "A" else (K, N)
         if any(i < rows and j < cols for i, j in zero):
-            raise TraceMismatch(f"block {b} phase {t}: elements of {name} inside the matrix were never fetched")
+            raise TraceMismatch(_("block {block} phase {t}: elements of {name} inside the matrix were never fetched")
+                                .format(block=b, t=t, name=name))
         return {"origin": (r0, c0), "fetched_by": fetched, "zero": zero}
 
     def _thread_view(self, t, tiles):
@@ -354,8 +365,9 @@ class TileStepper:
             view["reads_at"][name] = [(r0 + a, c0 + c) for a, c in view["reads"]["s" + name]]
         rows, cols = {i for i, _ in view["reads_at"]["A"]}, {j for _, j in view["reads_at"]["B"]}
         if len(rows) != 1 or len(cols) != 1:
-            raise TraceMismatch(f"thread {th} of block {b} read A rows {sorted(rows)} and B columns "
-                                f"{sorted(cols)} in phase {t}: expected one row and one column")
+            raise TraceMismatch(_("thread {thread} of block {block} read A rows {rows} and B columns {cols} in phase "
+                                  "{t}: expected one row and one column").format(thread=th, block=b, rows=sorted(rows),
+                                                                                cols=sorted(cols), t=t))
         view["C"] = (rows.pop(), cols.pop())
         view["computes"] = view["C"][0] < tr.shape[0] and view["C"][1] < tr.shape[2]
         return view
@@ -393,8 +405,9 @@ class TileStepper:
         return max(1, max(int(m.max()) for m in self._loads_so_far(self.phases - 1).values()))
 
     def _title(self):
-        return (f"Tiled kernel {self.kernel.name}, N = {self.N}, T = {self.T}: block (by, bx) = {self.block}, "
-                f"thread (ty, tx) = {self.thread}")
+        return plots.tr(N_("Tiled kernel {kernel}, N = {N}, T = {T}: block (by, bx) = {block}, thread (ty, tx) = "
+                     "{thread}")).format(kernel=self.kernel.name, N=self.N, T=self.T, block=self.block,
+                                         thread=self.thread)
 
     def _panel_size(self):
         return max(2.7, 0.34 * max(self.tiled.padded))  # 0.34 inch a cell or more: "7,7" at 11 pt fits
@@ -406,8 +419,8 @@ class TileStepper:
         fig, axes = _figure(len(frames), size)
         for frame, row in zip(frames, axes):
             im = draw_frame(frame, row, vmax)
-        _finish(fig, im, self._title() + (f", all {self.phases} phases" if self.phases > 1 else ", 1 phase"),
-                vmax, size)
+        phases = plots.tr(N_(", all {n} phases")).format(n=self.phases) if self.phases > 1 else plots.tr(N_(", 1 phase"))
+        _finish(fig, im, self._title() + phases, vmax, size)
         return fig
 
     def frame_figure(self, t, counts=True):
@@ -416,7 +429,8 @@ class TileStepper:
         vmax, size = self._vmax(), self._panel_size()
         fig, axes = _figure(1, size, counts)
         im = draw_frame(self.frame(t), axes[0], vmax)
-        _finish(fig, im, self._title() + f", phase t = {t} of 0…{self.phases - 1}", vmax, size)
+        _finish(fig, im, self._title() + plots.tr(N_(", phase t = {t} of 0…{last}")).format(t=t, last=self.phases - 1),
+                vmax, size)
         return fig
 
     def widget(self):
@@ -431,23 +445,26 @@ def counts_text(frame):
     "header" (the table's column names) or a colour (FETCH, READ)."""
     c, t, th, view = frame["counts"], frame["phase"], frame["thread"], frame["thread_view"]
     k_lo, k_hi = frame["k"]
-    fetched = ", ".join(f"{n}[{i},{j}]" for n in OPERANDS for i, j in view["fetched"][n]) or "nothing (padding)"
+    fetched = ", ".join(f"{n}[{i},{j}]" for n in OPERANDS for i, j in view["fetched"][n]) or plots.tr(N_("nothing (padding)"))
     ci, cj = view["C"]
+    ks = f"{k_lo}" + (f"…{k_hi - 1}" if k_hi - 1 > k_lo else "")
     return [
-        ((f"phase t = {t}: k = {k_lo}" + (f"…{k_hi - 1}" if k_hi - 1 > k_lo else ""),), "bold"),
-        ((f"epochs {frame['epochs'][0]} (load, store), {frame['epochs'][1]} (read)",), None),
+        ((plots.tr(N_("phase t = {t}: k = {ks}")).format(t=t, ks=ks),), "bold"),
+        ((plots.tr(N_("epochs {load} (load, store), {read} (read)")).format(load=frame["epochs"][0], read=frame["epochs"][1]),),
+         None),
         (("",), None),
-        ((f"running totals, phases 0…{t}",), "bold"),
-        (("", "block", "thread"), "header"),
-        (("global loads", c["block"]["global"], c["thread"]["global"]), None),
-        (("  naive kernel", c["naive"]["block"], c["naive"]["thread"]), None),
-        (("shared stores", c["block"]["shared_stores"], c["thread"]["shared_stores"]), None),
-        (("shared reads", c["block"]["shared_reads"], c["thread"]["shared_reads"]), None),
-        ((f"(naive: same block, k < {c['naive']['k_end']})",), None),
+        ((plots.tr(N_("running totals, phases 0…{t}")).format(t=t),), "bold"),
+        (("", plots.tr(N_("block")), plots.tr(N_("thread"))), "header"),
+        ((plots.tr(N_("global loads")), c["block"]["global"], c["thread"]["global"]), None),
+        (("  " + plots.tr(N_("naive kernel")), c["naive"]["block"], c["naive"]["thread"]), None),
+        ((plots.tr(N_("shared stores")), c["block"]["shared_stores"], c["thread"]["shared_stores"]), None),
+        ((plots.tr(N_("shared reads")), c["block"]["shared_reads"], c["thread"]["shared_reads"]), None),
+        ((plots.tr(N_("(naive: same block, k < {k})")).format(k=c["naive"]["k_end"]),), None),
         (("",), None),
-        ((f"thread {th[0]},{th[1]} → C[{ci},{cj}]" + ("" if view["computes"] else " (outside C)"),), "bold"),
-        (("fetched " + fetched,), FETCH),
-        ((f"reads sA row {th[0]}, sB column {th[1]}",), READ),
+        ((plots.tr(N_("thread {ty},{tx} → C[{i},{j}]")).format(ty=th[0], tx=th[1], i=ci, j=cj)
+          + ("" if view["computes"] else plots.tr(N_(" (outside C)"))),), "bold"),
+        ((plots.tr(N_("fetched {what}")).format(what=fetched),), FETCH),
+        ((plots.tr(N_("reads sA row {ty}, sB column {tx}")).format(ty=th[0], tx=th[1]),), READ),
     ]
 
 
@@ -474,8 +491,8 @@ def _grid(ax, shape, n_true, title):
         ax.add_patch(Rectangle((n_true[1] - 0.5, -0.5), cols - n_true[1], n_true[0], **pad))
         ax.add_patch(Rectangle((-0.5, -0.5), n_true[1], n_true[0], fill=False, lw=2, color="black", zorder=6))
     ax.set_title(title, fontsize=FONT + 1)
-    ax.set_xlabel("column", fontsize=FONT)
-    ax.set_ylabel("row", fontsize=FONT)
+    ax.set_xlabel(plots.tr(N_("column")), fontsize=FONT)
+    ax.set_ylabel(plots.tr(N_("row")), fontsize=FONT)
 
 
 def _box(ax, i, j, h, w, color, lw, inset=0.0, ls="-", z=7):
@@ -501,7 +518,7 @@ def _draw_operand(ax, frame, name, vmax):
     alpha = np.full(counts.shape, EARLIER)
     alpha[r0:r0 + T, c0:c0 + T] = 1.0
     image = ax.imshow(np.ma.masked_equal(counts, 0), cmap=CMAP, vmin=0, vmax=vmax, zorder=2, alpha=alpha)
-    _grid(ax, counts.shape, (N, N), f"phase t = {t}: {name} tile in s{name}")
+    _grid(ax, counts.shape, (N, N), plots.tr(N_("phase t = {t}: {name} tile in s{name}")).format(t=t, name=name))
     _box(ax, r0, c0, T, T, "black", 2.6)
     for (i, j), (ty, tx) in tile["fetched_by"].items():
         ax.text(j, i, f"{ty},{tx}", ha="center", va="center", fontsize=CELL_FONT, zorder=8)
@@ -520,7 +537,7 @@ def _draw_C(ax, frame):
     """C: the block's tile and the chosen thread's element."""
     T, t, th, N = frame["T"], frame["phase"], frame["thread"], frame["N"]
     Mp, Np = frame["loads_so_far"]["A"].shape[0], frame["loads_so_far"]["B"].shape[1]
-    _grid(ax, (Mp, Np), (N, N), f"phase t = {t}: C tile of block {frame['block']}")
+    _grid(ax, (Mp, Np), (N, N), plots.tr(N_("phase t = {t}: C tile of block {block}")).format(t=t, block=frame["block"]))
     rb, cb = frame["tiles"]["A"]["origin"][0], frame["tiles"]["B"]["origin"][1]
     ax.add_patch(Rectangle((cb - 0.5, rb - 0.5), T, T, facecolor=OWN, alpha=0.18, zorder=2))
     _box(ax, rb, cb, T, T, "black", 2.6)
@@ -530,14 +547,16 @@ def _draw_C(ax, frame):
 
 
 def _text_panel(ax, frame):
-    """counts_text as monospace lines, the table in aligned columns."""
+    """counts_text as lines, the table's three columns each aligned at its own place (the label on the
+    left, the numbers on the right), so no monospace font is needed: none draws Chinese."""
     ax.axis("off")
     box = ax.get_position()
     step = FONT * 1.5 / 72 / (box.height * ax.figure.get_figheight())  # 1.5 lines of FONT points, in axes units
     for k, (cells, style) in enumerate(counts_text(frame)):
-        text = cells[0] if len(cells) == 1 else f"{cells[0]:15s}{cells[1]:>7}{cells[2]:>8}"
-        ax.text(0.0, 1.0 - k * step, text, transform=ax.transAxes, va="top", ha="left", fontsize=FONT,
-                family="monospace", fontweight="bold" if style == "bold" else "normal", color=_colour(style))
+        y, weight = 1.0 - k * step, "bold" if style == "bold" else "normal"
+        for text, x, ha in zip(cells, (0.0, 0.72, 0.97), ("left", "right", "right")):
+            ax.text(x, y, str(text), transform=ax.transAxes, va="top", ha=ha, fontsize=FONT, fontweight=weight,
+                    color=_colour(style))
 
 
 # Figure layout in inches, fixed (a layout engine took most of the drawing time of a tall strip).
@@ -568,19 +587,21 @@ def _finish(fig, image, title, vmax, size):
     fig.suptitle(title, fontsize=FONT + 3, y=1 - 0.18 / height, va="top")
     cax = fig.add_axes([_LEFT / width, 0.8 / height, size / width, 0.16 / height])
     bar = fig.colorbar(image, cax=cax, orientation="horizontal")
-    bar.set_label("global loads of each element\nby this block so far (one scale)", fontsize=FONT)
+    bar.set_label(plots.tr(N_("global loads of each element\nby this block so far (one scale)")), fontsize=FONT)
     bar.set_ticks(range(0, vmax + 1))
     bar.ax.tick_params(labelsize=10)
-    fig.legend(handles=_LEGEND, loc="lower left", bbox_to_anchor=((_LEFT + size + _GAP + 0.1) / width, 0.05 / height),
-               ncols=2, fontsize=FONT, frameon=False)
+    fig.legend(handles=_legend(), loc="lower left", ncols=2, fontsize=FONT, frameon=False,
+               bbox_to_anchor=((_LEFT + size + _GAP + 0.1) / width, 0.05 / height))
 
 
-_LEGEND = [Patch(facecolor="none", edgecolor="black", lw=2.6, label="tile in shared memory"),
-           Patch(facecolor="none", edgecolor=FETCH, lw=3, label="fetched by the thread"),
-           Patch(facecolor="none", edgecolor=READ, lw=2.4, ls="--", label="read by the thread from shared"),
-           Patch(facecolor=CMAP(1.0), alpha=EARLIER, label="fetched in an earlier phase"),
-           Patch(facecolor=OWN, label="the thread's element of C"),
-           Patch(facecolor="0.93", edgecolor="0.6", hatch="//", label="outside the matrix: stored as 0")]
+def _legend():
+    """The stepper's legend, in the reader's language (made at each drawing)."""
+    return [Patch(facecolor="none", edgecolor="black", lw=2.6, label=plots.tr(N_("tile in shared memory"))),
+            Patch(facecolor="none", edgecolor=FETCH, lw=3, label=plots.tr(N_("fetched by the thread"))),
+            Patch(facecolor="none", edgecolor=READ, lw=2.4, ls="--", label=plots.tr(N_("read by the thread from shared"))),
+            Patch(facecolor=CMAP(1.0), alpha=EARLIER, label=plots.tr(N_("fetched in an earlier phase"))),
+            Patch(facecolor=OWN, label=plots.tr(N_("the thread's element of C"))),
+            Patch(facecolor="0.93", edgecolor="0.6", hatch="//", label=plots.tr(N_("outside the matrix: stored as 0")))]
 
 
 # ---- the widget (ipywidgets) ----------------------------------------------------------------------
@@ -623,7 +644,7 @@ def stepper_widget(stepper=None):
 
     class StepperBox(w.VBox):
         def __repr__(self):
-            return FALLBACK_TEXT
+            return _(FALLBACK_TEXT)
 
     s = stepper or TileStepper()
     controls = _controls(w, s)
@@ -649,11 +670,12 @@ def _controls(w, s):
     c = {"N": w.IntSlider(s.N, min=SIZES.start, max=SIZES.stop - 1, description="N", layout=layout, style=style,
                           continuous_update=False),
          "T": w.ToggleButtons(options=list(TILES), value=s.T, style={"button_width": "44px"}),
-         "by": slider(s.block[0], s.tiled.blocks[0] - 1, "block by"),
-         "bx": slider(s.block[1], s.tiled.blocks[1] - 1, "block bx"),
-         "ty": slider(s.thread[0], s.T - 1, "thread ty"), "tx": slider(s.thread[1], s.T - 1, "thread tx"),
-         "phase": slider(0, s.phases - 1, "phase t"),
-         "play": w.Play(value=0, min=0, max=s.phases - 1, interval=1500, description="play the phases")}
+         "by": slider(s.block[0], s.tiled.blocks[0] - 1, _("block by")),
+         "bx": slider(s.block[1], s.tiled.blocks[1] - 1, _("block bx")),
+         "ty": slider(s.thread[0], s.T - 1, _("thread ty")), "tx": slider(s.thread[1], s.T - 1, _("thread tx")),
+         "phase": slider(0, s.phases - 1, _("phase t")),
+         "play": w.Play(value=0, min=0, max=s.phases - 1, interval=1500, description=_("play the phases"),
+                        tooltip=_("play the phases"))}
     w.jslink((c["play"], "value"), (c["phase"], "value"))
     return c
 
@@ -704,7 +726,7 @@ class _Stepping:
         c, seed, kernel = self.box.controls, self.box.stepper.seed, self.box.stepper.kernel
         N, T = c["N"].value, c["T"].value
         if (N, T, seed, kernel) not in _seen:
-            self.status.value = f"counting N = {N}, T = {T} …"
+            self.status.value = html.escape(_("counting N = {N}, T = {T} …").format(N=N, T=T))
         for name, top in (("by", -(-N // T) - 1), ("bx", -(-N // T) - 1), ("ty", T - 1), ("tx", T - 1)):
             _clamp(c[name], top)
         self.box.stepper = TileStepper(N, T, (c["by"].value, c["bx"].value), (c["ty"].value, c["tx"].value), seed,
@@ -733,6 +755,6 @@ def step_through(N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
     try:
         import ipywidgets  # noqa: F401
     except ImportError:
-        print("(install ipywidgets for the interactive stepper; the frames above show every phase)")
+        print(_("(install ipywidgets for the interactive stepper; the frames above show every phase)"))
         return
     display(s.widget())

@@ -90,7 +90,8 @@ def line_by_line():
                          (300, tr(N_("article: {cycles}")).format(cycles=300))):
         ax.axvline(cycles, color="k", ls="--", lw=2)
         ax.text(cycles, -0.85, f" {text}", va="center")
-    ax.set_yticks(range(len(lat)), lat["level"]); ax.set_ylim(len(lat) - 0.5, -1.3)
+    ax.set_yticks(range(len(lat)), [plots.data_label(v) for v in lat["level"]])
+    ax.set_ylim(len(lat) - 0.5, -1.3)
     ax.set_xlim(0, 1.15 * lat["cycles"].max()); ax.set_xlabel(tr(N_("cycles per dependent load (H200)")))
     ax.set_title(tr(N_("5 · Shared memory answers in tens of cycles, DRAM in hundreds\n"
                        "(dashed: the figures the article quotes)")))

@@ -6,10 +6,18 @@ source. Translations live in gettext catalogs, one per notebook and page:
     locale/zh_CN/LC_MESSAGES/notebooks/<stem>.po   one message per markdown cell (msgctxt: the cell's id)
     locale/zh_CN/LC_MESSAGES/docs/<stem>.po        one message per top-level markdown block ("<stem>:<n>")
 
+    tiledlab/locale/zh_CN/LC_MESSAGES/notebooks.po  what the notebooks' code prints and draws, for all of
+                                                   them (no msgctxt; "data" for values of the data),
+                                                   compiled to notebooks.mo, which tiledlab.i18n reads
+                                                   as the cells run
+
 and the Chinese edition is generated from both: notebooks/zh/<stem>.ipynb (markdown from the catalog,
-code cells copied byte for byte with their stored H200 outputs, metadata "language": "zh-CN",
-notebooks/zh/LANGUAGE for tiledlab.i18n) and docs/zh/<page>.md. Cells tagged `links` (badges) are copied,
-their notebook URLs pointed at notebooks/zh/. Nobody edits the generated files by hand.
+code cells copied with their statements token for token, an exercise's and Colab's install cell's
+comments translated; metadata "language": "zh-CN", notebooks/zh/LANGUAGE for tiledlab.i18n) and
+docs/zh/<page>.md. A code cell keeps the outputs the Chinese notebook stores while its source is
+unchanged (a run in Chinese: `python -m tools execute --inplace notebooks/zh/<stem>.ipynb`, then
+build), and takes the English notebook's otherwise. Cells tagged `links` are translated with their URLs
+kept, notebook URLs pointed at notebooks/zh/. Nobody edits the generated files by hand.
 
 How a change to an English cell reaches the Chinese edition:
 
@@ -18,7 +26,8 @@ How a change to an English cell reaches the Chinese edition:
                                           # vanished ones obsolete (#~, kept for reuse)
     (translate: fill each empty msgstr, review each fuzzy one and clear its flag; Poedit, Weblate, ...)
     python -m tools translate build    # notebooks/zh/ and docs/zh/ regenerated
-    python -m tools translate check    # nothing out of date, untranslated, fuzzy or copied: exit 0
+    python -m tools translate check    # nothing out of date, untranslated, fuzzy, obsolete, copied or
+                                       # against the glossary (its column of variants): exit 0
 
 A code-only change needs update (nothing changes in the catalog) and build. tests/test_edition.py runs
 check on the repository, so a commit that leaves the edition behind fails.

@@ -123,6 +123,8 @@ def merge(old, new):
     for m in old:  # Babel drops the previous msgid of a message still fuzzy from an earlier update
         if m.id and m.fuzzy and not m.previous_id and (m.id, m.context) in previous:
             m.previous_id = previous[(m.id, m.context)]
+    for key in [key for key, m in old.obsolete.items() if not m.string]:  # nothing there to reuse
+        del old.obsolete[key]
     old.fuzzy = False
     return old
 
@@ -134,7 +136,7 @@ def _pair_by_text_then_context(old, new):
     by_text = {}
     for m in [*spare, *old.obsolete.values()]:
         by_text.setdefault(m.id.strip(), m)
-    by_context = {m.context: m for m in spare}
+    by_context = {m.context: m for m in spare if m.context}  # a message without one has no place
     used = set()
     for msgid, context in wanted:
         if old.get(msgid, context=context) is not None:

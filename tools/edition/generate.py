@@ -1,11 +1,15 @@
 """The Chinese notebooks and pages, generated from the English ones and the catalogs.
 
 A markdown cell (a docs block) takes its catalog's translation, or stays English where there is none
-(reported); code and raw cells are copied as they are, outputs and metadata too; a `links` cell is copied
-with its notebook URLs pointed at notebooks/zh/. Relative link targets are moved one folder down.
+(reported); a `links` cell too, its notebook URLs pointed at notebooks/zh/. Relative link targets are
+moved one folder down. Code and raw cells are copied, their metadata too; an exercise's (and Colab's
+install cell's) comments are translated, every statement left as it is. A code cell keeps the outputs
+of the Chinese notebook where its source is the one already there (a run in Chinese stored them), and
+takes the English notebook's where it is new or changed (until the Chinese edition is run again).
 """
 import copy
 import re
+import unicodedata
 
 import nbformat
 
@@ -64,21 +68,81 @@ def _ending_as(translation, english):
     return translation.rstrip("\n") + english[len(english.rstrip("\n")):]
 
 
-def notebook(nb, catalog):
-    """The Chinese notebook of `nb`, and the ids of the message cells left in English."""
+def notebook(nb, catalog, previous=None):
+    """The Chinese notebook of `nb` (`previous`: the Chinese notebook as it is, whose outputs a code cell
+    keeps), and the contexts of the messages left in English."""
     found = catalogs.translations(catalog) if catalog is not None else {}
+    kept = {c.id: c for c in previous.cells if c.cell_type == "code"} if previous is not None else {}
     zh, english = copy.deepcopy(nb), []
     zh.metadata["language"] = LANGUAGE_TAG
     for cell in zh.cells:
         if sources.is_links(cell):
-            cell.source = links_cell(cell.source)
+            msgid, urls = sources.links_message(cell.source)
+            translation = found.get((msgid, cell.id))
+            english += [] if translation else [cell.id]
+            cell.source = links_cell(_filled(translation, urls) if translation else cell.source)
         elif sources.is_message(cell):
             translation = found.get((cell.source, cell.id))
             if translation is None:
                 english.append(cell.id)
             text = cell.source if translation is None else _ending_as(translation, cell.source)
             cell.source = relocate(text, _sibling_notebook)
+        elif sources.has_comments_translated(cell):
+            cell.source, left = commented(cell.source, cell.id, found)
+            english += left
+        if cell.cell_type == "code" and cell.id in kept and kept[cell.id].source == cell.source:
+            _outputs_of(kept[cell.id], cell)
     return zh, english
+
+
+def _filled(translation, urls):
+    return re.sub(r"\]\(\{(\d+)\}\)", lambda m: f"]({urls[int(m[1]) - 1]})", translation)
+
+
+def _outputs_of(run, cell):
+    """The outputs, execution count and timing of the Chinese notebook's cell `run`, onto `cell`."""
+    cell.outputs, cell.execution_count = copy.deepcopy(run.outputs), run.execution_count
+    cell.metadata.pop("execution", None)
+    if "execution" in run.metadata:
+        cell.metadata["execution"] = copy.deepcopy(run.metadata["execution"])
+
+
+def width(text):
+    """Columns `text` takes in a monospace font: two for a CJK (wide) character, one for any other."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _wrapped(text, columns):
+    """`text` in lines of at most `columns` columns (CJK characters two), broken between words or
+    between CJK characters, never inside a Latin word or a `code span`."""
+    lines, line = [], ""
+    for piece in re.findall(r"`[^`]*`|[A-Za-z0-9_.,:;()\[\]'\"=+*/<>-]+|\s+|.", text):
+        if line and width(line + piece.rstrip()) > columns and piece not in "，。；：、）！？":  # no line starts with those
+            lines.append(line.rstrip())
+            line = piece.lstrip()
+        else:
+            line += piece
+    return lines + [line.rstrip()] if line.strip() else lines
+
+
+def commented(source, cell_id, found):
+    """`source` with each comment (sources.comments) in its catalog translation, and the contexts left in
+    English. A comment on lines of its own is wrapped in lines of even length, up to 110 columns (or its
+    longest English line's width, when longer)."""
+    lines, english = source.split("\n"), []
+    for k, (first, last, col, text) in reversed(list(enumerate(sources.comments(source), 1))):
+        translation = found.get((text, f"{cell_id}#{k}"))
+        if translation is None:
+            english.append(f"{cell_id}#{k}")
+            continue
+        if lines[first - 1][:col].strip():  # after code, on its line
+            lines[first - 1] = lines[first - 1][:col] + "# " + translation.strip()
+            continue
+        text = translation.strip()
+        columns = max(max(width(line) for line in lines[first - 1:last]), 110) - col - 2
+        balanced = -(-width(text) // -(-width(text) // columns)) + 4  # as many lines as needed, of even length
+        lines[first - 1:last] = [" " * col + "# " + part for part in _wrapped(text, min(columns, balanced))]
+    return "\n".join(lines), english[::-1]
 
 
 def notebook_text(nb):

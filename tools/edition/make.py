@@ -9,19 +9,45 @@ from . import catalogs, generate, sources
 Unit = collections.namedtuple("Unit", "source catalog template")
 
 
-CELL, BLOCK = "markdown cell; msgctxt is the cell's id", "top-level markdown block; msgctxt is page:n"
+CELL, BLOCK = ("markdown cell (msgctxt: the cell's id) or code comment (msgctxt: cell id#n)",
+                "top-level markdown block; msgctxt is page:n")
+CODE = ("literal a notebook's code prints or draws, for all notebooks, no msgctxt; a msgstr equal to its\n"
+        "# msgid keeps the literal as written (data, a unit, a name); an f-string's {fields} stay as written.\n"
+        "# Messages with msgctxt \"data\" are values of the data that tables show, written by hand and kept")
+DATA = "data"  # tiledlab.i18n.DATA
 
 
 def units(root):
-    """A Unit for every English notebook, then for each docs page."""
+    """A Unit for every English notebook, then for each docs page, then the notebooks' code strings."""
     root = pathlib.Path(root)
-    found = [_unit(root, path, "notebooks", sources.notebook_messages(sources.read_notebook(path)), CELL)
-             for path in sources.english_notebooks(root)]
+    notebooks = {path: sources.read_notebook(path) for path in sources.english_notebooks(root)}
+    found = [_unit(root, path, "notebooks", sources.notebook_messages(nb), CELL) for path, nb in notebooks.items()]
     if not found:
         raise ValueError(f"no English notebooks in {root / sources.NOTEBOOKS}: run this in the repository's "
                          "root folder, or give --root")
-    return found + [_unit(root, path, "docs", sources.page_messages(path.stem, path.read_text(encoding="utf-8")),
-                          BLOCK) for path in sources.doc_pages(root)]
+    found += [_unit(root, path, "docs", sources.page_messages(path.stem, path.read_text(encoding="utf-8")),
+                    BLOCK) for path in sources.doc_pages(root)]
+    return found + [code_unit(root, notebooks)]
+
+
+def code_unit(root, notebooks):
+    """The Unit of every notebook's code strings: one message per msgid, each place it is written; and
+    the values of the data that tables and figures show (msgctxt "data"), kept as the catalog has them."""
+    template = catalogs.template([], sources.CODE_CATALOG.stem, sources.NOTEBOOKS.as_posix(), CODE)
+    path = pathlib.Path(root) / sources.CODE_CATALOG
+    for m in catalogs.read(path) if path.exists() else ():
+        if m.id and m.context == DATA:
+            template.add(m.id, context=DATA, locations=m.locations, user_comments=m.user_comments)
+    for path, nb in notebooks.items():
+        where = path.relative_to(root).as_posix()
+        for msgid, cell in sources.code_strings(nb):
+            message = template.get(msgid) or template.add(msgid)
+            message.locations.append((where, cell))
+    return Unit(sources.NOTEBOOKS, sources.CODE_CATALOG, template)
+
+
+def is_code(unit):
+    return unit.catalog == sources.CODE_CATALOG
 
 
 def _unit(root, path, kind, messages, unit):
@@ -63,13 +89,20 @@ def update(root):
 
 
 def generated(root):
-    """{path relative to root: text} of everything the Chinese edition is, and the messages left in
-    English (catalog path, context) for want of a translation."""
+    """{path relative to root: text (bytes for the compiled code catalog)} of everything the Chinese
+    edition is, and the messages left in English (catalog path, context) for want of a translation."""
     root, files, english = pathlib.Path(root), {}, []
     for unit in units(root):
         catalog = catalog_of(root, unit)
-        if unit.source.suffix == ".ipynb":
-            nb, missing = generate.notebook(sources.read_notebook(root / unit.source), catalog)
+        if is_code(unit):
+            if catalog is not None:
+                from tiledlab.i18n import compile_catalog
+                files[unit.catalog.with_suffix(".mo")] = compile_catalog(root / unit.catalog, mo=None)
+            missing = [] if catalog is None else [m.id for m in catalog if m.id and (not m.string or m.fuzzy)]
+        elif unit.source.suffix == ".ipynb":
+            zh = root / sources.ZH_NOTEBOOKS / unit.source.name
+            nb, missing = generate.notebook(sources.read_notebook(root / unit.source), catalog,
+                                            sources.read_notebook(zh) if zh.exists() else None)
             files[sources.ZH_NOTEBOOKS / unit.source.name] = generate.notebook_text(nb)
         else:
             text, missing = generate.page((root / unit.source).read_text(encoding="utf-8"), catalog,
@@ -86,6 +119,9 @@ def build(root):
     for rel, text in files.items():
         path = pathlib.Path(root) / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="\n")  # a notebook's text is nbformat.writes's
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8", newline="\n")  # a notebook's text is nbformat.writes's
     return [f"{catalog.as_posix()}: {context} not translated (or fuzzy): English kept"
             for catalog, context in english]

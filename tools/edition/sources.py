@@ -1,10 +1,16 @@
 """What the Chinese edition is made from: the English notebooks and docs pages, and their messages.
 
 A message is (context, msgid, where): for a notebook, one per markdown cell with text (context = the
-cell's id, msgid = its source); for a docs page, one per top-level markdown block (context =
-"<stem>:<n>", msgid = the block's source lines joined with newlines).
+cell's id, msgid = its source; a `links` cell's URLs written {1}, {2}, ...), and one per comment of a
+code cell a student fills in or Colab runs first (context = "<cell id>#<n>", msgid = the comment's text,
+a block of comment lines joined into one); for a docs page, one per top-level markdown block (context =
+"<stem>:<n>", msgid = the block's source lines joined with newlines). What the notebooks' code prints
+and draws is one catalog for all of them, in the package (tiledlab.i18n.NOTEBOOK_PO; `code_strings`).
 """
+import io
 import pathlib
+import re
+import tokenize
 
 import nbformat
 
@@ -16,7 +22,11 @@ DOCS = pathlib.Path("docs")
 ZH_DOCS = DOCS / "zh"
 DOC_PAGES = ("index", "teaching", "glossary")
 LOCALE = pathlib.Path("locale/zh_CN/LC_MESSAGES")
-LINKS_TAG = "links"  # a cell of badges and links only: copied, never translated
+CODE_CATALOG = pathlib.Path("tiledlab/locale/zh_CN/LC_MESSAGES/notebooks.po")  # tiledlab.i18n.NOTEBOOK_PO
+LINKS_TAG = "links"  # a cell of badges and links only: its words translated, its URLs kept
+INSTALL_TAG = "colab-install"  # Colab's install cell: its comments translated, its output never stored
+EXERCISE = re.compile(r"#\s*Exercise\b")  # the first line of an exercise cell
+_URL = re.compile(r"\]\((https?://[^)\s]+)\)")
 
 
 def english_notebooks(root):
@@ -38,13 +48,68 @@ def is_links(cell):
 
 
 def is_message(cell):
-    """A markdown cell with text that is not a `links` cell: its source is a message."""
-    return cell.cell_type == "markdown" and bool(cell.source) and not is_links(cell)
+    """A markdown cell with text: its source is a message (a `links` cell's with its URLs as fields)."""
+    return cell.cell_type == "markdown" and bool(cell.source)
+
+
+def links_message(source):
+    """A `links` cell's msgid and its URLs: each markdown link target `](url)` written `]({n})`."""
+    urls = _URL.findall(source)
+    n = iter(range(1, len(urls) + 1))
+    return _URL.sub(lambda _m: f"]({{{next(n)}}})", source), urls
+
+
+def has_comments_translated(cell):
+    """A code cell whose comments the edition translates: an exercise's scaffolding, Colab's install cell."""
+    return cell.cell_type == "code" and (bool(EXERCISE.match(cell.source))
+                                         or INSTALL_TAG in cell.get("metadata", {}).get("tags", []))
+
+
+def comments(source):
+    """The comments of Python `source`: (first row, last row, column, text), rows from 1; consecutive
+    comment lines at one indentation are one comment (their lines joined by spaces); a comment after
+    code is one of its own; tools' directives (# NBVAL_..., # noqa: ...) are left out."""
+    found = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type != tokenize.COMMENT or tok.string.lstrip("# ").startswith(("NBVAL_", "noqa", "type:")):
+            continue
+        (row, col), text = tok.start, tok.string[1:].strip()
+        alone = not tok.line[:col].strip()
+        last = found[-1] if found else None
+        if alone and last and last[4] and last[1] == row - 1 and last[2] == col:
+            found[-1] = (last[0], row, col, f"{last[3]} {text}", True)
+        else:
+            found.append((row, row, col, text, alone))
+    return [f[:4] for f in found]
 
 
 def notebook_messages(nb):
-    """(cell id, source, cell number from 1) of every message cell."""
-    return [(c.id, c.source, i) for i, c in enumerate(nb.cells, 1) if is_message(c)]
+    """(context, msgid, cell number from 1) of every message of a notebook (see the module's docstring)."""
+    found = []
+    for i, c in enumerate(nb.cells, 1):
+        if is_message(c):
+            found.append((c.id, links_message(c.source)[0] if is_links(c) else c.source, i))
+        elif has_comments_translated(c):
+            found += [(f"{c.id}#{k}", text, i) for k, (*_, text) in enumerate(comments(c.source), 1)]
+    return found
+
+
+def code_strings(nb):
+    """(msgid, cell number from 1) of each literal the notebook's code cells may show (tiledlab.i18n's
+    display_strings) that has words: two letters in a row outside its fields, and not a name or a path
+    (`naive_unsigned`, `h200/bench.csv`). Colab's install cell runs before the translation does: left out."""
+    import ast
+
+    from tiledlab import i18n
+    found = []
+    for i, c in enumerate(nb.cells, 1):
+        if c.cell_type != "code" or INSTALL_TAG in c.get("metadata", {}).get("tags", []):
+            continue
+        for _node, msgid, _where in i18n.display_strings(ast.parse(c.source)):
+            words = re.sub(r"\{\{|\}\}|\{(?:[^{}]|\{[^{}]*\})*\}", "", msgid)
+            if re.search(r"[A-Za-z]{2}", words) and not re.fullmatch(r"[\w.@/:-]*[_.@/\d][\w.@/:-]*", words):
+                found.append((msgid, i))
+    return found
 
 
 def blocks(text):

@@ -1,5 +1,8 @@
 """check: everything that keeps the Chinese edition from being committed, one line each."""
+import io
 import pathlib
+import re
+import tokenize
 
 from . import catalogs, make, own_words, sources
 
@@ -19,6 +22,7 @@ def check(root, digests=None):
     problems += generated_problems(root, files)
     problems += [p for path in sources.english_notebooks(root) for p in code_problems(root, path)]
     problems += orphans(root, units, files)
+    problems += term_problems(root, units)
     if digests is None and (root / FINGERPRINT).exists():
         digests = own_words.read_fingerprint(root / FINGERPRINT)
     return problems + (own_words.problems(root, digests) if digests else [])
@@ -32,17 +36,29 @@ def catalog_problems(root, unit):
     problems = []
     if catalogs.keys(catalog) != catalogs.keys(unit.template):
         problems.append(f"{name}: out of date with {unit.source.as_posix()}: run `{UPDATE}`")
+    if catalog.obsolete:
+        problems.append(f"{name}: {len(catalog.obsolete)} obsolete messages (#~): reuse their translations "
+                        "where they fit, then delete them")
     for m in catalog:
+        where = m.context if m.context and m.context != make.DATA else repr(m.id[:60])
         if m.id and not m.string:
-            problems.append(f"{name}: {m.context} untranslated")
+            problems.append(f"{name}: {where} untranslated")
         elif m.id and m.fuzzy:
-            problems.append(f"{name}: {m.context} fuzzy: the English changed; review the translation, "
+            problems.append(f"{name}: {where} fuzzy: the English changed; review the translation, "
                             "then clear the fuzzy flag")
+        elif m.id and make.is_code(unit):
+            problems += [f"{name}: {m.id!r}: its msgstr has fields the code does not, {sorted(extra)}: copy "
+                         "each {field} as the msgid writes it" for extra in [_fields(m.string) - _fields(m.id)] if extra]
         elif m.id and sources.markdown_shape(m.string) != sources.markdown_shape(m.id):
             problems.append(f"{name}: {m.context} breaks the markdown: the English has "
                             f"{_listed(sources.markdown_shape(m.id))}, the translation "
                             f"{_listed(sources.markdown_shape(m.string))}; keep its tables, headings and code")
     return problems
+
+
+def _fields(text):
+    from tiledlab.i18n import _pieces
+    return {field for _, field in _pieces(text) if field}
 
 
 def _listed(shape):
@@ -55,18 +71,32 @@ def generated_problems(root, files):
         path = root / rel
         if not path.exists():
             problems.append(f"{rel.as_posix()}: missing: run `{BUILD}`")
-        elif path.read_text(encoding="utf-8") != text:
+        elif (path.read_bytes() if isinstance(text, bytes) else path.read_text(encoding="utf-8")) != text:
             problems.append(f"{rel.as_posix()}: out of date: run `{BUILD}`")
     return problems
 
 
 def _copied_cells(nb):
-    """{id: the cell as it must be copied} of the cells that are never translated."""
-    return {c.id: c for c in nb.cells if c.cell_type != "markdown"}
+    """{id: what must be the English cell's} of the code and raw cells: type, metadata but the run's
+    timing, and the source's tokens without comments (Python's; a raw cell's text)."""
+    return {c.id: (c.cell_type, {k: v for k, v in c.metadata.items() if k != "execution"}, statements(c))
+            for c in nb.cells if c.cell_type != "markdown"}
+
+
+def statements(cell):
+    """A code cell's tokens, comments and the line breaks they leave out (its text, where it is not Python)."""
+    if cell.cell_type != "code":
+        return cell.source
+    try:
+        return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(cell.source).readline)
+                if t.type not in (tokenize.COMMENT, tokenize.NL)]
+    except (tokenize.TokenError, SyntaxError):
+        return cell.source
 
 
 def code_problems(root, english_path):
-    """A line for each code (or raw) cell of the Chinese notebook not exactly the English one's."""
+    """A line for each code (or raw) cell of the Chinese notebook that is not the English one's, but for
+    its comments and its outputs (a run in Chinese stores its own)."""
     zh_path = root / sources.ZH_NOTEBOOKS / english_path.name
     if not zh_path.exists():
         return []
@@ -88,3 +118,35 @@ def orphans(root, units, files):
                                        (sources.LOCALE, "**/*.po"))
              for p in sorted((root / folder).glob(pattern)) if p not in made]
     return [f"{p.relative_to(root).as_posix()}: no English source makes it: delete it" for p in found]
+
+
+GLOSSARY = sources.DOCS / "glossary.md"  # its table's third column: the variants the edition never writes
+
+
+def glossary_terms(root):
+    """[(the row's 中文, its terms, the variants to avoid)] of each row of the glossary's table that names
+    variants ("a / b", "a、b" and "a, b" list terms; "1/T" is one)."""
+    path = pathlib.Path(root) / GLOSSARY
+    rows = [line.split("|")[1:-1] for line in path.read_text(encoding="utf-8").splitlines()
+            if line.startswith("|")] if path.exists() else []
+    split = re.compile(r"\s+/\s+|、|，|,\s*")
+    return [(row[1].strip(), [t.strip() for t in split.split(re.sub(r"（[^）]*）", "", row[1])) if t.strip()],
+             [t.strip() for t in split.split(row[2]) if t.strip()]) for row in rows[2:] if len(row) > 3 and row[2].strip()]
+
+
+def term_problems(root, units):
+    """A line for each translation that writes a variant the glossary avoids (its own table aside)."""
+    terms, problems = glossary_terms(root), []
+    for unit in units:
+        catalog = make.catalog_of(root, unit)
+        for m in catalog or ():
+            if not m.id or not isinstance(m.string, str) or m.id.startswith("| English"):
+                continue
+            for said, preferred, avoided in terms:
+                text = m.string
+                for term in sorted(preferred, key=len, reverse=True):  # 公平对照组 is not the variant 公平对照
+                    text = text.replace(term, "\0")
+                problems += [f"{unit.catalog.as_posix()}: {m.context or m.id[:40]!r} writes 「{variant}」: the "
+                             f"glossary says 「{said}」" for variant in avoided
+                             if re.search(r"\s*".join(map(re.escape, variant.split())), text)]
+    return problems
