@@ -95,16 +95,39 @@ def _check_shape(node, name):
 
 
 def shared_declarations(func, namespace):
-    """(statement, shape, dtype) of each `s = cuda.shared.array(shape, dtype)` in a kernel's FunctionDef,
-    its shape and dtype evaluated in `namespace` (the kernel's globals and constants)."""
+    """(statement, shape, dtype) of each shared tile of a kernel's FunctionDef: `s = cuda.shared.array(shape,
+    dtype)`, and `s = shared_view(smem, offset, rows, cols)` of its dynamic shared memory (core.ptx), evaluated in
+    `namespace` (the kernel's globals and constants). The dynamic array itself (shape 0) is none."""
     found = []
     for node in ast.walk(func):
         if isinstance(node, ast.Assign) and is_call(node.value, "cuda.shared.array"):
             call = node.value
             args = call.args[:2] + [k.value for k in call.keywords if k.arg in ("shape", "dtype")]
             shape, dtype = (_value(a, namespace) for a in args[:2])
-            found.append((node, tuple(int(n) for n in np.atleast_1d(shape)), dtype))
+            if shape != 0:
+                found.append((node, tuple(int(n) for n in np.atleast_1d(shape)), dtype))
+        elif view := _view(node, namespace):
+            found.append((node, view[1:], "float32"))
     return found
+
+
+def _view(node, namespace):
+    """(offset, rows, cols) of a statement `s = shared_view(smem, offset, rows, cols)`, or None."""
+    from . import ptx
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+            and namespace.get(node.value.func.id) is ptx.shared_view and len(node.value.args) == 4:
+        return tuple(int(_value(a, namespace)) for a in node.value.args[1:])
+    return None
+
+
+def dynamic_bytes(func, namespace):
+    """Bytes of dynamic shared memory a launch of the kernel must reserve: the end of its last shared_view
+    (0 without any); a ValueError when two views overlap (their accesses could not be told apart)."""
+    views = sorted((v[0], v[0] + v[1] * v[2], n) for n in ast.walk(func) if (v := _view(n, namespace)))
+    for (_start, end, _node), (start, _end, node) in zip(views, views[1:]):
+        if start < end:
+            raise ValueError(f"line {node.lineno}: {ast.unparse(node)}: overlaps the shared view before it")
+    return 4 * max((end for _start, end, _node in views), default=0)
 
 
 def _value(node, namespace):

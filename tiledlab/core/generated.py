@@ -21,6 +21,7 @@ def generated(name, BM=128, BN=128, BK=8, TM=8, TN=8, idea="", min_blocks=None, 
         """(kernel source, helper source) at these constants."""
         return (unrolled.generate_source(**constants, **options, name=name),
                 unrolled.generate_helpers(constants["TN"]))
+    write.options = options  # what the text is written with, besides the constants (shared_memory reads them)
     kernel = Kernel(name, constants=dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN), rules=rules(options),
                     block=block_tile, threads=thread_tiles, idea=idea, min_blocks=min_blocks, generator=write,
                     clamped=options["edge"] == "clamp")
@@ -34,3 +35,8 @@ def rules(options):
         given = {k: options[k] for k in names(rule.holds) if k in options}
         return Rule(partial(rule.holds, **given), rule.why)
     return tuple(unrolled.RULES) + tuple(bound(r) for r in unrolled.OPTION_RULES)
+
+
+def shared_memory(kernel, constants):
+    """(bytes, dynamic) of a generated kernel's shared tiles at these constants (unrolled.shared_memory)."""
+    return unrolled.shared_memory(**{k: constants[k] for k in ("BM", "BN", "BK")}, **kernel.generator.options)

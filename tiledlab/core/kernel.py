@@ -188,6 +188,13 @@ class Kernel:
 
     def _compile(self, constants, launch_bounds):
         code = self.checked_code(constants)
+        dynamic = contract.dynamic_bytes(code.tree, {**self.namespace, **constants})
+        if dynamic:  # its tiles are dynamic shared memory: the build reserves them at every launch
+            from .ptx import DynamicShared
+            return DynamicShared(self._compile_code(code, constants, launch_bounds), dynamic)
+        return self._compile_code(code, constants, launch_bounds)
+
+    def _compile_code(self, code, constants, launch_bounds):
         if code.text is not None:
             return build.from_source(code.text, code.tree.name, self.namespace, launch_bounds, code.helpers)
         if self.tree is None:
@@ -207,7 +214,10 @@ class Kernel:
             return None
 
     def check_shared_memory(self, constants, tree=None):
+        tree = tree or self.code(constants).tree
         used = self.shared_bytes(constants, tree)
+        if used is not None:
+            used -= contract.dynamic_bytes(tree, {**self.namespace, **constants})  # reserved at launch instead
         if used is not None and used > MAX_STATIC_SHARED_BYTES:
             raise ValueError(_("{name} declares {used:,} bytes of shared memory per block with {constants}; a block "
                                "may declare at most {most:,} (48 KiB) statically: choose smaller tiles").format(

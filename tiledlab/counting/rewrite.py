@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
 from ..core import build, ptx
-from ..core.contract import is_call, shared_declarations
+from ..core.contract import dynamic_bytes, is_call, shared_declarations
 from ..core.launch import bind, resolve
 from .buffers import OPERANDS, STAMP, CountingBuffers
 from .countable import check_countable, is_barrier, ptx_call, refusal
@@ -342,7 +342,7 @@ class PtxUse:
 
     @property
     def asynchronous(self):
-        return bool(self.names - {"ldg4"})
+        return bool(self.names - {"ldg4", "shared_view"})
 
 
 @dataclass(frozen=True)
@@ -370,7 +370,8 @@ def instrumented(kernel, bound, launch_bounds=None):
     compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), code.helpers,
                                tuple(sorted(bound.items())), kernel.function or code.filename),
                                (threads[0] * threads[1], 1), helpers)
-    return CountingBuild(compiled, buffers)
+    dynamic = dynamic_bytes(func, namespace)
+    return CountingBuild(ptx.DynamicShared(compiled, dynamic) if dynamic else compiled, buffers)
 
 
 def instrumented_source(kernel, T=None, **constants):
