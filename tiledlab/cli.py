@@ -1,4 +1,4 @@
-"""python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, slides, execute,
+"""python -m tiledlab {info, count, bench, ladder, tune, profile, measure, takeaways, slides, execute,
 student-copy, translate, lab, links, hub}.
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
@@ -262,6 +262,28 @@ def _bench_sass(jobs, out):
     print(f"wrote {out / 'sass.csv'}")
 
 
+def _shape(text):
+    parts = text.lower().replace("×", "x").split("x")
+    if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: write a product as MxKxN, e.g. 1024x8192x1024")
+    return tuple(int(p) for p in parts)
+
+
+def _tune(args):
+    from .data import stamp, write_rows
+    from .experiments import tune
+    from .notebook import table
+    out = _out_folder(args.out)
+    rows = tune.run(args.shape or [(n, n, n) for n in args.n])
+    out.mkdir(parents=True, exist_ok=True)
+    write_rows([{**r, **stamp()} for r in rows], out / "tune.csv", list(rows[0]) + list(stamp()))
+    table(["M×K×N", "kernel", "TFLOP/s", "% cuBLAS", "rel err", "chosen"],
+          [[f"{r['M']}×{r['K']}×{r['N']}", r["kernel"], f"{r['tflops']:.1f}", _number(r["pct_cublas"], ".1f"),
+            f"{r['rel_err']:.1e}", "✓" if r["chosen"] else ""] for r in rows])
+    print(f"wrote {out / 'tune.csv'}; the choices are in {tune.cache_path()}")
+    return OK
+
+
 def _ladder(args):
     from .data import stamp, write_rows
     from .experiments import ladder
@@ -466,7 +488,7 @@ def _hub(argv):
     return hub.start(*hub.parser(Parser).parse_known_args(argv))
 
 
-HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "profile": _profile,
+HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "tune": _tune, "profile": _profile,
             "measure": _measure, "takeaways": _takeaways, "slides": _slides, "execute": _execute,
             "student-copy": _student_copy, "translate": _translate, "lab": _lab, "links": _links, "hub": _hub}
 
@@ -566,6 +588,17 @@ def _ladder_options(sub):
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+def _tune_options(sub):
+    p = sub.add_parser("tune", help="measure the candidate kernels at your sizes on this GPU; `best` then runs the "
+                       "fastest", formatter_class=_Help, description="Check and time every candidate kernel this card "
+                       "can run at each shape, beside cuBLAS, and keep the fastest correct one per card and shape "
+                       "class (M, K, N rounded up to powers of two) in a cache that matmul(A, B, \"best\") reads; "
+                       "DIR/tune.csv lists every candidate timed. Run it once per GPU, for the sizes you multiply.")
+    p.add_argument("--shape", type=_shape, nargs="+", help="M×K×N products to tune for, e.g. 4096x4096x4096 1000x1000x1000")
+    p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
+    p.add_argument("--out", default="tune-out", help="folder for tune.csv")
+
+
 def _profile_options(sub):
     p = sub.add_parser("profile", help="hardware counters of naive and tiled under Nsight Compute (ncu)",
                        formatter_class=_Help, description="Launch naive and tiled once each under ncu "
@@ -662,7 +695,7 @@ def parser():
                                "in JupyterLab; `lab --help` for its options")
     sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
                                "notebooks/ (classroom/); `hub --help` for its options")
-    for options in (_info_options, _count_options, _bench_options, _ladder_options, _profile_options,
+    for options in (_info_options, _count_options, _bench_options, _ladder_options, _tune_options, _profile_options,
                     _measure_options, _takeaways_options, _execute_options, _slides_options, _student_copy_options,
                     _translate_options, _links_options):
         options(sub)

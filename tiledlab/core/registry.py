@@ -87,6 +87,15 @@ _ALL = [
          **unrolled.FRAGMENTS),
     _gen("w_128x256x8_8x16_warp16x2", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with each warp a 16×2 patch of "
          "thread tiles instead of 4×8: 2 distinct 16-byte reads of B per warp instead of 8", warp=(16, 2)),
+    # more stages than 48 KiB hold: tiles in dynamic shared memory (core.ptx.shared_view), Triton's block tiles
+    _gen("d_128x64x32_8x8_s4", (128, 64, 32, 8, 8), "cp.async in 4 stages of BK = 32 (106 KiB of dynamic shared "
+         "memory): Triton's tile at N = 4096 and 8192", stages=4, **unrolled.ASYNC),
+    _gen("d_128x128x32_8x8_s3", (128, 128, 32, 8, 8), "cp.async in 3 stages of BK = 32 (104 KiB), 256 threads: "
+         "Triton's tile at N = 2048", stages=3, **unrolled.ASYNC),
+    _gen("d_64x128x16_8x8_s5", (64, 128, 16, 8, 8), "a_64x128x16_8x8_s3 with 5 stages (66 KiB): Triton's tile at "
+         "N = 1024", stages=5, **unrolled.ASYNC),
+    _gen("d_64x64x32_4x8_s4", (64, 64, 32, 4, 8), "a 64×64 block tile, 4 stages of BK = 32 (70 KiB): twice the "
+         "blocks of 64×128 where M×N is small and K large", stages=4, **unrolled.ASYNC),
 ]
 KERNELS = {k.name: k for k in _ALL}  # every kernel of the series, by name
 # The ladder's last rung, profiled as "best" (ladder_profile.csv); not the fastest in the committed data: its
@@ -99,6 +108,7 @@ LADDER = ["naive", "tiled", "regtile_1d", "regtile_2d", "regtile_vec", "gen_unro
 SEARCH = [name for name in KERNELS if name.startswith("s_")]
 ASYNC = [name for name in KERNELS if name[:2] in ("a_", "h_")]  # the rungs with asynchronous copies
 WAITS = [name for name in KERNELS if name[:2] in ("f_", "w_")]  # the rungs against the wait for shared data
+DYNAMIC = [name for name in KERNELS if name[:2] == "d_"]  # tiles in dynamic shared memory, beyond 48 KiB
 
 
 # What matmul(A, B, "best") runs, largest block tile first: the fastest kernel with that block tile in the

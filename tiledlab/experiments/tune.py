@@ -1,0 +1,137 @@
+"""`python -m tiledlab tune`: measure the candidate kernels at the sizes given, on this card, and keep the choice.
+
+The way Triton autotunes: each candidate that the card can run is checked on the shape (C against cuBLAS, or
+float64 on the simulator) and timed back to back (timing.back_to_back); the fastest is written to a JSON cache,
+one entry per card and shape class (each of M, K, N rounded up to a power of two), and `best` runs it thereafter
+at every shape of that class on that card. An entry is used only for the card it was measured on: another GPU,
+or the same one after a driver change of its limits, tunes again.
+
+The cache, {"version": 1, "entries": [{"card": {...}, "shape_class": [M2, K2, N2], "kernel": name, "measured": {...}}]},
+lives at $TILEDLAB_CACHE_DIR/tiledlab/tune.json, or in the user's cache folder (platformdirs).
+"""
+import json
+import os
+import pathlib
+
+import numpy as np
+
+from ..backend import SIMULATOR
+from ..core.generated import shared_memory
+from ..core.launch import prepare
+from ..core.operands import operands
+from ..core.registry import KERNELS
+from ..i18n import _
+from .bench import rel_err
+from .cublas import timed_sgemm
+from .timing import back_to_back
+
+VERSION = 1
+# Measured at every shape: the largest and the small-N tiles of `best`, and the rungs of dynamic shared memory.
+CANDIDATES = ["w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3", "s_64x128x8_8x8_db"] + \
+    [name for name in KERNELS if name.startswith("d_")]
+TOLERANCE = 1e-4  # relative error against the reference beyond which a candidate is wrong, never chosen
+
+
+def cache_path():
+    """Where the choices are kept: $TILEDLAB_CACHE_DIR, else the user's cache folder, + tiledlab/tune.json."""
+    root = os.environ.get("TILEDLAB_CACHE_DIR")
+    if not root:
+        import platformdirs
+        root = platformdirs.user_cache_dir()
+    return pathlib.Path(root) / "tiledlab" / "tune.json"
+
+
+def card():
+    """The card in hand as the cache records it; on the simulator, the H200 it models (committed device.csv)."""
+    if SIMULATOR:
+        from .. import data
+        row = data.load("h200/device.csv").iloc[0]
+        return {"name": f"{row['device']} (modelled by the simulator)",
+                "compute_capability": [int(c) for c in str(row["compute_capability"]).split(".")],
+                "sms": int(row["sms"]), "shared_per_block_optin": int(row["shared_per_block_optin_bytes"])}
+    from numba import cuda
+    dev = cuda.get_current_device()
+    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    return {"name": name, "compute_capability": list(dev.compute_capability), "sms": int(dev.MULTIPROCESSOR_COUNT),
+            "shared_per_block_optin": int(dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)}
+
+
+def shape_class(M, K, N):
+    """[M, K, N], each rounded up to the next power of two: shapes of one class share a choice."""
+    return [1 << (int(n) - 1).bit_length() for n in (M, K, N)]
+
+
+def runs_on(name, on):
+    """True when card `on` can run kernel `name`: cp.async needs compute capability 8.0, its tiles the shared
+    memory the card gives a block."""
+    kernel = KERNELS[name]
+    if kernel.generator is None:
+        return True
+    options = kernel.generator.options
+    if options["stages"] and tuple(on["compute_capability"]) < (8, 0):
+        return False
+    return shared_memory(kernel, kernel.bind())[0] <= on["shared_per_block_optin"]
+
+
+def load(path=None):
+    """The cache's entries ([] when there is none yet, or it is of another version)."""
+    path = pathlib.Path(path or cache_path())
+    try:
+        found = json.loads(path.read_text())
+    except FileNotFoundError:
+        return []
+    except ValueError:
+        raise ValueError(_("{path} is not a tune cache (not JSON): delete it and run `python -m tiledlab tune` "
+                           "again").format(path=path)) from None
+    return found.get("entries", []) if found.get("version") == VERSION else []
+
+
+def chosen(M, K, N, on=None, path=None):
+    """The kernel `tune` chose for this shape's class on card `on` (the card in hand by default), or None."""
+    on, key = on or card(), shape_class(M, K, N)
+    return next((e["kernel"] for e in load(path) if e["card"] == on and e["shape_class"] == key
+                 and e["kernel"] in KERNELS), None)
+
+
+def measure(name, A, B, reference, timer=back_to_back):
+    """{"ms", "tflops", "rel_err"} of kernel `name` on A·B (rel_err against `reference`)."""
+    launch = prepare(name, A, B)
+    timing = timer(launch)
+    err = rel_err(launch.poison()().result(), reference)
+    (M, K), N = A.shape, B.shape[1]
+    return {"ms": timing.median_ms, "tflops": timing.tflops(M, K, N), "rel_err": err}
+
+
+def tune_shape(M, K, N, on, candidates, timer=back_to_back, blas=timed_sgemm):
+    """(entry, rows): the fastest correct candidate at M×K·K×N on card `on`, and one row per candidate timed."""
+    A, B = operands(M, K, N, seed=0)
+    blas_result = blas(A, B, timer) if blas else None
+    reference = blas_result[1] if blas_result else A.astype(np.float64) @ B.astype(np.float64)
+    cublas_tflops = blas_result[0].tflops(M, K, N) if blas_result else None
+    rows = []
+    for name in (c for c in candidates if runs_on(c, on)):
+        row = {"M": M, "K": K, "N": N, "kernel": name, **measure(name, A, B, reference, timer)}
+        row["pct_cublas"] = 100 * row["tflops"] / cublas_tflops if cublas_tflops else None
+        rows.append(row)
+    right = [r for r in rows if np.isfinite(r["rel_err"]) and r["rel_err"] <= TOLERANCE]
+    if not right:
+        raise ValueError(_("no candidate computed {M}×{K}·{K}×{N} correctly on this card").format(M=M, K=K, N=N))
+    fastest = min(right, key=lambda r: r["ms"])
+    measured = {"shape": [M, K, N], "ms": fastest["ms"], "tflops": fastest["tflops"],
+                "cublas_tflops": cublas_tflops, "candidates": len(rows), "backend": "simulator" if SIMULATOR else "gpu"}
+    return {"card": on, "shape_class": shape_class(M, K, N), "kernel": fastest["kernel"], "measured": measured}, rows
+
+
+def run(shapes, candidates=None, timer=back_to_back, blas=timed_sgemm, path=None):
+    """Tune every (M, K, N) of `shapes` on the card in hand and write the choices to the cache (replacing this
+    card's earlier ones for those classes; other cards' entries stay). Returns one row per candidate timed."""
+    on, path = card(), pathlib.Path(path or cache_path())
+    entries, rows = load(path), []
+    for M, K, N in shapes:
+        entry, timed = tune_shape(M, K, N, on, candidates or CANDIDATES, timer, blas)
+        entries = [e for e in entries if not (e["card"] == on and e["shape_class"] == entry["shape_class"])]
+        entries.append(entry)
+        rows += [{**r, "chosen": r["kernel"] == entry["kernel"]} for r in timed]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"version": VERSION, "entries": entries}, indent=1) + "\n")
+    return rows
