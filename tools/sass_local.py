@@ -30,14 +30,11 @@ def kernel_of(spec):
     """A registry kernel by name, or `name:KEY=V,...` a generated one with those constants and options."""
     from tiledlab.core.generated import generated
     from tiledlab.core.registry import KERNELS
+    from tiledlab.core.unrolled import ASYNC, HYBRID  # noqa: F401  (for eval)
     if ":" not in spec:
         return KERNELS[spec]
     name, given = spec.split(":", 1)
-    values = {}
-    for item in given.split(","):
-        key, value = item.split("=")
-        values[key] = eval(value)  # a maintainer's tool: ints, tuples, True, 'clamp'
-    return generated(name, **values)
+    return generated(name, **eval(f"dict({given})"))  # a maintainer's tool: BM=64,warp=(4,8),**ASYNC
 
 
 def ptx_of(kernel, arch):
