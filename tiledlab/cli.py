@@ -274,7 +274,7 @@ def _tune(args):
     from .experiments import tune
     from .notebook import table
     out = _out_folder(args.out)
-    rows = tune.run(args.shape or [(n, n, n) for n in args.n])
+    rows = tune.run(args.shape or [(n, n, n) for n in args.n], args.kernels)
     out.mkdir(parents=True, exist_ok=True)
     write_rows([{**r, **stamp()} for r in rows], out / "tune.csv", list(rows[0]) + list(stamp()))
     table(["M×K×N", "kernel", "TFLOP/s", "% cuBLAS", "rel err", "chosen"],
@@ -596,6 +596,7 @@ def _tune_options(sub):
                        "DIR/tune.csv lists every candidate timed. Run it once per GPU, for the sizes you multiply.")
     p.add_argument("--shape", type=_shape, nargs="+", help="M×K×N products to tune for, e.g. 4096x4096x4096 1000x1000x1000")
     p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
+    _kernels_option(p, "the candidates (names of the registry; by default tune.CANDIDATES)")
     p.add_argument("--out", default="tune-out", help="folder for tune.csv")
 
 

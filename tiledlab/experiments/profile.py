@@ -88,6 +88,7 @@ METRICS = {
     "eligible_warps_per_cycle": "smsp__warps_eligible.avg.per_cycle_active",
     "registers_per_thread": "launch__registers_per_thread",
     "shared_bytes_per_block": "launch__shared_mem_per_block_static",
+    "dynamic_shared_bytes_per_block": "launch__shared_mem_per_block_dynamic",
     "block_limit_registers": "launch__occupancy_limit_registers",
     "block_limit_shared_mem": "launch__occupancy_limit_shared_mem",
     "block_limit_warps": "launch__occupancy_limit_warps",
