@@ -43,6 +43,15 @@ def test_a_choice_is_used_only_on_the_card_it_was_measured_on(cache, monkeypatch
     assert len(json.loads(cache.read_text())["entries"]) == 2
 
 
+def test_shapes_of_one_class_share_the_choice_with_the_least_relative_time():
+    rows = [{"M": m, "K": 64, "N": 64, "kernel": k, "ms": ms, "tflops": 1.0, "pct_cublas": None, "rel_err": 0.0}
+            for m, k, ms in [(60, "a", 1.0), (60, "b", 1.1), (64, "a", 3.0), (64, "b", 1.0)]]
+    entry = tune.choice(rows, {"name": "x"})
+    assert entry["kernel"] == "b" and entry["shape_class"] == [64, 64, 64]  # a: 1 + 3 = 4, b: 1.1 + 1 = 2.1
+    rows[3]["rel_err"] = 1.0  # b wrong at one shape of the class: never chosen
+    assert tune.choice(rows, {"name": "x"})["kernel"] == "a"
+
+
 def test_a_wrong_candidate_is_never_chosen(cache, monkeypatch):
     real = tune.rel_err
     monkeypatch.setattr(tune, "rel_err", lambda C, ref: real(C * 1.01, ref))  # every result off by 1 %

@@ -594,7 +594,8 @@ def _tune_options(sub):
                        "can run at each shape, beside cuBLAS, and keep the fastest correct one per card and shape "
                        "class (M, K, N rounded up to powers of two) in a cache that matmul(A, B, \"best\") reads; "
                        "DIR/tune.csv lists every candidate timed. Run it once per GPU, for the sizes you multiply.")
-    p.add_argument("--shape", type=_shape, nargs="+", help="M×K×N products to tune for, e.g. 4096x4096x4096 1000x1000x1000")
+    p.add_argument("--shape", type=_shape, nargs="+",
+                   help="M×K×N products to tune for, e.g. 4096x4096x4096 1000x1000x1000")
     p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
     _kernels_option(p, "the candidates (names of the registry; by default tune.CANDIDATES)")
     p.add_argument("--out", default="tune-out", help="folder for tune.csv")

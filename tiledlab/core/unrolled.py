@@ -275,8 +275,8 @@ def declarations(p):
         return L + [f"    sA = cuda.shared.array({p.a_shape}, float32, alignment=16)",
                     f"    sB = cuda.shared.array({p.b_shape}, float32, alignment=16)"]
     a = p.a_shape[0] * p.a_shape[1]
-    return L + [f"    # {used:,} bytes of tiles, more than the {SHARED_LIMIT // 1024} KiB a kernel may declare: dynamic shared "
-                "memory, reserved by each", "    # launch; sA and sB are 2-D views of it, one after the other.",
+    return L + [f"    # {used:,} bytes of tiles, more than the {SHARED_LIMIT // 1024} KiB a kernel may declare: "
+                "dynamic shared memory, reserved by each", "    # launch; sA and sB are 2-D views of it, one after the other.",
                 "    smem = cuda.shared.array(0, float32, alignment=16)",
                 f"    sA = shared_view(smem, 0, {p.a_shape[0]}, {p.a_shape[1]})",
                 f"    sB = shared_view(smem, {a}, {p.b_shape[0]}, {p.b_shape[1]})"]

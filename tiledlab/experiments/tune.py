@@ -3,8 +3,9 @@
 The way Triton autotunes: each candidate that the card can run is checked on the shape (C against cuBLAS, or
 float64 on the simulator) and timed back to back (timing.back_to_back); the fastest is written to a JSON cache,
 one entry per card and shape class (each of M, K, N rounded up to a power of two), and `best` runs it thereafter
-at every shape of that class on that card. An entry is used only for the card it was measured on: another GPU,
-or the same one after a driver change of its limits, tunes again.
+at every shape of that class on that card. Several shapes of one class (1000³ and 1024³) share a choice: the
+candidate with the least time relative to the fastest at each of them, summed. An entry is used only for the
+card it was measured on: another GPU, or the same one after a driver change of its limits, tunes again.
 
 The cache, {"version": 1, "entries": [{"card": {...}, "shape_class": [M2, K2, N2], "kernel": name, "measured": {...}}]},
 lives at $TILEDLAB_CACHE_DIR/tiledlab/tune.json, or in the user's cache folder (platformdirs).
@@ -102,8 +103,8 @@ def measure(name, A, B, reference, timer=back_to_back):
     return {"ms": timing.median_ms, "tflops": timing.tflops(M, K, N), "rel_err": err}
 
 
-def tune_shape(M, K, N, on, candidates, timer=back_to_back, blas=timed_sgemm):
-    """(entry, rows): the fastest correct candidate at M×K·K×N on card `on`, and one row per candidate timed."""
+def timed_at(M, K, N, on, candidates, timer=back_to_back, blas=timed_sgemm):
+    """One row per candidate that card `on` can run, timed and checked at M×K·K×N beside cuBLAS."""
     A, B = operands(M, K, N, seed=0)
     blas_result = blas(A, B, timer) if blas else None
     reference = blas_result[1] if blas_result else A.astype(np.float64) @ B.astype(np.float64)
@@ -113,22 +114,40 @@ def tune_shape(M, K, N, on, candidates, timer=back_to_back, blas=timed_sgemm):
         row = {"M": M, "K": K, "N": N, "kernel": name, **measure(name, A, B, reference, timer)}
         row["pct_cublas"] = 100 * row["tflops"] / cublas_tflops if cublas_tflops else None
         rows.append(row)
-    right = [r for r in rows if np.isfinite(r["rel_err"]) and r["rel_err"] <= TOLERANCE]
-    if not right:
-        raise ValueError(_("no candidate computed {M}×{K}·{K}×{N} correctly on this card").format(M=M, K=K, N=N))
-    fastest = min(right, key=lambda r: r["ms"])
-    measured = {"shape": [M, K, N], "ms": fastest["ms"], "tflops": fastest["tflops"],
-                "cublas_tflops": cublas_tflops, "candidates": len(rows), "backend": "simulator" if SIMULATOR else "gpu"}
-    return {"card": on, "shape_class": shape_class(M, K, N), "kernel": fastest["kernel"], "measured": measured}, rows
+    return rows
+
+
+def choice(rows, on):
+    """The cache entry for the rows of one shape class: the correct candidate with the least time relative to the
+    fastest at each of its shapes, summed (a kernel wrong at any shape of the class is never chosen)."""
+    shapes = {(r["M"], r["K"], r["N"]) for r in rows}
+    wrong = {r["kernel"] for r in rows if not (np.isfinite(r["rel_err"]) and r["rel_err"] <= TOLERANCE)}
+    fastest = {s: min(r["ms"] for r in rows if (r["M"], r["K"], r["N"]) == s) for s in shapes}
+    score = {}
+    for r in rows:
+        if r["kernel"] not in wrong:
+            score[r["kernel"]] = score.get(r["kernel"], 0) + r["ms"] / fastest[r["M"], r["K"], r["N"]]
+    if not score:
+        raise ValueError(_("no candidate computed {shapes} correctly on this card").format(
+            shapes=", ".join("×".join(map(str, s)) for s in sorted(shapes))))
+    kernel = min(score, key=score.get)
+    measured = {"shapes": sorted(map(list, shapes)), "relative_time": round(score[kernel] / len(shapes), 4),
+                "rows": [{k: r[k] for k in ("M", "K", "N", "ms", "tflops", "pct_cublas")} for r in rows
+                         if r["kernel"] == kernel], "backend": "simulator" if SIMULATOR else "gpu"}
+    return {"card": on, "shape_class": shape_class(*next(iter(shapes))), "kernel": kernel, "measured": measured}
 
 
 def run(shapes, candidates=None, timer=back_to_back, blas=timed_sgemm, path=None):
-    """Tune every (M, K, N) of `shapes` on the card in hand and write the choices to the cache (replacing this
+    """Tune the shape classes of `shapes` on the card in hand and write the choices to the cache (replacing this
     card's earlier ones for those classes; other cards' entries stay). Returns one row per candidate timed."""
     on, path = card(), pathlib.Path(path or cache_path())
     entries, rows = load(path), []
+    classes = {}
     for M, K, N in shapes:
-        entry, timed = tune_shape(M, K, N, on, candidates or CANDIDATES, timer, blas)
+        classes.setdefault(tuple(shape_class(M, K, N)), []).append((M, K, N))
+    for members in classes.values():
+        timed = [r for M, K, N in members for r in timed_at(M, K, N, on, candidates or CANDIDATES, timer, blas)]
+        entry = choice(timed, on)
         entries = [e for e in entries if not (e["card"] == on and e["shape_class"] == entry["shape_class"])]
         entries.append(entry)
         rows += [{**r, "chosen": r["kernel"] == entry["kernel"]} for r in timed]
