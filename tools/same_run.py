@@ -32,6 +32,7 @@ TABLE = ["d_128x64x32_8x8_s4", "d_128x128x32_8x8_s3", "d_64x128x16_8x8_s5", "d_6
          "w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3", "s_64x128x8_8x8_db"]
 AS, HY = "ASYNC", "HYBRID"  # unrolled.ASYNC: A and B copied by cp.async; HYBRID: B copied, A through registers
 # (label, constants and options of unrolled.generate_source, launch bounds' min blocks); registry names as is
+# Chosen by their local SASS (tools/sass_local.py): none spills but x_64x128x16_s5_lb3 (16 bytes)
 EXPLORE = [
     ("d_128x64x32_8x8_s4", None, None), ("d_128x128x32_8x8_s3", None, None), ("d_64x128x16_8x8_s5", None, None),
     ("d_64x64x32_4x8_s4", None, None), ("w_128x256x8_8x16_warp16x2", None, None), ("a_64x128x16_8x8_s3", None, None),
@@ -39,10 +40,9 @@ EXPLORE = [
     ("x_128x64x32_s3", dict(BM=128, BN=64, BK=32, TM=8, TN=8, stages=3, family=AS), None),
     ("x_128x64x16_s4", dict(BM=128, BN=64, BK=16, TM=8, TN=8, stages=4, family=AS), None),
     ("x_128x64x16_s5", dict(BM=128, BN=64, BK=16, TM=8, TN=8, stages=5, family=AS), None),
-    ("x_128x64x16_s4_w8x4", dict(BM=128, BN=64, BK=16, TM=8, TN=8, stages=4, warp=(8, 4), family=AS), None),
+    ("x_128x64x16_s3", dict(BM=128, BN=64, BK=16, TM=8, TN=8, stages=3, family=AS), None),
     ("x_128x64x32_s4_w8x4", dict(BM=128, BN=64, BK=32, TM=8, TN=8, stages=4, warp=(8, 4), family=AS), None),
     ("x_64x128x16_s5_lb3", dict(BM=64, BN=128, BK=16, TM=8, TN=8, stages=5, family=AS), 3),
-    ("x_64x128x16_s4_lb4", dict(BM=64, BN=128, BK=16, TM=8, TN=8, stages=4, family=AS), 4),
     ("x_64x128x16_s5_w4x8", dict(BM=64, BN=128, BK=16, TM=8, TN=8, stages=5, warp=(4, 8), family=AS), None),
     ("x_64x128x32_s4", dict(BM=64, BN=128, BK=32, TM=8, TN=8, stages=4, family=AS), None),
     ("x_64x128x16_s3_lb3", dict(BM=64, BN=128, BK=16, TM=8, TN=8, stages=3, family=AS), 3),
@@ -50,7 +50,7 @@ EXPLORE = [
     ("x_128x128x16_s4_w4x8", dict(BM=128, BN=128, BK=16, TM=8, TN=8, stages=4, warp=(4, 8), family=AS), None),
     ("x_128x128x32_s3_w4x8", dict(BM=128, BN=128, BK=32, TM=8, TN=8, stages=3, warp=(4, 8), family=AS), None),
     ("x_64x64x16_4x8_s5", dict(BM=64, BN=64, BK=16, TM=4, TN=8, stages=5, family=AS), None),
-    ("x_64x64x32_4x8_s4_lb4", dict(BM=64, BN=64, BK=32, TM=4, TN=8, stages=4, family=AS), 4),
+    ("x_64x64x32_4x8_s3_lb4", dict(BM=64, BN=64, BK=32, TM=4, TN=8, stages=3, family=AS), 4),
     ("x_128x256x16_8x16_s3_w4x8", dict(BM=128, BN=256, BK=16, TM=8, TN=16, stages=3, warp=(4, 8), family=AS), None),
     ("y_128x256x16_8x16_s3_w16x2", dict(BM=128, BN=256, BK=16, TM=8, TN=16, stages=3, warp=(16, 2), family=HY), None),
     ("y_128x128x16_8x8_s4_w4x8", dict(BM=128, BN=128, BK=16, TM=8, TN=8, stages=4, warp=(4, 8), family=HY), None),
