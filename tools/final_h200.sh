@@ -8,7 +8,8 @@
 #   3. Nsight Compute counters of RUNG (the fastest new rung; first argument) and cuBLAS at N = 4096 and 8192.
 # Run it from the project root on the GPU machine, after the wheels of /work/shared/tools/device-wheels.sh:
 #   bash tools/final_h200.sh d_128x64x32_8x8_s4 "d_128x64x32_8x8_s4 a_64x128x16_8x8_s3 w_128x256x8_8x16_warp16x2"
-# (second argument: tune's candidates). Each step has its own deadline; a step past it is skipped, and said so.
+# (second argument: tune's candidates). Each step has its own limit; one stopped there keeps what it had measured
+# (rows and choices are written as they come) and the next begins.
 set -u
 RUNG=${1:-d_128x64x32_8x8_s4}
 CANDIDATES=${2:-"d_128x64x32_8x8_s4 d_64x128x16_8x8_s5 w_128x256x8_8x16_warp16x2 a_64x128x16_8x8_s3"}
@@ -25,13 +26,13 @@ step() {  # step NAME LIMIT_S COMMAND...: run it with a time limit, log it, say 
   echo "== $name: exit $rc after $(( $(date +%s) - t0 )) s (total $(( $(date +%s) - start )) s)"
   tail -n 25 "$OUT/$name.log"
 }
-step tune 90 python3 -m tiledlab tune --shape $SHAPES --kernels $CANDIDATES --out "$OUT/tune"
-step run1 125 python3 tools/same_run.py --set table --label 1 --check-all --deadline 100 --out "$OUT"
-step run2 80 python3 tools/same_run.py --set table --label 2 --deadline 65 --out "$OUT"
-step run3 80 python3 tools/same_run.py --set table --label 3 --deadline 65 --out "$OUT"
+step tune 120 python3 -m tiledlab tune --shape $SHAPES --kernels $CANDIDATES --out "$OUT/tune"
+step run1 115 python3 tools/same_run.py --set table --label 1 --check-all --deadline 90 --out "$OUT"
+step run2 75 python3 tools/same_run.py --set table --label 2 --deadline 60 --out "$OUT"
+step run3 75 python3 tools/same_run.py --set table --label 3 --deadline 60 --out "$OUT"
 python3 tools/same_run.py --summary "$OUT" > "$OUT/summary.log" 2>&1
 for n in 4096 8192; do
-  step "profile$n" 45 python3 -m tiledlab profile --n 1024 --tile 32 --kernels-n $n --kernels "$RUNG" --cublas-n $n \
+  step "profile$n" 40 python3 -m tiledlab profile --n 1024 --tile 32 --kernels-n $n --kernels "$RUNG" --cublas-n $n \
     --out "$OUT/profile$n"
 done
 echo "== done in $(( $(date +%s) - start )) s; summary:"

@@ -116,7 +116,7 @@ def worker(conn, specs, started):
         if order is None:
             return
         shape, paths = order
-        A, B, ref = (np.load(p) for p in paths)
+        A, B, ref = (np.load(p) for p in paths) if kernels else (None, None, None)
         rows = []
         for label, kernel in kernels.items():
             launch = prepare(kernel, A, B)

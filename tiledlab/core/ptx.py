@@ -243,6 +243,8 @@ class DynamicShared:
         self.kernel, self.nbytes, self._raised = kernel, int(nbytes), set()
 
     def __getattr__(self, name):  # overloads, py_func ...: those of the compiled kernel
+        if name == "kernel":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
         return getattr(self.kernel, name)
 
     def __getitem__(self, config):

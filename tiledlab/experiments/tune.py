@@ -98,7 +98,8 @@ def measure(name, A, B, reference, timer=back_to_back):
     """{"ms", "tflops", "rel_err"} of kernel `name` on A·B (rel_err against `reference`)."""
     launch = prepare(name, A, B)
     timing = timer(launch)
-    err = rel_err(launch.poison()().result(), reference)
+    step = 1 if len(A) <= 4096 else 16  # every row up to 4096 of them: a float64 check of 8192² takes seconds
+    err = rel_err(launch.poison()().result()[::step], reference[::step])
     (M, K), N = A.shape, B.shape[1]
     return {"ms": timing.median_ms, "tflops": timing.tflops(M, K, N), "rel_err": err}
 
@@ -151,6 +152,6 @@ def run(shapes, candidates=None, timer=back_to_back, blas=timed_sgemm, path=None
         entries = [e for e in entries if not (e["card"] == on and e["shape_class"] == entry["shape_class"])]
         entries.append(entry)
         rows += [{**r, "chosen": r["kernel"] == entry["kernel"]} for r in timed]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"version": VERSION, "entries": entries}, indent=1) + "\n")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"version": VERSION, "entries": entries}, indent=1) + "\n")  # class by class
     return rows
