@@ -14,8 +14,8 @@ set -u
 RUNG=${1:-d_128x64x32_8x8_s4}
 CANDIDATES=${2:-"d_128x64x32_8x8_s4 d_64x128x16_8x8_s5 w_128x256x8_8x16_warp16x2 a_64x128x16_8x8_s3"}
 OUT=${OUT:-final-out}
-SHAPES="1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192 16384x4096x256 4097x4097x4097 1000x1000x1000
-        3000x3000x3000 6000x6000x6000 4096x1024x4096 8192x1024x8192 1024x8192x1024"
+SHAPES=${SHAPES:-"1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192 16384x4096x256 4097x4097x4097 1000x1000x1000
+        3000x3000x3000 6000x6000x6000 4096x1024x4096 8192x1024x8192 1024x8192x1024"}
 export TILEDLAB_CACHE_DIR=$OUT/cache NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0
 mkdir -p "$OUT"
 start=$(date +%s)
@@ -27,9 +27,9 @@ step() {  # step NAME LIMIT_S COMMAND...: run it with a time limit, log it, say 
   tail -n 25 "$OUT/$name.log"
 }
 step tune 120 python3 -m tiledlab tune --shape $SHAPES --kernels $CANDIDATES --out "$OUT/tune"
-step run1 115 python3 tools/same_run.py --set table --label 1 --check-all --deadline 90 --out "$OUT"
-step run2 75 python3 tools/same_run.py --set table --label 2 --deadline 60 --out "$OUT"
-step run3 75 python3 tools/same_run.py --set table --label 3 --deadline 60 --out "$OUT"
+step run1 115 python3 tools/same_run.py --set table --shapes $SHAPES --label 1 --check-all --deadline 90 --out "$OUT"
+step run2 75 python3 tools/same_run.py --set table --shapes $SHAPES --label 2 --deadline 60 --out "$OUT"
+step run3 75 python3 tools/same_run.py --set table --shapes $SHAPES --label 3 --deadline 60 --out "$OUT"
 python3 tools/same_run.py --summary "$OUT" > "$OUT/summary.log" 2>&1
 for n in 4096 8192; do
   step "profile$n" 40 python3 -m tiledlab profile --n 1024 --tile 32 --kernels-n $n --kernels "$RUNG" --cublas-n $n \

@@ -73,7 +73,7 @@ def cost(spec):
     from tiledlab.core.registry import KERNELS
     label, constants = spec[:2]
     c = KERNELS[label].constants if constants is None else constants
-    return c["BK"] * c["TM"] * c["TN"]
+    return c.get("BK", c.get("T", 16)) * c.get("TM", 1) * c.get("TN", 1)  # the lesson's kernels: T
 
 
 def shapes_of(texts):
