@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from tiledlab.core.registry import DYNAMIC
 from tiledlab.experiments import tune
 from tiledlab.experiments.timing import Timing
 
@@ -18,7 +19,7 @@ def timer_of(ms):
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TILEDLAB_CACHE_DIR", str(tmp_path))
-    return tmp_path / "tiledlab" / "tune.json"
+    return tmp_path / "tune.json"
 
 
 def test_the_fastest_candidate_is_chosen_and_cached_per_shape_class(cache):
@@ -63,11 +64,13 @@ def test_candidates_the_card_cannot_run_are_not_measured():
     t4 = {"name": "Tesla T4", "compute_capability": [7, 5], "sms": 40, "shared_per_block_optin": 65536}
     rtx = {"name": "RTX 4090", "compute_capability": [8, 9], "sms": 128, "shared_per_block_optin": 101376}
     assert not tune.runs_on("a_64x128x16_8x8_s3", t4) and tune.runs_on("w_128x256x8_8x16_warp16x2", t4)
-    assert tune.runs_on("d_64x128x16_8x8_s5", rtx) and not tune.runs_on("d_128x64x32_8x8_s4", rtx)
+    small = {**rtx, "shared_per_block_optin": 48 * 1024}  # a card that gives a block no more than 48 KiB
+    assert all(tune.runs_on(name, rtx) for name in DYNAMIC)  # 99 KiB hold every dynamic rung's tiles
+    assert not any(tune.runs_on(name, small) for name in DYNAMIC) and tune.runs_on("a_64x128x16_8x8_s3", small)
 
 
 def test_a_cache_that_is_not_json_is_refused_with_what_to_do(cache):
-    cache.parent.mkdir(parents=True)
+    cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text("not json")
     with pytest.raises(ValueError, match="delete it"):
         tune.chosen(64, 64, 64)
