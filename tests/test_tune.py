@@ -74,3 +74,10 @@ def test_a_cache_that_is_not_json_is_refused_with_what_to_do(cache):
     cache.write_text("not json")
     with pytest.raises(ValueError, match="delete it"):
         tune.chosen(64, 64, 64)
+
+
+def test_rows_are_handed_on_after_every_shape_class(cache):
+    seen = []
+    rows = tune.run([(40, 24, 70), (100, 24, 70)], SMALL, timer_of({SMALL[0]: 2.0, SMALL[1]: 1.0}), blas=None,
+                    saved=lambda rows: seen.append(len(rows)))
+    assert seen == [2, 4] and len(rows) == 4  # two classes of two candidates: a tune stopped later keeps the first

@@ -274,9 +274,11 @@ def _tune(args):
     from .experiments import tune
     from .notebook import table
     out = _out_folder(args.out)
-    rows = tune.run(args.shape or [(n, n, n) for n in args.n], args.kernels)
-    out.mkdir(parents=True, exist_ok=True)
-    write_rows([{**r, **stamp()} for r in rows], out / "tune.csv", list(rows[0]) + list(stamp()))
+
+    def saved(rows):  # after every shape class: a tune stopped later keeps the classes before
+        out.mkdir(parents=True, exist_ok=True)
+        write_rows([{**r, **stamp()} for r in rows], out / "tune.csv", list(rows[0]) + list(stamp()))
+    rows = tune.run(args.shape or [(n, n, n) for n in args.n], args.kernels, saved=saved)
     table(["M×K×N", "kernel", "TFLOP/s", "% cuBLAS", "rel err", "chosen"],
           [[f"{r['M']}×{r['K']}×{r['N']}", r["kernel"], f"{r['tflops']:.1f}", _number(r["pct_cublas"], ".1f"),
             f"{r['rel_err']:.1e}", "✓" if r["chosen"] else ""] for r in rows])
@@ -318,11 +320,13 @@ def _profile(args):
     from .experiments import profile
     from .notebook import table
     out = _out_folder(args.out)
+    def saved(rows):  # after every ncu run: a profile stopped later keeps what it measured
+        out.mkdir(parents=True, exist_ok=True)
+        write_rows([{**r, **stamp()} for r in rows], out / "profile.csv")
     rows = profile.run(args.n, args.tile, effects_n=args.effects_n, cublas_n=args.cublas_n, roofs=args.roofs,
                        ladder_n=args.ladder_n, fair=args.fair, kernels=args.kernels, kernels_n=args.kernels_n,
-                       triton_n=args.triton_n)
-    out.mkdir(parents=True, exist_ok=True)
-    write_rows([{**r, **stamp()} for r in rows], out / "profile.csv")
+                       triton_n=args.triton_n, saved=saved)
+    saved(rows)
     table(["kernel", "N", "T", "ms", "inst/warp-FMA", "blocks/SM", "top stalls"],
           [[r["kernel"], r["N"], r["tile"], f"{r.get('time_ms', 0):.3f}", f"{r.get('inst_issued_per_warp_fma', 0):.2f}",
             r.get("blocks_per_sm", ""), r.get("top_stalls", "")] for r in rows])
@@ -609,16 +613,17 @@ def _profile_options(sub):
     p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024], help="matrix sizes N")
     p.add_argument("--tile", type=int, nargs="+", default=[8, 16, 32], help="tile widths T of the tiled kernel")
     p.add_argument("--effects-n", type=_positive("N"), help="also profile the variants of `effects` at this N")
-    p.add_argument("--cublas-n", type=_positive("N"), help="also profile cuBLAS (through CuPy) at this N")
+    p.add_argument("--cublas-n", type=_positive("N"), nargs="+", default=[], help="also profile cuBLAS (through "
+                   "CuPy) at these N")
     p.add_argument("--roofs", action="store_true", help="also profile the roof kernels and two latency chases")
     p.add_argument("--fair", action="store_true", help="also profile the fair pair (naive_unsigned, "
                    "tiled_unsigned) at each N and T")
     p.add_argument("--ladder-n", type=_positive("N"), help="also profile the ladder (tiled T = 32, every "
                    "register-tiled rung, the best of the search) at this N")
-    _kernels_option(p, "also profile these kernels (names of the registry) at --kernels-n", [])
-    p.add_argument("--kernels-n", type=_positive("N"), help="the N of --kernels")
-    p.add_argument("--triton-n", type=_positive("N"), help="also profile Triton's FP32 matmul (its autotuned "
-                   "choice) at this N (needs Triton and PyTorch)")
+    _kernels_option(p, "also profile these kernels (names of the registry) at each N of --kernels-n", [])
+    p.add_argument("--kernels-n", type=_positive("N"), nargs="+", default=[], help="the sizes N of --kernels")
+    p.add_argument("--triton-n", type=_positive("N"), nargs="+", default=[], help="also profile Triton's FP32 "
+                   "matmul (its autotuned choice) at these N (needs Triton and PyTorch)")
     p.add_argument("--out", default="profile-out", help="folder for profile.csv")
 
 

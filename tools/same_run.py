@@ -6,13 +6,15 @@ itself), each times its kernels at every shape, after cuBLAS and Triton were tim
 first checked on two odd shapes against float64 (C NaN-poisoned, so a skipped element shows; one with K and N
 multiples of 4, so the asynchronous copies run on partial tiles, one without, for the plain path) and at every
 timed shape against cuBLAS. Writes DIR/same_run_LABEL.csv (one row per kernel and shape, with registers, local
-and dynamic shared memory and compile time) and prints a table, last. Stops timing when --deadline is near.
+and dynamic shared memory and compile time) after every shape, and prints a table, last. Begins no shape after
+--deadline and no compilation after --compile-s.
 
-    python tools/same_run.py --set explore --out DIR            # ~25 candidate tilings at 5 shapes
-    python tools/same_run.py --set table --label 1 --check-all  # issue 26's shapes; every registry kernel checked
-    python tools/same_run.py --summary DIR                      # DIR/shapes.csv: every run, median and spread
+    python tools/same_run.py --set explore --out DIR          # ~25 candidate tilings at 5 shapes
+    python tools/same_run.py --set table --label 1 --out DIR  # issue 26's 12 shapes, TABLE and `best`
+    python tools/same_run.py --set check --label check        # every registry kernel on the odd shapes, untimed
+    python tools/same_run.py --summary DIR                    # DIR/shapes.csv: every run, median and spread
 
-On the simulator (no GPU) it runs its own bookkeeping at tiny sizes: `--shapes 64 --workers 2 --only 3`.
+On the simulator (no GPU) it runs its own bookkeeping at tiny sizes: `--shapes 64 --workers 2 --only 3 --odd 33x17x45`.
 """
 import argparse
 import glob
@@ -24,7 +26,6 @@ import time
 import numpy as np
 
 os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
-COMPILE_S = 140  # a worker starts no compilation after this (the rest are reported as not compiled)
 ODD = [(200, 173, 301), (201, 176, 300)]  # no tile divides them; K, N multiples of 4 or not (the plain path)
 TABLE_SHAPES = ["1024", "2048", "4096", "8192", "16384x4096x256", "4097", "1000", "3000", "6000", "4096x1024x4096",
                 "8192x1024x8192", "1024x8192x1024"]  # issue 26's table, M×K×N
@@ -87,7 +88,7 @@ def shapes_of(texts):
 
 # --- a worker: compiles and checks its candidates, then times them when told -----------------------------------
 
-def worker(conn, specs, started):
+def worker(conn, specs, started, odd_shapes, compile_s):
     import numpy as np
     from tiledlab.core.launch import prepare
     from tiledlab.core.operands import operands
@@ -95,12 +96,12 @@ def worker(conn, specs, started):
     from tiledlab.experiments.sass import kernel_facts
     from tiledlab.experiments.timing import back_to_back
     kernels, facts = {}, {}
-    odd = [operands(*shape, seed=1) for shape in ODD]
+    odd = [operands(*shape, seed=1) for shape in odd_shapes]
     refs = [A.astype(np.float64) @ B.astype(np.float64) for A, B in odd]
     for label, spec, min_blocks, timed in specs:
         t0 = time.perf_counter()
-        if time.time() - started > COMPILE_S:
-            facts[label] = {"error": f"not compiled: {COMPILE_S} s had passed"}
+        if time.time() - started > compile_s:
+            facts[label] = {"error": f"not compiled: {compile_s:g} s had passed"}
             continue
         try:
             kernel = kernel_of(label, spec, min_blocks)
@@ -166,41 +167,54 @@ def peers_available():
     return not SIMULATOR and triton_peer.available()
 
 
+def best_name(shape):
+    """The registry kernel `matmul(A, B, "best")` runs at shape (M, K, N) on this card: core.best's choice (a tuned
+    one, from the cache of `tune`, first) where the package has core.best, else registry.best_for's."""
+    try:
+        from tiledlab.core.best import choose
+    except ImportError:  # the package before core.best (drop this branch once it is merged)
+        from tiledlab.core.launch import multiprocessors
+        from tiledlab.core.registry import best_for
+        return best_for(shape[0], shape[2], multiprocessors())
+    return choose(*shape)
+
+
 def jobs(args, shapes):
-    """[(label, spec, min_blocks, timed)]: the set's kernels (timed), `best`'s choice at each shape (timed), and with
-    --check-all every other registry kernel (checked on the odd shapes only)."""
-    from tiledlab.core.launch import by_shape
+    """([(label, spec, min_blocks, timed)], {shape: best's kernel}): --set check: every registry kernel (or those of
+    --kernels), checked on the odd shapes only; else the set's kernels and `best`'s choice at each shape, timed."""
     from tiledlab.core.registry import KERNELS
+    if args.set == "check":
+        return [(name, None, None, False) for name in (args.kernels or [n for n in KERNELS if n != "best"])], {}
     chosen = EXPLORE if args.set == "explore" else [(name, None, None) for name in (args.kernels or TABLE)]
     chosen = chosen[:args.only] if args.only else chosen
-    best = {shape: by_shape("best", np.empty(shape[:2], np.float32), np.empty(shape[1:], np.float32))
-            for shape in shapes}  # by shape, without touching memory
+    best = {shape: best_name(shape) for shape in shapes}
     found = [(*spec, True) for spec in chosen]
     found += [(name, None, None, True) for name in dict.fromkeys(best.values()) if name not in {j[0] for j in found}]
-    if args.check_all:
-        found += [(name, None, None, False) for name in KERNELS if name not in {j[0] for j in found} | {"best"}]
     return found, best
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--set", choices=("explore", "table"), default="explore")
-    parser.add_argument("--kernels", nargs="+", help="with --set table: these registry kernels instead of TABLE")
+    parser.add_argument("--set", choices=("explore", "table", "check"), default="explore")
+    parser.add_argument("--kernels", nargs="+", help="with --set table or check: these registry kernels instead")
     parser.add_argument("--out", default=os.environ.get("OUT", "same-run-out"))
     parser.add_argument("--label", default="1", help="this run's name in the CSV (runs are separate processes)")
     parser.add_argument("--shapes", nargs="+", help="N or MxKxN (default: --set explore 4096 8192 1024 1000 "
-                        "1024x8192x1024; table: issue 26's 12 shapes)")
+                        "1024x8192x1024; table: issue 26's 12 shapes; check: none)")
     parser.add_argument("--workers", type=int, default=14)
     parser.add_argument("--deadline", type=float, default=225, help="seconds; no shape is begun after it")
     parser.add_argument("--only", type=int, help="the first ONLY kernels of the set (a quick check)")
-    parser.add_argument("--check-all", action="store_true", help="also check every registry kernel on the odd shapes")
+    parser.add_argument("--odd", nargs="+", help="MxKxN shapes every kernel is checked on first (default: "
+                        f"{' '.join('x'.join(map(str, s)) for s in ODD)})")
+    parser.add_argument("--compile-s", type=float, default=140, help="seconds; no compilation is begun after it")
     parser.add_argument("--summary", metavar="DIR", help="only summarize DIR/same_run_*.csv into DIR/shapes.csv")
     args = parser.parse_args()
     if args.summary:
         return summarize(args.summary)
     started = time.perf_counter()
-    shapes = shapes_of(args.shapes or (TABLE_SHAPES if args.set == "table" else
-                                       ["4096", "8192", "1024", "1000", "1024x8192x1024"]))
+    defaults = {"table": TABLE_SHAPES, "explore": ["4096", "8192", "1024", "1000", "1024x8192x1024"]}
+    shapes = [] if args.set == "check" else shapes_of(args.shapes or defaults[args.set])
+    odd = shapes_of(args.odd) if args.odd else ODD
     specs, best = jobs(args, shapes)
     groups = [[] for _ in range(min(args.workers, len(specs)))]
     for spec in sorted(specs, key=cost, reverse=True):  # the costliest first, each to the least loaded worker
@@ -209,12 +223,12 @@ def main():
     pipes = []
     for group in groups:
         here, there = ctx.Pipe()
-        ctx.Process(target=worker, args=(there, group, time.time()), daemon=True).start()
+        ctx.Process(target=worker, args=(there, group, time.time(), odd, args.compile_s), daemon=True).start()
         pipes.append(here)
     rows, facts = measure(pipes, shapes, best, started, args.deadline, lambda rows, facts: save(rows, facts, args))
     for here in pipes:
         here.send(None)
-    report(rows, facts, args, started)
+    report(rows, facts, args, started, odd)
 
 
 def measure(pipes, shapes, best, started, deadline, saved):
@@ -280,12 +294,12 @@ def save(rows, facts, args):
     return path
 
 
-def report(rows, facts, args, started):
+def report(rows, facts, args, started, odd):
     failed = [{"kernel": k, **v} for k, v in facts.items() if "error" in v or v.get("odd_rel_err", 0) > 1e-5]
     path = save(rows, facts, args)
     for f in failed:
         print(f"FAILED {f['kernel']}: {f.get('error') or 'odd-shape error %.1e' % f['odd_rel_err']}")
-    print(f"{len(facts) - len(failed)} of {len(facts)} kernels right on the odd shapes {ODD}")
+    print(f"{len(facts) - len(failed)} of {len(facts)} kernels right on the odd shapes {odd}")
     shapes = list(dict.fromkeys(r["shape"] for r in rows))
     print(f"{'kernel':28} " + " ".join(f"{s:>15}" for s in shapes) + "   regs")
     for kernel in dict.fromkeys(r["kernel"] for r in rows):
@@ -301,8 +315,12 @@ def summarize(folder):
     """DIR/shapes.csv: every timed row of every run, with the median, min and max % of cuBLAS of its (shape,
     kernel) over the runs and their spread (max - min, in points)."""
     import pandas as pd
-    runs = pd.concat([pd.read_csv(p) for p in sorted(glob.glob(os.path.join(folder, "same_run_*.csv")))])
+    paths = sorted(glob.glob(os.path.join(folder, "same_run_*.csv")))
+    runs = pd.concat([pd.read_csv(p) for p in paths]) if paths else pd.DataFrame({"shape": []})
     runs = runs[runs["shape"] != "odd"].copy()
+    if runs.empty:
+        print(f"no timed rows in {folder}/same_run_*.csv: nothing to summarize")
+        return 1
     stats = runs.groupby(["shape", "kernel"])["pct_cublas"].agg(["median", "min", "max", "count"])
     stats["spread"] = stats["max"] - stats["min"]
     out = runs.join(stats.add_prefix("pct_"), on=["shape", "kernel"])

@@ -139,9 +139,10 @@ def choice(rows, on):
     return {"card": on, "shape_class": shape_class(*next(iter(shapes))), "kernel": kernel, "measured": measured}
 
 
-def run(shapes, candidates=None, timer=back_to_back, blas=timed_sgemm, path=None):
+def run(shapes, candidates=None, timer=back_to_back, blas=timed_sgemm, path=None, saved=None):
     """Tune the shape classes of `shapes` on the card in hand and write the choices to the cache (replacing this
-    card's earlier ones for those classes; other cards' entries stay). Returns one row per candidate timed."""
+    card's earlier ones for those classes; other cards' entries stay), class by class, then `saved(rows so far)`.
+    Returns one row per candidate timed."""
     on, path = card(), pathlib.Path(path or cache_path())
     entries, rows = load(path), []
     classes = {}
@@ -155,4 +156,6 @@ def run(shapes, candidates=None, timer=back_to_back, blas=timed_sgemm, path=None
         rows += [{**r, "chosen": r["kernel"] == entry["kernel"]} for r in timed]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"version": VERSION, "entries": entries}, indent=1) + "\n")  # class by class
+        if saved:
+            saved(rows)
     return rows
