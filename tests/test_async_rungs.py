@@ -50,7 +50,7 @@ def test_a_pipeline_that_waits_for_too_few_copies_is_caught(rng, monkeypatch, fa
 
 
 @pytest.mark.parametrize("options, why", [
-    (dict(stages=5, **unrolled.HYBRID), "stages is 0"),
+    (dict(stages=6, **unrolled.HYBRID), "stages is 0"),
     (dict(stages=2, **{**unrolled.HYBRID, "buffers": 2}), "buffers=1"),
     (dict(stages=2, **{**unrolled.ASYNC, "prefetch": True}), "prefetch=transposed"),
 ])
@@ -60,8 +60,8 @@ def test_impossible_pipelines_are_refused_with_the_reason(options, why):
 
 
 def test_stages_that_overflow_shared_memory_are_refused():
-    with pytest.raises(ValueError, match="48 KiB"):
-        generated("big", BM=128, BN=256, BK=8, TM=8, TN=16, warp=(4, 8), stages=4, **unrolled.HYBRID)
+    with pytest.raises(ValueError, match="227 KiB"):
+        generated("big", BM=128, BN=256, BK=32, TM=8, TN=16, warp=(4, 8), stages=5, **unrolled.HYBRID)
 
 
 @pytest.mark.skipif(tiledlab.SIMULATOR, reason="reads the SASS numba compiled on a GPU")

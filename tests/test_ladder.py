@@ -131,10 +131,10 @@ class _Bar:
         pass
 
 
-def test_the_async_rungs_run_after_the_search():
+def test_the_async_and_dynamic_rungs_run_after_the_search():
     from tiledlab.core.registry import family
-    ASYNC = family("async")
-    found = ladder.jobs()
-    groups = [g for *_, g in found]
-    assert ASYNC and groups[-len(ASYNC):] == ["async"] * len(ASYNC)
-    assert "async" not in [g for *_, g in ladder.jobs(search=False)]
+    ASYNC, DYNAMIC = family("async"), family("dynamic")
+    groups = [g for *_, g in ladder.jobs()]
+    tail = ["async"] * len(ASYNC) + ["dynamic"] * len(DYNAMIC)
+    assert ASYNC and DYNAMIC and groups[-len(tail):] == tail
+    assert not {"async", "dynamic"} & {g for *_, g in ladder.jobs(search=False)}

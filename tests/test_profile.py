@@ -152,8 +152,11 @@ def test_cupys_own_kernels_are_not_cublas_rows(monkeypatch):
     def job(kind, spec, labels, timeout, log):  # what ncu reports: CuPy copies an operand before the GEMM
         return [{"ncu_kernel": "cupy_copy__float_float32"}, {"ncu_kernel": "sm80_xmma_gemm_f32f32"}] if kind == "cublas" else []
     monkeypatch.setattr(profile, "_job", job)
-    rows = profile.run(ns=(), tiles=(), cublas_n=64, log=lambda *a: None)
-    assert [(r["kernel"], r["ncu_kernel"]) for r in rows] == [("cublas", "sm80_xmma_gemm_f32f32")]
+    saved = []
+    rows = profile.run(ns=(), tiles=(), cublas_n=[64, 128], log=lambda *a: None, saved=lambda r: saved.append(len(r)))
+    assert [(r["kernel"], r["N"], r["ncu_kernel"]) for r in rows] == [("cublas", 64, "sm80_xmma_gemm_f32f32"),
+                                                                      ("cublas", 128, "sm80_xmma_gemm_f32f32")]
+    assert saved == [1, 2]  # after each ncu run: a profile stopped later keeps the rows before
 
 
 def test_co_limits_name_every_resource_near_the_largest_bound():
@@ -180,6 +183,7 @@ def test_what_binds_is_a_resource_only_when_it_is_busy_most_of_the_time():
 
 
 def test_named_kernels_follow_the_ladder_and_best_is_the_ladder_rung():
-    spec = profile.launches([64], [8], kernels=["a_64x128x16_8x8_s3", "s_128x256x8_8x16_warp"], kernels_n=4096)
-    assert spec[-2:] == [("a_64x128x16_8x8_s3", 4096, 0), ("s_128x256x8_8x16_warp", 4096, 0)]
+    spec = profile.launches([64], [8], kernels=["a_64x128x16_8x8_s3", "s_128x256x8_8x16_warp"], kernels_n=[1024, 4096])
+    assert spec[-4:] == [("a_64x128x16_8x8_s3", 1024, 0), ("s_128x256x8_8x16_warp", 1024, 0),
+                         ("a_64x128x16_8x8_s3", 4096, 0), ("s_128x256x8_8x16_warp", 4096, 0)]
     assert profile.launches([64], [8], kernels=["a_64x128x16_8x8_s3"]) == profile.launches([64], [8])  # no N

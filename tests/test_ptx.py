@@ -193,7 +193,7 @@ def test_the_simulator_refuses_what_faults_on_a_gpu(call, error, message):
 @simulator_only
 def test_the_simulator_definitions_are_chosen():
     assert ptx.ldg4 is ptx._ldg4_sim and ptx.cp_async4 is ptx._cp_async4_sim
-    assert set(ptx.FUNCTIONS.values()) == {"ldg4", "cp_async4", "cp_async_commit", "cp_async_wait"}
+    assert set(ptx.FUNCTIONS.values()) == {"ldg4", "cp_async4", "cp_async_commit", "cp_async_wait", "shared_view"}
 
 
 # --- counts ------------------------------------------------------------------------------------------------

@@ -158,4 +158,4 @@ def test_a_refusal_names_the_option_that_breaks_the_rule():
     with pytest.raises(ValueError, match="with fragments=2, .*stages=0"):  # before the stages rules' advice
         generated("bad", **SMALL, fragments=2, stages=2, **unrolled.HYBRID)
     with pytest.raises(ValueError, match="smaller BK"):
-        matmul(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32), "f_128x256x8_8x16_warp", BK=16)
+        matmul(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32), "f_128x256x8_8x16_warp", BK=128)

@@ -1,5 +1,5 @@
-"""python -m tiledlab {info, count, bench, ladder, profile, measure, takeaways, slides, student-copy, lab,
-hub, class-report}.
+"""python -m tiledlab {info, count, bench, ladder, tune, profile, measure, takeaways, slides, student-copy,
+lab, hub, class-report}.
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
@@ -285,6 +285,30 @@ def _bench_sass(jobs, out):
     print(f"wrote {out / 'sass.csv'}")
 
 
+def _shape(text):
+    parts = text.lower().replace("×", "x").split("x")
+    if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: write a product as MxKxN, e.g. 1024x8192x1024")
+    return tuple(int(p) for p in parts)
+
+
+def _tune(args):
+    from .data import stamp, write_rows
+    from .experiments import tune
+    from .notebook import table
+    out = _out_folder(args.out)
+
+    def saved(rows):  # after every shape class: a tune stopped later keeps the classes before
+        out.mkdir(parents=True, exist_ok=True)
+        write_rows([{**r, **stamp()} for r in rows], out / "tune.csv", list(rows[0]) + list(stamp()))
+    rows = tune.run(args.shape or [(n, n, n) for n in args.n], args.kernels, saved=saved)
+    table(["M×K×N", "kernel", "TFLOP/s", "% cuBLAS", "rel err", "chosen"],
+          [[f"{r['M']}×{r['K']}×{r['N']}", r["kernel"], f"{r['tflops']:.1f}", _number(r["pct_cublas"], ".1f"),
+            f"{r['rel_err']:.1e}", "✓" if r["chosen"] else ""] for r in rows])
+    print(f"wrote {out / 'tune.csv'}; the choices are in {tune.cache_path()}")
+    return OK
+
+
 def _ladder(args):
     from .data import stamp, write_rows
     from .experiments import ladder
@@ -319,11 +343,13 @@ def _profile(args):
     from .experiments import profile
     from .notebook import table
     out = _out_folder(args.out)
+    def saved(rows):  # after every ncu run: a profile stopped later keeps what it measured
+        out.mkdir(parents=True, exist_ok=True)
+        write_rows([{**r, **stamp()} for r in rows], out / "profile.csv")
     rows = profile.run(args.n, args.tile, effects_n=args.effects_n, cublas_n=args.cublas_n, roofs=args.roofs,
                        ladder_n=args.ladder_n, fair=args.fair, kernels=args.kernels, kernels_n=args.kernels_n,
-                       triton_n=args.triton_n)
-    out.mkdir(parents=True, exist_ok=True)
-    write_rows([{**r, **stamp()} for r in rows], out / "profile.csv")
+                       triton_n=args.triton_n, saved=saved)
+    saved(rows)
     table(["kernel", "N", "T", "ms", "inst/warp-FMA", "blocks/SM", "top stalls"],
           [[r["kernel"], r["N"], r["tile"], f"{r.get('time_ms', 0):.3f}", f"{r.get('inst_issued_per_warp_fma', 0):.2f}",
             r.get("blocks_per_sm", ""), r.get("top_stalls", "")] for r in rows])
@@ -380,7 +406,7 @@ def _hub(argv):
     return hub.start(*hub.parser(Parser).parse_known_args(argv))
 
 
-HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "profile": _profile,
+HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "tune": _tune, "profile": _profile,
             "measure": _measure, "takeaways": _takeaways, "slides": _slides,
             "student-copy": _student_copy, "lab": _lab, "hub": _hub, "class-report": _class_report}
 
@@ -479,6 +505,19 @@ def _ladder_options(sub):
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+def _tune_options(sub):
+    p = sub.add_parser("tune", help="measure the candidate kernels at your sizes on this GPU; `best` then runs the "
+                       "fastest", formatter_class=_Help, description="Check and time every candidate kernel this card "
+                       "can run at each shape, beside cuBLAS, and keep the fastest correct one per card and shape "
+                       "class (M, K, N rounded up to powers of two) in a cache that matmul(A, B, \"best\") reads; "
+                       "DIR/tune.csv lists every candidate timed. Run it once per GPU, for the sizes you multiply.")
+    p.add_argument("--shape", type=_shape, nargs="+",
+                   help="M×K×N products to tune for, e.g. 4096x4096x4096 1000x1000x1000")
+    p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
+    _kernels_option(p, "the candidates (names of the registry; by default tune.CANDIDATES)")
+    p.add_argument("--out", default="tune-out", help="folder for tune.csv")
+
+
 def _profile_options(sub):
     p = sub.add_parser("profile", help="hardware counters of naive and tiled under Nsight Compute (ncu)",
                        formatter_class=_Help, description="Launch naive and tiled once each under ncu "
@@ -487,16 +526,17 @@ def _profile_options(sub):
     p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024], help="matrix sizes N")
     p.add_argument("--tile", type=int, nargs="+", default=[8, 16, 32], help="tile widths T of the tiled kernel")
     p.add_argument("--effects-n", type=_positive("N"), help="also profile the variants of `effects` at this N")
-    p.add_argument("--cublas-n", type=_positive("N"), help="also profile cuBLAS (through CuPy) at this N")
+    p.add_argument("--cublas-n", type=_positive("N"), nargs="+", default=[], help="also profile cuBLAS (through "
+                   "CuPy) at these N")
     p.add_argument("--roofs", action="store_true", help="also profile the roof kernels and two latency chases")
     p.add_argument("--fair", action="store_true", help="also profile the fair pair (naive_unsigned, "
                    "tiled_unsigned) at each N and T")
     p.add_argument("--ladder-n", type=_positive("N"), help="also profile the ladder (tiled T = 32, every "
                    "register-tiled rung, the best of the search) at this N")
-    _kernels_option(p, "also profile these kernels (names of the registry) at --kernels-n", [])
-    p.add_argument("--kernels-n", type=_positive("N"), help="the N of --kernels")
-    p.add_argument("--triton-n", type=_positive("N"), help="also profile Triton's FP32 matmul (its autotuned "
-                   "choice) at this N (needs Triton and PyTorch)")
+    _kernels_option(p, "also profile these kernels (names of the registry) at each N of --kernels-n", [])
+    p.add_argument("--kernels-n", type=_positive("N"), nargs="+", default=[], help="the sizes N of --kernels")
+    p.add_argument("--triton-n", type=_positive("N"), nargs="+", default=[], help="also profile Triton's FP32 "
+                   "matmul (its autotuned choice) at these N (needs Triton and PyTorch)")
     p.add_argument("--out", default="profile-out", help="folder for profile.csv")
 
 
@@ -553,7 +593,7 @@ def parser():
                                "in JupyterLab; `lab --help` for its options")
     sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
                                "notebooks/ (classroom/); `hub --help` for its options")
-    for options in (_info_options, _count_options, _bench_options, _ladder_options, _profile_options,
+    for options in (_info_options, _count_options, _bench_options, _ladder_options, _tune_options, _profile_options,
                     _measure_options, _takeaways_options, _slides_options, _student_copy_options,
                     _class_report_options):
         options(sub)

@@ -16,6 +16,7 @@ from ..i18n import _
 
 ENV = "TILEDLAB_CARD"
 STATIC_SHARED_BYTES = 48 * 1024  # static shared memory (cuda.shared.array) per block on every card
+DYNAMIC_SHARED_BYTES = 227 * 1024  # the most any current card gives one block, by opt-in (H100/H200)
 MAX_THREADS_PER_BLOCK = 1024  # CUDA's limit on every current card
 VEC = 4  # floats in one 128-bit load or copy, the widest a thread makes: 4 × 4 bytes
 CP_ASYNC = (8, 0)  # cp.async (tiledlab.core.ptx), global → shared past the registers: Ampere and later

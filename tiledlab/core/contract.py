@@ -137,10 +137,11 @@ def shared_arguments(call):
 
 
 def shared_declarations(func, namespace):
-    """(statement, shape, dtype, alignment or None) of each `s = cuda.shared.array(shape, dtype)` in a kernel's
-    FunctionDef, evaluated in `namespace` (the kernel's globals and constants). A declaration
-    written any other way (annotated, in a tuple, a walrus, inside a call) or with a shape this cannot
-    read is a ValueError naming its line."""
+    """(statement, shape, dtype, alignment or None) of each shared tile of a kernel's FunctionDef: `s =
+    cuda.shared.array(shape, dtype)`, and `s = shared_view(smem, offset, rows, cols)` of its dynamic shared memory
+    (core.ptx), evaluated in `namespace` (the kernel's globals and constants); the dynamic array itself (shape 0)
+    is none. A declaration written any other way (annotated, in a tuple, a walrus, inside a call) or with a
+    shape this cannot read is a ValueError naming its line."""
     parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
     local = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     local |= {a.arg for a in ast.walk(func) if isinstance(a, ast.arg)}
@@ -156,11 +157,33 @@ def shared_declarations(func, namespace):
         shape, dtype, alignment = (_value(given[k], namespace, local, node) if k in given else None
                                    for k in SHARED_ARGUMENTS)
         try:
-            found.append((node, tuple(int(n) for n in np.atleast_1d(shape)), dtype, alignment))
+            dims = tuple(int(n) for n in np.atleast_1d(shape))
         except (TypeError, ValueError):
             raise refusal(node, _("a shared array's shape must be whole numbers, not {shape}").format(
                 shape=repr(shape))) from None
+        if dims != (0,):  # the dynamic array: its tiles are the views below
+            found.append((node, dims, dtype, alignment))
+    found += [(node, view[1:], "float32", None) for node in ast.walk(func) if (view := _view(node, namespace))]
     return found
+
+
+def _view(node, namespace):
+    """(offset, rows, cols) of a statement `s = shared_view(smem, offset, rows, cols)`, or None."""
+    from . import ptx
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+            and namespace.get(node.value.func.id) is ptx.shared_view and len(node.value.args) == 4:
+        return tuple(int(_value(a, namespace, set(), node)) for a in node.value.args[1:])
+    return None
+
+
+def dynamic_bytes(func, namespace):
+    """Bytes of dynamic shared memory a launch of the kernel must reserve: the end of its last shared_view
+    (0 without any); a ValueError when two views overlap (their accesses could not be told apart)."""
+    views = sorted((v[0], v[0] + v[1] * v[2], n) for n in ast.walk(func) if (v := _view(n, namespace)))
+    for (_start, end, _node), (start, _end, node) in zip(views, views[1:]):
+        if start < end:
+            raise ValueError(f"line {node.lineno}: {ast.unparse(node)}: overlaps the shared view before it")
+    return 4 * max((end for _start, end, _node in views), default=0)
 
 
 def _value(node, namespace, local, statement):

@@ -35,3 +35,4 @@ def rules(options):
         given = {k: options[k] for k in names(rule.holds) if k in options}
         return Rule(partial(rule.holds, **given), rule.why)
     return tuple(unrolled.RULES) + tuple(bound(r) for r in unrolled.OPTION_RULES)
+

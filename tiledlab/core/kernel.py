@@ -291,8 +291,14 @@ class Kernel:
         # another card is checked again; a global the code reads, changed since, makes another program
         key = (build.key(bound), launch_bounds, cards.current(), self.code.reads())
         if key not in self._builds:
-            self._builds[key] = self.code.compile(self.checked_code(bound, launch_bounds), bound, launch_bounds)
-            _built[self._builds[key]] = (self, bound)
+            code = self.checked_code(bound, launch_bounds)
+            compiled = self.code.compile(code, bound, launch_bounds)
+            dynamic = contract.dynamic_bytes(code.tree, {**self.code.namespace, **bound})
+            if dynamic:  # its tiles are dynamic shared memory: the build reserves them at every launch
+                from .ptx import DynamicShared
+                compiled = DynamicShared(compiled, dynamic)
+            self._builds[key] = compiled
+            _built[compiled] = (self, bound)
         return self._builds[key]
 
     def checked_code(self, constants, launch_bounds=None):

@@ -1,4 +1,4 @@
-"""Two instructions numba-cuda has no words for, written in PTX: a 128-bit load and an asynchronous copy.
+"""What numba-cuda has no words for: a 128-bit load and an asynchronous copy (in PTX), and shared tiles beyond 48 KiB.
 
 PTX is the assembly language of NVIDIA GPUs that numba (through NVVM) writes; `ptxas` turns it into SASS,
 the instructions the GPU runs. Everything numba compiles comes out as PTX it chose itself. Two
@@ -50,6 +50,17 @@ The contract, which the caller keeps (nothing checks it on a GPU; the simulator 
 A misaligned address is an error on the GPU ("misaligned address"), a read past an edge reads what lies
 there.
 
+More than 48 KiB of shared memory per block: a kernel may declare only 48 KiB statically. Beyond that its tiles
+live in dynamic shared memory, `smem = cuda.shared.array(0, float32, alignment=16)`, whose size each launch
+gives (`kernel[grid, block, stream, nbytes]`) after the kernel's own limit was raised to it (the driver's
+CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, up to the card's opt-in limit: 227 KiB on an H100/H200,
+163 KiB on an A100, 99 KiB on RTX 30/40 cards). `sA = shared_view(smem, offset, rows, cols)` is the 2-D
+float32 array of rows×cols floats that starts `offset` floats into it (numbers known when the kernel compiles),
+so the kernel indexes sA[i, j] as it would a static tile. `DynamicShared(kernel, nbytes)` is a compiled kernel
+that launches like any other and does the rest: it compiles for the arguments' types, raises the limit, and
+reserves `nbytes` in every launch. Never launch such a kernel reserving less: on a GPU a read past the reserved
+bytes is an illegal address, which ends the process's CUDA context.
+
 On numba's CUDA simulator (tiledlab.SIMULATOR) there is no PTX to run, so each name is a Python
 function with the same effect, chosen when this module is imported: ldg4 returns the four elements,
 cp_async4 copies at once, commit and wait do nothing. They check the contract above and raise where a
@@ -62,6 +73,7 @@ import numpy as np
 
 from ..backend import SIMULATOR
 from .card import VEC  # floats per instruction: 4 × 32 bits = 128 bits = 16 bytes
+from ..i18n import _
 
 BYTES = 4 * VEC
 
@@ -88,6 +100,14 @@ def _cp_async_wait_sim(n):
     """Nothing to wait for on the simulator; n must still be a whole number ≥ 0, as on a GPU."""
     if isinstance(n, bool) or not hasattr(n, "__index__") or n < 0:
         raise TypeError(f"cp_async_wait(n): n must be a whole number ≥ 0 known when the kernel compiles, got {n!r}")
+
+
+def _shared_view_sim(base, offset, rows, cols):
+    """base[offset : offset + rows·cols] as a rows×cols array (the simulator's shared_view)."""
+    if offset % VEC or offset < 0 or (offset + rows * cols) > len(base):
+        raise IndexError(f"shared_view: floats {offset} .. {offset + rows * cols} of a dynamic shared memory of "
+                         f"{len(base)} floats: the launch reserves too few bytes, or the view is not 16-byte aligned")
+    return base[offset:offset + rows * cols].reshape(rows, cols)
 
 
 def _check(what, arr, i, j):
@@ -190,16 +210,76 @@ def _gpu_definitions():
             raise NumbaTypeError(f"cp_async_wait(n): n must be ≥ 0, got {n.literal_value}")
         return types.none(n), group_instruction(f"cp.async.wait_group {n.literal_value};")
 
-    return ldg4, cp_async4, cp_async_commit, cp_async_wait
+    @intrinsic
+    def shared_view(typingctx, base, offset, rows, cols):
+        if not (isinstance(base, types.Array) and base.dtype == types.float32 and base.ndim == 1):
+            raise NumbaTypeError(f"shared_view needs the 1-D float32 dynamic shared array, got {base}")
+        if not all(isinstance(n, types.IntegerLiteral) for n in (offset, rows, cols)):
+            raise RequireLiteralValue("shared_view(smem, offset, rows, cols): numbers known when it compiles")
+        start, r, c = (n.literal_value for n in (offset, rows, cols))
+        view = types.Array(types.float32, 2, "C")
+
+        def codegen(context, builder, sig, args):
+            # The array's pointer moved by `start` floats, constant shape and strides: LLVM folds all of it, so
+            # each sA[i, j] is one shared access at a constant offset, as for a static tile.
+            data = builder.gep(context.make_array(base)(context, builder, value=args[0]).data,
+                               [ir.Constant(ir.IntType(64), start)], inbounds=True)
+            out = context.make_array(view)(context, builder)
+            n = lambda v: context.get_constant(types.intp, v)  # noqa: E731
+            context.populate_array(out, data=data, shape=[n(r), n(c)], strides=[n(4 * c), n(4)], itemsize=n(4),
+                                   meminfo=None)
+            return out._getvalue()
+
+        return view(base, offset, rows, cols), codegen
+
+    return ldg4, cp_async4, cp_async_commit, cp_async_wait, shared_view
+
+
+class DynamicShared:
+    """A compiled kernel whose tiles are dynamic shared memory: `kernel[grid, block](...)` launches it reserving
+    `nbytes`; on a GPU, before its first launch for a set of argument types, it is compiled and its limit raised."""
+
+    def __init__(self, kernel, nbytes):
+        self.kernel, self.nbytes, self._raised = kernel, int(nbytes), set()
+
+    def __getattr__(self, name):  # overloads, py_func ...: those of the compiled kernel
+        if name == "kernel":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
+        return getattr(self.kernel, name)
+
+    def __getitem__(self, config):
+        grid, block, stream = (tuple(config) + (0,))[:3]
+
+        def launch(*args):
+            if not SIMULATOR:
+                self._raise_limit(args)
+            return self.kernel[grid, block, stream, self.nbytes](*args)
+        return launch
+
+    def _raise_limit(self, args):
+        from numba.cuda.cudadrv.driver import binding, driver
+        types = tuple(self.kernel.typeof_pyval(a) for a in args)
+        if types in self._raised:
+            return
+        f = self.kernel.compile(types)._codelibrary.get_cufunc()  # compiled, never launched with too few bytes
+        attribute = binding.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        try:
+            driver.cuKernelSetAttribute(attribute, self.nbytes, f.handle, f.device.id)
+        except Exception as error:  # noqa: BLE001  the driver's own error: more than this card gives
+            raise ValueError(_("a block of this kernel needs {n:,} bytes of shared memory, more than this GPU gives "
+                               "one block ({error}): choose smaller tiles or fewer stages").format(
+                                   n=self.nbytes, error=error)) from None
+        self._raised.add(types)
 
 
 if SIMULATOR:
-    ldg4, cp_async4, cp_async_commit, cp_async_wait = (_ldg4_sim, _cp_async4_sim, _cp_async_commit_sim,
-                                                       _cp_async_wait_sim)
+    ldg4, cp_async4, cp_async_commit, cp_async_wait, shared_view = (_ldg4_sim, _cp_async4_sim, _cp_async_commit_sim,
+                                                                    _cp_async_wait_sim, _shared_view_sim)
 else:
-    ldg4, cp_async4, cp_async_commit, cp_async_wait = _gpu_definitions()
+    ldg4, cp_async4, cp_async_commit, cp_async_wait, shared_view = _gpu_definitions()
 
-FUNCTIONS = {ldg4: "ldg4", cp_async4: "cp_async4", cp_async_commit: "cp_async_commit", cp_async_wait: "cp_async_wait"}
-ARITY = {"ldg4": 3, "cp_async4": 6, "cp_async_commit": 0, "cp_async_wait": 1}
+FUNCTIONS = {ldg4: "ldg4", cp_async4: "cp_async4", cp_async_commit: "cp_async_commit", cp_async_wait: "cp_async_wait",
+             shared_view: "shared_view"}
+ARITY = {"ldg4": 3, "cp_async4": 6, "cp_async_commit": 0, "cp_async_wait": 1, "shared_view": 4}
 
-__all__ = ["ldg4", "cp_async4", "cp_async_commit", "cp_async_wait", "VEC"]
+__all__ = ["ldg4", "cp_async4", "cp_async_commit", "cp_async_wait", "shared_view", "DynamicShared", "VEC"]

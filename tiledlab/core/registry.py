@@ -5,7 +5,8 @@ tiling, a search around its best rung, and the rungs after it.
 kernel="regtile_2d", BM=64, TM=4)` changes some of them. A kernel's family is a field (`family`):
 "lesson", "fair" (the lesson's two with unsigned indices), "ladder" (each rung adds one idea to the one
 before, `KERNELS[name].idea`), "search" (block and thread tiles around the ladder's last rung), "async"
-(asynchronous copies), "waits" (against the wait for shared data). `LADDER` lists the lesson's kernels and
+(asynchronous copies), "waits" (against the wait for shared data), "dynamic" (tiles in dynamic shared
+memory, beyond 48 KiB). `LADDER` lists the lesson's kernels and
 the ladder's rungs in order. "best" is no kernel of its own: core.best chooses one per card and shape.
 A new rung is one line below: `_gen` with its family (`_rung`, `_search`, ...); CONTRIBUTING.md says what
 must follow it.
@@ -25,7 +26,8 @@ def _gen(family, name, tile=(128, 128, 8, 8, 8), idea="", min_blocks=None, **opt
                      family=family, **options)
 
 
-_rung, _search, _async, _waits = (partial(_gen, family) for family in ("ladder", "search", "async", "waits"))
+_rung, _search, _async, _waits, _dynamic = (partial(_gen, family) for family in ("ladder", "search", "async", "waits",
+                                                                                 "dynamic"))
 
 
 SIMPLE = dict(transposed=True, edge="zero", loads="spread", uidx=False, prefetch=False)  # regtile_vec, unrolled
@@ -96,6 +98,13 @@ _ALL = [
          **unrolled.FRAGMENTS),
     _waits("w_128x256x8_8x16_warp16x2", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with each warp a 16×2 patch of "
          "thread tiles instead of 4×8: 2 distinct 16-byte reads of B per warp instead of 8", warp=(16, 2)),
+    # more stages than 48 KiB hold: tiles in dynamic shared memory (core.ptx.shared_view), each Triton's own choice
+    # on the H200 at one size, stages included; explore.csv (one run): neither beat the rungs of `best` anywhere
+    _dynamic("d_64x128x16_8x8_s5", (64, 128, 16, 8, 8), "a_64x128x16_8x8_s3 with 5 stages (66 KiB): Triton's tile at "
+         "N = 1024", stages=5, **unrolled.ASYNC),
+    _dynamic("d_128x256x16_8x16_s3_w16x2", (128, 256, 16, 8, 16), "w_128x256x8_8x16_warp16x2 with BK = 16 and B by "
+         "cp.async in 3 stages (74 KiB): Triton's tile at N = 4096, 256 threads like its 8 warps", warp=(16, 2),
+         stages=3, **unrolled.HYBRID),
 ]
 KERNELS = {k.name: k for k in _ALL}  # every kernel of the series, by name
 LADDER = [k.name for k in _ALL if k.family in ("lesson", "ladder")]  # the lesson's two, then each rung in order

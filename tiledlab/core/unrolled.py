@@ -20,12 +20,13 @@ Each rung adds one idea (the options of `generate_source`):
   buffers      1: one shared tile and two barriers per step; 2: two tiles, one barrier per step
   warp         (WY, WX): a warp's 32 threads compute a WY×WX patch of thread tiles (None: whole rows)
   pad          floats added to each shared row (a multiple of 4 keeps rows 16-byte aligned)
-  stages       0: tiles reach shared memory through registers (global loads, then stores); 2, 3 or 4: an
+  stages       0: tiles reach shared memory through registers (global loads, then stores); 2 to 5: an
                asynchronous pipeline (core.ptx): each tile is copied global → shared by cp.async, 16 bytes
                at a time past the registers, `stages` tiles in flight; one barrier per step. A's tile is
                then stored as it lies in A (sA[m, k], a copy cannot transpose) and read 4 k at a time.
                Shapes whose rows are not 16-byte aligned (K or N not a multiple of 4), and the last
-               partial tile of K, take a plain path of scalar loads into the same stages.
+               partial tile of K, take a plain path of scalar loads into the same stages. Tiles of more
+               than 48 KiB (`shared_memory`) are views of dynamic shared memory, reserved at launch.
   fragments    1: each k's values of A and B are read from shared memory where they are used; 2: they are
                read one k ahead into a second set of registers (a0/b0, a1/b1), and the last k of a tile
                reads the next tile's first k just after the barrier, so that every shared read has a k of
@@ -47,7 +48,7 @@ one short function per part of the kernel (`declarations`, `thread_indices`, ...
 """
 from dataclasses import dataclass
 
-from .card import MAX_THREADS_PER_BLOCK, STATIC_SHARED_BYTES, VEC, Shared
+from .card import DYNAMIC_SHARED_BYTES, MAX_THREADS_PER_BLOCK, STATIC_SHARED_BYTES, VEC, Shared
 from .formulas import threads_per_block as _threads
 from .rules import Rule, check_all, is_whole as _whole
 
@@ -79,7 +80,7 @@ def _async_fits(BM, BN, BK, NT, copies_a=True):
 
 
 def tile_shapes(BM, BN, BK, transposed, buffers, pad, stages):
-    """The shapes of sA and sB: stages or buffers stacked along the first axis."""
+    """(rows, cols) of the block's shared tiles sA and sB, every buffer or stage stacked along the rows."""
     if stages and not transposed:  # A as it lies, rows padded to stay 16-byte aligned
         a_shape = (stages * BM, BK + VEC)
     elif stages:  # A transposed through registers, one tile per stage
@@ -90,9 +91,12 @@ def tile_shapes(BM, BN, BK, transposed, buffers, pad, stages):
 
 
 def shared_memory(BM, BN, BK, transposed, buffers, pad, stages):
-    """card.Shared of one block: the bytes of its two float32 tiles, declared statically."""
+    """card.Shared of one block: the bytes of its two float32 tiles, dynamic when they exceed the 48 KiB a
+    kernel may declare statically; they then live in dynamic shared memory, reserved by each launch
+    (core.ptx.DynamicShared), and need a card that gives a block that many (its opt-in limit)."""
     (am, ak), (bk, bn) = tile_shapes(BM, BN, BK, transposed, buffers, pad, stages)
-    return Shared(4 * (am * ak + bk * bn))
+    used = 4 * (am * ak + bk * bn)
+    return Shared(used, used > STATIC_SHARED_BYTES)
 
 
 def _warp_fits(warp, TYN, TXN):
@@ -136,7 +140,8 @@ OPTION_RULES = [
          "the next tile waits in registers and goes to the other shared tile while this one is read"),
     Rule(lambda fragments, BK: fragments == 1 or BK % 2 == 0, "with fragments=2, BK is even: k uses register set "
          "k % 2, so every tile starts in set 0"),
-    Rule(lambda stages: stages in (0, 2, 3, 4) and _whole(stages), "stages is 0 (no asynchronous copies), 2, 3 or 4"),
+    Rule(lambda stages: stages in (0, 2, 3, 4, 5) and _whole(stages),
+         "stages is 0 (no asynchronous copies), 2, 3, 4 or 5"),
     Rule(lambda stages, transposed, prefetch, buffers, edge: not stages or (prefetch, buffers, edge) ==
          (transposed, 1, "clamp"), "with stages, buffers=1 and edge='clamp' (stages replace the buffers), and "
          "prefetch=transposed: A's tile is either copied as it lies (transposed=False: the copies are the "
@@ -151,9 +156,9 @@ OPTION_RULES = [
          "the threads load A's BM×BK tile in whole passes (loads='rows': min(BM·BK/threads, BK) "
          "consecutive k each, dividing BK)"),
     Rule(lambda BM, BN, BK, transposed, buffers, pad, stages: shared_memory(BM, BN, BK, transposed, buffers, pad,
-                                                                        stages).bytes <= STATIC_SHARED_BYTES,
-         f"a block's shared tiles fit the {STATIC_SHARED_BYTES // 1024} KiB a kernel may declare statically "
-         "(fewer stages or buffers, a smaller BK or a smaller block tile)"),
+                                                                        stages).bytes <= DYNAMIC_SHARED_BYTES,
+         f"a block's shared tiles fit the {DYNAMIC_SHARED_BYTES // 1024} KiB the largest GPUs give a block (fewer "
+         "stages or buffers, a smaller BK or a smaller block tile)"),
 ]
 
 
@@ -233,8 +238,7 @@ def plan(name, BM, BN, BK, TM, TN, **options):
                                    options["stages"])
     return Plan(name, BM, BN, BK, TM, TN, **options, TXN=TXN, TYN=TYN, NT=NT, gm=gm, gn=gn, sm=BM // gm,
                 sn=BN // gn, a_k=a_k, a_tpr=a_tpr, a_rows=NT // a_tpr, a_passes=BM * BK // NT // a_k,
-                b_rows=b_rows, b_cq=BN // 32, b_passes=BK // b_rows, a_shape=a_shape,
-                b_shape=b_shape)
+                b_rows=b_rows, b_cq=BN // 32, b_passes=BK // b_rows, a_shape=a_shape, b_shape=b_shape)
 
 
 def declarations(p):
@@ -250,10 +254,18 @@ def declarations(p):
         L.append("    # Two buffers stacked along the first axis: one is filled while the other is read.")
     if p.stages:
         L.append(f"    # {p.stages} stages stacked along the first axis: tiles copied asynchronously, {p.stages - 1} in flight.")
-    return L + [f"    # Rows padded by {p.pad} floats: a row length that is not a power of two lets NVVM see that the",
-                "    # 4 loads of a group are adjacent (with 128-float rows it fuses fewer of them).",
-                f"    sA = cuda.shared.array({p.a_shape}, float32, alignment=16)",
-                f"    sB = cuda.shared.array({p.b_shape}, float32, alignment=16)"]
+    L += [f"    # Rows padded by {p.pad} floats: a row length that is not a power of two lets NVVM see that the",
+          "    # 4 loads of a group are adjacent (with 128-float rows it fuses fewer of them)."]
+    used, dynamic = shared_memory(p.BM, p.BN, p.BK, p.transposed, p.buffers, p.pad, p.stages)
+    if not dynamic:
+        return L + [f"    sA = cuda.shared.array({p.a_shape}, float32, alignment=16)",
+                    f"    sB = cuda.shared.array({p.b_shape}, float32, alignment=16)"]
+    a = p.a_shape[0] * p.a_shape[1]
+    return L + [f"    # {used:,} bytes of tiles, more than the {STATIC_SHARED_BYTES // 1024} KiB a kernel may declare: "
+                "dynamic shared memory, reserved by each", "    # launch; sA and sB are 2-D views of it, one after the other.",
+                "    smem = cuda.shared.array(0, float32, alignment=16)",
+                f"    sA = shared_view(smem, 0, {p.a_shape[0]}, {p.a_shape[1]})",
+                f"    sB = shared_view(smem, {a}, {p.b_shape[0]}, {p.b_shape[1]})"]
 
 
 def thread_indices(p):

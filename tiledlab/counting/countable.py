@@ -123,11 +123,14 @@ def check_countable(func, inputs, output, shared, namespace):
 class _Scan:
     def __init__(self, func, inputs, output, shared, namespace):
         self.func, self.inputs, self.output, self.shared = func, tuple(inputs), output, tuple(shared)
-        self.arrays = (*self.inputs, output, *self.shared)
+        self.dynamic = tuple(n for n, shape in shared_alignment(func, namespace, shapes=True).items() if shape == 0)
+        self.arrays = (*self.inputs, output, *self.shared, *self.dynamic)  # dynamic: used only by shared_view
         self.namespace = namespace
         self.parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
         self.local = _locals(func)
-        self.alignment = {node.targets[0].id: alignment for node, *_, alignment in shared_declarations(func, namespace)}
+        declared = {node.targets[0].id: alignment for node, *_, alignment in shared_declarations(func, namespace)}
+        views = shared_alignment(func, namespace)  # a view of dynamic memory is aligned as its offset keeps it
+        self.alignment = {**declared, **{k: v for k, v in views.items() if declared.get(k) is None}}
 
     def problem(self, node):
         """(node, why) when `node` could hide an access or a barrier; None when it is fine."""
@@ -156,8 +159,8 @@ class _Scan:
     def _array_use(self, node):
         name, parent = node.id, self.parents.get(node)
         if not isinstance(node.ctx, ast.Load):
-            if name in self.shared and isinstance(parent, ast.Assign) and parent.targets == [node] and \
-                    is_call(parent.value, "cuda.shared.array"):
+            if name in self.shared + self.dynamic and isinstance(parent, ast.Assign) and parent.targets == [node] and \
+                    (is_call(parent.value, "cuda.shared.array") or ptx_call(parent.value, self.namespace) == "shared_view"):
                 return None  # its declaration (shared_arrays refuses two of one name)
             return _("{name} names an array of the kernel: give other values other names").format(name=name)
         if isinstance(parent, ast.Subscript) and parent.value is node:
@@ -294,6 +297,8 @@ class _Scan:
             why = self._ptx_array(node.args[k], name, kind)
             if why:
                 return why
+        if name == "shared_view":
+            return self._view(node)
         if name != "ldg4" and not isinstance(self.parents.get(node), ast.Expr):
             return _("write {name}(...) as a statement of its own, so that the count sees where it happens").format(
                 name=name)
@@ -303,6 +308,10 @@ class _Scan:
 
     def _ptx_array(self, arg, name, kind):
         given = arg.id if isinstance(arg, ast.Name) else ast.unparse(arg)
+        if kind == "dynamic":
+            return None if given in self.dynamic else _(
+                "shared_view(smem, offset, rows, cols) views the dynamic shared array declared as "
+                "smem = cuda.shared.array(0, float32, alignment=16); {given} is not one").format(given=given)
         if kind == "input":
             if given in self.inputs:
                 return None
@@ -316,6 +325,13 @@ class _Scan:
         if not (isinstance(alignment, int) and alignment % ptx.BYTES == 0):
             return _("cp_async4 writes 16 bytes at once into {given}: declare it with "
                      "cuda.shared.array(shape, float32, alignment=16)").format(given=given)
+        return None
+
+    def _view(self, node):
+        parent = self.parents.get(node)
+        if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)
+                and parent.targets[0].id in self.shared):
+            return _("declare each view as a shared tile of its own, sA = shared_view(smem, offset, rows, cols)")
         return None
 
     def _wait_count(self, arg):
@@ -349,9 +365,10 @@ class _Scan:
 
 _SLICE = N_("a slice makes a view, whose loads and stores could not be counted: index one element, X[i, j]")
 _ARRAY_ARGUMENTS = {"ldg4": {0: "input"}, "cp_async4": {0: "shared", 3: "input"}, "cp_async_commit": {},
-                    "cp_async_wait": {}}  # argument position → the kind of array it must be
+                    "cp_async_wait": {}, "shared_view": {0: "dynamic"}}  # argument position → the kind of array
 _SIGNATURES = {"ldg4": "ldg4(A, i, j)", "cp_async4": "cp_async4(sA, di, dj, A, si, sj)",
-               "cp_async_commit": "cp_async_commit()", "cp_async_wait": "cp_async_wait(n)"}
+               "cp_async_commit": "cp_async_commit()", "cp_async_wait": "cp_async_wait(n)",
+               "shared_view": "shared_view(smem, offset, rows, cols)"}
 
 
 def _callable(func, namespace, local):
@@ -360,6 +377,36 @@ def _callable(func, namespace, local):
     if isinstance(func, ast.Name):
         return None if func.id in local else namespace.get(func.id, getattr(builtins, func.id, None))
     return _global_value(func, namespace, local)
+
+
+def _constant(node, namespace):
+    """The value of a literal or of a constant's name; None otherwise."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    return namespace.get(node.id) if isinstance(node, ast.Name) else None
+
+
+def shared_alignment(func, namespace, shapes=False):
+    """{name: the alignment= of its declaration, or None} of each `s = cuda.shared.array(...)` in `func`, and of
+    each view `s = shared_view(smem, offset, ...)`: smem's when offset floats keep it (with `shapes`: {name: the
+    declared shape} of the cuda.shared.array declarations instead)."""
+    found, views = {}, []
+    for node in ast.walk(func):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call)):
+            continue
+        call, name = node.value, node.targets[0].id
+        if ast.unparse(call.func) == "cuda.shared.array":
+            given = (call.args[:1] if shapes else call.args[2:3]) + \
+                [k.value for k in call.keywords if k.arg == ("shape" if shapes else "alignment")]
+            found[name] = _constant(given[0], namespace) if given else None
+        elif not shapes and ptx_call(call, namespace) == "shared_view" and len(call.args) == 4:
+            views.append((name, call.args[0], _constant(call.args[1], namespace)))
+    for name, base, offset in views:
+        alignment = found.get(getattr(base, "id", None))
+        found[name] = alignment if isinstance(alignment, int) and isinstance(offset, int) and \
+            offset * 4 % alignment == 0 else None
+    return found
 
 
 def _user_function(value):

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
 from ..core import build, ptx
-from ..core.contract import is_call, refusal, shared_declarations
+from ..core.contract import dynamic_bytes, is_call, refusal, shared_declarations
 from ..core.launch import resolve
 from .buffers import LINES, OPERANDS, STAMP, CountingBuffers
 from .countable import check_countable, is_barrier, ptx_call
@@ -413,7 +413,7 @@ class PtxUse:
 
     @property
     def asynchronous(self):
-        return bool(self.names - {"ldg4"})
+        return bool(self.names - {"ldg4", "shared_view"})
 
 
 @dataclass(frozen=True)
@@ -446,8 +446,10 @@ def instrumented(kernel, bound, launch_bounds=None):
     compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), helpers,
                                tuple(sorted(bound.items())), getattr(kernel.code, "base", kernel.code),
                                kernel.code.reads()), (threads[0] * threads[1], 1), helpers)
-    return CountingBuild(compiled, buffers, tuple(a.arg for a in func.args.args[:3]),
-                         code.filename, tuple(n.lineno for n in ast.walk(func) if is_barrier(n)))
+    dynamic = dynamic_bytes(func, namespace)
+    return CountingBuild(ptx.DynamicShared(compiled, dynamic) if dynamic else compiled, buffers,
+                         tuple(a.arg for a in func.args.args[:3]), code.filename,
+                         tuple(n.lineno for n in ast.walk(func) if is_barrier(n)))
 
 
 def instrumented_source(kernel, T=None, **constants):

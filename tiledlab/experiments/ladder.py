@@ -26,7 +26,7 @@ from .timing import time_launch
 CONSTANTS = ("T", "BM", "BN", "BK", "TM", "TN")
 FIELDS = ["kernel", "group", "N", "config", *CONSTANTS, "threads", "launch_bounds", "median_ms", "min_ms", "max_ms",
           "repeats", "launches_per_sample", "tflops", "pct_cublas", "rel_err", "reference", "global_loads_per_fma",
-          "shared_reads_per_fma", "compile_s", "odd_shape_rel_err", *SASS_FIELDS[1:], "idea", "clock"]
+          "shared_reads_per_fma", "compile_s", "odd_shape_rel_err", *SASS_FIELDS[1:], "dynamic_bytes", "idea", "clock"]
 ODD_SHAPE = (200, 173, 301)  # every kernel is checked on a shape that no tile divides, before it is timed
 FLOAT64_UP_TO = 4096  # above this, C is compared with cuBLAS's (a float64 product would take too long)
 
@@ -37,7 +37,8 @@ def jobs(kernels=None, search=True):
     rungs = [name for name in LADDER if name not in ("naive", "tiled")]
     found = [("naive", "naive", {"T": 16}, "lesson"), ("tiled", "tiled", {"T": 32}, "lesson")] + \
             [(name, name, {}, "ladder") for name in rungs] + [(name, name, {}, "search") for name in family("search") if search] + \
-            [(name, name, {}, "async") for name in family("async") if search]
+            [(name, name, {}, "async") for name in family("async") if search] + \
+            [(name, name, {}, "dynamic") for name in family("dynamic") if search]
     if kernels:
         for name in kernels:
             resolve(name)  # a clear ValueError for a name the registry does not know
@@ -66,7 +67,7 @@ def compile_all(jobs, facts=kernel_facts, bar=None, odd_shape=ODD_SHAPE):
         launch = prepare(name, A, B, **constants)()
         C = launch.result()  # waits for the launch, and the compilation before it
         found[label] = {"compile_s": round(time.perf_counter() - t0, 2), "odd_shape_rel_err": rel_err(C, ref),
-                        **facts(launch.kernel)}
+                        "dynamic_bytes": getattr(launch.kernel, "nbytes", 0), **facts(launch.kernel)}
         if bar is not None:
             bar.update()
     return found

@@ -88,6 +88,7 @@ METRICS = {
     "eligible_warps_per_cycle": "smsp__warps_eligible.avg.per_cycle_active",
     "registers_per_thread": "launch__registers_per_thread",
     "shared_bytes_per_block": "launch__shared_mem_per_block_static",
+    "dynamic_shared_bytes_per_block": "launch__shared_mem_per_block_dynamic",
     "block_limit_registers": "launch__occupancy_limit_registers",
     "block_limit_shared_mem": "launch__occupancy_limit_shared_mem",
     "block_limit_warps": "launch__occupancy_limit_warps",
@@ -246,11 +247,11 @@ def derived(r, sms):
     return out
 
 
-def launches(ns, tiles, effects_n=None, ladder_n=None, fair=False, kernels=(), kernels_n=None):
+def launches(ns, tiles, effects_n=None, ladder_n=None, fair=False, kernels=(), kernels_n=()):
     """(label, N, tile) of the matmul launches, in launch order: naive and tiled at each N (with `fair`,
     the fair pair after them, as in bench), then the variants of `effects` at `effects_n`, then the
     ladder at `ladder_n` (tile 0: a kernel by name of tiledlab.core.registry at its own constants), then
-    `kernels` (names of the registry) at `kernels_n`."""
+    `kernels` (names of the registry) at each N of `kernels_n`."""
     from ..core.registry import LADDER, LADDER_TOP
     from .bench import swept
     from .effects import variants
@@ -259,11 +260,11 @@ def launches(ns, tiles, effects_n=None, ladder_n=None, fair=False, kernels=(), k
     # the ladder's rungs, then the search's pick they climb to (its row labelled "best" in runs before it had a name)
     ladder = [("tiled", ladder_n, 32)] + [(name, ladder_n, 0) for name in LADDER + [LADDER_TOP]
                                           if name not in ("naive", "tiled")]
-    named = [(name, kernels_n, 0) for name in kernels]
+    named = [(name, n, 0) for n in kernels_n or () for name in kernels]
     return main + (more if effects_n else []) + (ladder if ladder_n else []) + (named if kernels_n else [])
 
 
-def check(tiles, kernels=(), kernels_n=None):
+def check(tiles, kernels=(), kernels_n=()):
     """A ValueError, saying what to fix, for options that would profile the wrong thing or nothing: a tile
     width outside 1…32, a kernel name the registry lacks, `kernels` without `kernels_n` or the reverse."""
     from ..core.launch import resolve, validate_tile
@@ -271,10 +272,11 @@ def check(tiles, kernels=(), kernels_n=None):
         validate_tile(tile)
     for name in kernels:
         resolve(name)
-    if kernels and kernels_n is None:
-        raise ValueError(f"--kernels {' '.join(kernels)} needs --kernels-n N, the size to profile them at")
-    if kernels_n is not None and not kernels:
-        raise ValueError(f"--kernels-n {kernels_n} needs --kernels NAME..., the kernels to profile at that N")
+    if kernels and not kernels_n:
+        raise ValueError(f"--kernels {' '.join(kernels)} needs --kernels-n N..., the sizes to profile them at")
+    if kernels_n and not kernels:
+        raise ValueError(f"--kernels-n {' '.join(map(str, kernels_n))} needs --kernels NAME..., the kernels to "
+                         "profile at those sizes")
 
 
 def roof_labels(steps):
@@ -348,31 +350,40 @@ def _job(kind, spec, labels, timeout, log, extra=()):
     return rows
 
 
-def run(ns=(1024,), tiles=(8, 16, 32), effects_n=None, cublas_n=None, roofs=False, chase_steps=20000, log=print,
-        ladder_n=None, fair=False, kernels=(), kernels_n=None, triton_n=None):
-    """Counters for every launch (see the module's docstring), with `derived()` figures, one row each."""
+def run(ns=(1024,), tiles=(8, 16, 32), effects_n=None, cublas_n=(), roofs=False, chase_steps=20000, log=print,
+        ladder_n=None, fair=False, kernels=(), kernels_n=(), triton_n=(), saved=None):
+    """Counters for every launch (see the module's docstring), with `derived()` figures, one row each; cuBLAS and
+    Triton at each N of `cublas_n` and `triton_n`. `saved(rows)` after each ncu run, with every row so far."""
     check(tiles, kernels, kernels_n)  # before ncu or a GPU is looked for: a typo costs no profiling run
     if shutil.which("ncu") is None:
         raise Unavailable("ncu (Nsight Compute) is not on PATH; profile needs it")
     require_gpu("profile")
     from .device import properties
     sms = properties()["sms"]
+    version = subprocess.run([shutil.which("ncu"), "--version"], capture_output=True, text=True).stdout.strip()
+    rows = []
+
+    def add(new):  # with their derived figures; saved at once, so that a run stopped later keeps them
+        rows.extend({**r, **derived(r, sms), "ncu": version.splitlines()[-1] if version else ""} for r in new)
+        if saved:
+            saved(rows)
     spec = launches(ns, tiles, effects_n, ladder_n, fair, kernels, kernels_n)
-    rows = _job("matmul", spec, [{"kernel": k, "N": n, "tile": t} for k, n, t in spec], 900, log)
-    if cublas_n:
-        rows += [{**r, "kernel": "cublas", "N": cublas_n, "tile": 0} for r in _job("cublas", cublas_n, None, 300, log)
-                 if not r["ncu_kernel"].startswith(CUPY_OWN)]
+    if spec:
+        add(_job("matmul", spec, [{"kernel": k, "N": n, "tile": t} for k, n, t in spec], 900, log))
+    for n in cublas_n or ():
+        add([{**r, "kernel": "cublas", "N": n, "tile": 0} for r in _job("cublas", n, None, 300, log)
+             if not r["ncu_kernel"].startswith(CUPY_OWN)])
     if triton_n:
         from . import triton_peer
         if not triton_peer.available():
             raise Unavailable("--triton-n needs Triton and PyTorch (pip install triton torch)")
-        rows += [{**r, "kernel": "triton", "N": triton_n, "tile": 0}
-                 for r in _job("triton", triton_n, None, 600, log, ("--nvtx", "--nvtx-include", f"{TRITON_RANGE}/"))]
+    for n in triton_n or ():
+        add([{**r, "kernel": "triton", "N": n, "tile": 0}
+             for r in _job("triton", n, None, 600, log, ("--nvtx", "--nvtx-include", f"{TRITON_RANGE}/"))])
     if roofs:
-        labels = [{"kernel": name, "N": "", "tile": ""} for name in roof_labels(chase_steps)]
-        rows += _job("roofs", chase_steps, labels, 300, log)
-    version = subprocess.run([shutil.which("ncu"), "--version"], capture_output=True, text=True).stdout.strip()
-    return [{**r, **derived(r, sms), "ncu": version.splitlines()[-1] if version else ""} for r in rows]
+        add(_job("roofs", chase_steps, [{"kernel": name, "N": "", "tile": ""} for name in roof_labels(chase_steps)],
+                 300, log))
+    return rows
 
 
 BOUNDS = {  # resource → the derived() column with the time that resource alone would need (ms)
