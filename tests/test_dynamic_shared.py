@@ -1,15 +1,15 @@
 """Shared tiles beyond 48 KiB: views of dynamic shared memory (core.ptx.shared_view), reserved by every launch of
 the build (ptx.DynamicShared), counted exactly like static tiles, their pipeline checked by the counting lab."""
-import ast
+import dataclasses
 
 import numpy as np
 import pytest
 
-from tiledlab.core import contract, unrolled
-from tiledlab.core.generated import generated, shared_memory
+from tiledlab.core import best, contract, unrolled
+from tiledlab.core.generated import generated
 from tiledlab.core.launch import prepare
 from tiledlab.core.ptx import DynamicShared
-from tiledlab.core.registry import ASYNC, BY_SIZE, DYNAMIC, KERNELS, predicted
+from tiledlab.core.registry import KERNELS, family, predicted
 from tiledlab.counting.count import count_loads
 
 # 2 warps, 5 stages of 32×32 + 32×64: 66 KiB of tiles, small enough for the simulator
@@ -22,18 +22,20 @@ def operands(M, K, N, seed=26):
 
 
 def test_the_generator_reports_the_bytes_it_declares():
-    for name in [*ASYNC, *DYNAMIC, *BY_SIZE, "s_64x128x8_8x8_db"]:  # pipelines, dynamic tiles, buffers
+    for name in [*family("async"), *family("dynamic"), *best.CANDIDATES]:  # pipelines, dynamic tiles, buffers
         kernel = KERNELS[name]
         bound = kernel.bind()
-        tree = kernel.code(bound).tree
-        used, dynamic = shared_memory(kernel, bound)
-        assert kernel.shared_bytes(bound, tree) == used, name
+        tree = kernel.checked_code(bound).tree
+        used, dynamic = kernel.shared_memory(bound)  # what the generator reports (unrolled.shared_memory)
+        declared = dataclasses.replace(kernel, shared=None).shared_memory(bound, tree)  # summed from the source
+        assert declared.bytes == used, name
         assert contract.dynamic_bytes(tree, {**kernel.namespace, **bound}) == (used if dynamic else 0), name
+        assert dynamic == (kernel.family == "dynamic"), name
 
 
 def test_tiles_over_48_kib_are_dynamic_and_launch_reserving_them():
     kernel = generated("t_dynamic", **TINY)
-    used, dynamic = shared_memory(kernel, kernel.bind())
+    used, dynamic = kernel.shared_memory(kernel.bind())
     assert dynamic and used == 4 * (5 * 32 * 36 + 5 * 32 * 68)
     assert "shared_view(smem, 5760, 160, 68)" in kernel.source()
     launch = prepare(kernel, *operands(34, 45, 70))
@@ -71,7 +73,7 @@ def test_a_view_the_lab_cannot_follow_is_refused(edit, why):
     from tiledlab.counting.rewrite import shared_arrays
     kernel = generated("t_dynamic", **TINY)
     bound = kernel.bind()
-    tree = contract.parse_kernel(edit(kernel.code(bound).text), "<edited>", "t_dynamic")
+    tree = contract.parse_kernel(edit(kernel.checked_code(bound).text), "<edited>", "t_dynamic")
     namespace = {**kernel.namespace, **bound}
     with pytest.raises(ValueError, match=why):
         contract.dynamic_bytes(tree, namespace)

@@ -120,4 +120,4 @@ def test_tune_s_candidates_each_won_somewhere_and_no_dynamic_rung_did():
     runs = data.load("h200/explore.csv")
     ours = runs[(runs["shape"] != "odd") & ~runs["kernel"].isin(["cublas", "triton", "best"])]
     fastest = set(ours.loc[ours.groupby("shape")["tflops"].idxmax(), "kernel"])
-    assert fastest == set(tune.CANDIDATES) and not fastest & set(registry.DYNAMIC)
+    assert fastest == set(tune.CANDIDATES) and not fastest & set(registry.family("dynamic"))

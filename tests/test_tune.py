@@ -1,10 +1,12 @@
-"""`tune` on the simulator: it chooses the fastest correct candidate, caches the choice per card and shape class,
-and a choice made on one card is never used on another."""
+"""`tune` on the simulator: it chooses the fastest correct candidate, caches the choice per card and shape class
+where core.best reads it, and a choice made on one card is never used on another."""
+import dataclasses
 import json
 
 import pytest
 
-from tiledlab.core.registry import DYNAMIC
+from tiledlab.core import best, card
+from tiledlab.core.registry import KERNELS, family
 from tiledlab.experiments import tune
 from tiledlab.experiments.timing import Timing
 
@@ -18,25 +20,27 @@ def timer_of(ms):
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("TILEDLAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv(best.CACHE_ENV, str(tmp_path))
+    best._reported.clear()
     return tmp_path / "tune.json"
 
 
 def test_the_fastest_candidate_is_chosen_and_cached_per_shape_class(cache):
     rows = tune.run([(40, 24, 70)], SMALL, timer_of({SMALL[0]: 2.0, SMALL[1]: 1.0}), blas=None)
-    assert tune.cache_path() == cache and [r["chosen"] for r in rows] == [False, True]
+    assert best.cache_path() == cache and [r["chosen"] for r in rows] == [False, True]
     saved = json.loads(cache.read_text())
-    assert saved["version"] == 1 and len(saved["entries"]) == 1
+    assert saved["version"] == best.VERSION and len(saved["entries"]) == 1
     entry = saved["entries"][0]
-    assert entry["card"] == tune.card() and entry["shape_class"] == [64, 32, 128] and entry["kernel"] == SMALL[1]
+    assert entry["card"] == json.loads(json.dumps(dataclasses.asdict(card.current())))
+    assert entry["shape_class"] == [64, 32, 128] and entry["kernel"] == SMALL[1]
     assert all(r["rel_err"] < 1e-5 for r in rows)
     assert tune.chosen(33, 17, 100) == SMALL[1] and tune.chosen(40, 24, 129) is None  # another class
+    assert best.choose(33, 17, 100) == SMALL[1]  # what `best` runs there now
 
 
 def test_a_choice_is_used_only_on_the_card_it_was_measured_on(cache, monkeypatch):
     tune.run([(40, 24, 70)], SMALL, timer_of({SMALL[0]: 2.0, SMALL[1]: 1.0}), blas=None)
-    first = tune.card()
-    other = {**first, "name": "NVIDIA GeForce RTX 4090", "compute_capability": [8, 9], "sms": 128}
+    first, other = card.current(), card.KNOWN["rtx4090"]
     monkeypatch.setattr(tune, "card", lambda: other)
     assert tune.chosen(40, 24, 70) is None  # the device changed: tune again
     tune.run([(40, 24, 70)], SMALL, timer_of({SMALL[0]: 1.0, SMALL[1]: 2.0}), blas=None)
@@ -47,10 +51,11 @@ def test_a_choice_is_used_only_on_the_card_it_was_measured_on(cache, monkeypatch
 def test_shapes_of_one_class_share_the_choice_with_the_least_relative_time():
     rows = [{"M": m, "K": 64, "N": 64, "kernel": k, "ms": ms, "tflops": 1.0, "pct_cublas": None, "rel_err": 0.0}
             for m, k, ms in [(60, "a", 1.0), (60, "b", 1.1), (64, "a", 3.0), (64, "b", 1.0)]]
-    entry = tune.choice(rows, {"name": "x"})
+    entry = tune.choice(rows, card.KNOWN["a100"])
     assert entry["kernel"] == "b" and entry["shape_class"] == [64, 64, 64]  # a: 1 + 3 = 4, b: 1.1 + 1 = 2.1
+    assert card.Card.of(entry["card"]) == card.KNOWN["a100"]
     rows[3]["rel_err"] = 1.0  # b wrong at one shape of the class: never chosen
-    assert tune.choice(rows, {"name": "x"})["kernel"] == "a"
+    assert tune.choice(rows, card.KNOWN["a100"])["kernel"] == "a"
 
 
 def test_a_wrong_candidate_is_never_chosen(cache, monkeypatch):
@@ -61,19 +66,22 @@ def test_a_wrong_candidate_is_never_chosen(cache, monkeypatch):
 
 
 def test_candidates_the_card_cannot_run_are_not_measured():
-    t4 = {"name": "Tesla T4", "compute_capability": [7, 5], "sms": 40, "shared_per_block_optin": 65536}
-    rtx = {"name": "RTX 4090", "compute_capability": [8, 9], "sms": 128, "shared_per_block_optin": 101376}
-    assert not tune.runs_on("a_64x128x16_8x8_s3", t4) and tune.runs_on("w_128x256x8_8x16_warp16x2", t4)
-    small = {**rtx, "shared_per_block_optin": 48 * 1024}  # a card that gives a block no more than 48 KiB
-    assert all(tune.runs_on(name, rtx) for name in DYNAMIC)  # 99 KiB hold every dynamic rung's tiles
-    assert not any(tune.runs_on(name, small) for name in DYNAMIC) and tune.runs_on("a_64x128x16_8x8_s3", small)
+    t4, rtx = card.KNOWN["t4"], card.KNOWN["rtx4090"]
+    assert KERNELS["a_64x128x16_8x8_s3"].refusal(t4) and KERNELS["w_128x256x8_8x16_warp16x2"].refusal(t4) is None
+    small = dataclasses.replace(rtx, shared_per_block_optin_bytes=48 * 1024)  # no more than 48 KiB for a block
+    dynamic = family("dynamic")
+    assert dynamic and all(KERNELS[name].refusal(rtx) is None for name in dynamic)  # 99 KiB hold their tiles
+    assert all(KERNELS[name].refusal(small) for name in dynamic) and KERNELS["a_64x128x16_8x8_s3"].refusal(small) is None
+    rows = tune.timed_at(40, 24, 70, t4, SMALL, timer_of({SMALL[0]: 2.0, SMALL[1]: 1.0}), blas=None)
+    assert [r["kernel"] for r in rows] == [SMALL[0]]  # a_...: cp.async, which the T4 has not
 
 
-def test_a_cache_that_is_not_json_is_refused_with_what_to_do(cache):
-    cache.parent.mkdir(parents=True, exist_ok=True)
+def test_a_cache_that_is_not_json_is_reported_with_what_to_do_and_replaced(cache):
     cache.write_text("not json")
-    with pytest.raises(ValueError, match="delete it"):
-        tune.chosen(64, 64, 64)
+    with pytest.warns(UserWarning, match="run `python -m tiledlab tune` again"):
+        assert tune.chosen(64, 64, 64) is None
+    tune.run([(40, 24, 70)], SMALL, timer_of({SMALL[0]: 2.0, SMALL[1]: 1.0}), blas=None)
+    assert tune.chosen(40, 24, 70) == SMALL[1] and len(json.loads(cache.read_text())["entries"]) == 1
 
 
 def test_rows_are_handed_on_after_every_shape_class(cache):

@@ -168,14 +168,9 @@ def peers_available():
 
 
 def best_name(shape):
-    """The registry kernel `matmul(A, B, "best")` runs at shape (M, K, N) on this card: core.best's choice (a tuned
-    one, from the cache of `tune`, first) where the package has core.best, else registry.best_for's."""
-    try:
-        from tiledlab.core.best import choose
-    except ImportError:  # the package before core.best (drop this branch once it is merged)
-        from tiledlab.core.launch import multiprocessors
-        from tiledlab.core.registry import best_for
-        return best_for(shape[0], shape[2], multiprocessors())
+    """The registry kernel `matmul(A, B, "best")` runs at shape (M, K, N) on this card: core.best's choice (the
+    tuned one, from the cache of `tune`, first)."""
+    from tiledlab.core.best import choose
     return choose(*shape)
 
 

@@ -87,7 +87,7 @@ def main():
         except subprocess.CalledProcessError as e:
             print(spec.ljust(40), "ptxas:", e.stderr.strip().splitlines()[-1])
             continue
-        print(kernel.name.ljust(40), *(str(facts[c]).ljust(8) for c in COLUMNS), kernel.shared_bytes(kernel.bind()))
+        print(kernel.name.ljust(40), *(str(facts[c]).ljust(8) for c in COLUMNS), tuple(kernel.shared_memory(kernel.bind())))
 
 
 if __name__ == "__main__":

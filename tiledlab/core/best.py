@@ -22,6 +22,7 @@ The cache is JSON at $TILEDLAB_CACHE_DIR/tune.json, else platformdirs' user cach
 class replaces an earlier one. A file that is missing is no tuned choice; one that cannot be read is
 reported once and ignored.
 """
+import dataclasses
 import json
 import os
 import pathlib
@@ -64,19 +65,38 @@ def cache_path():
 def tuned(M, K, N, card, kernels):
     """The cached choice for this card and shape class, when it still holds; None otherwise."""
     wanted, found = list(shape_class(M, K, N)), None
-    for entry in _entries(cache_path()):
-        try:
-            same = cards.Card.of(entry["card"]) == card and list(entry["shape_class"]) == wanted
-        except (KeyError, TypeError, ValueError):
-            continue  # an entry of another form: not for this card
-        if same:
+    for entry in entries():
+        if same_class(entry, card, wanted):
             found = entry.get("kernel")
     if found in kernels and kernels[found].refusal(card) is None:
         return found
     return None
 
 
-def _entries(path):
+def same_class(entry, card, shape_class):
+    """True when cache entry `entry` is for `card` and `shape_class` (a list, as shape_class(...) gives)."""
+    try:
+        return cards.Card.of(entry["card"]) == card and list(entry["shape_class"]) == list(shape_class)
+    except (KeyError, TypeError, ValueError):
+        return False  # an entry of another form: not for this card
+
+
+def entry(card, shape_class, kernel, measured):
+    """A cache entry, as `tune` writes it and `tuned` reads it."""
+    return {"card": dataclasses.asdict(card), "shape_class": list(shape_class), "kernel": kernel,
+            "measured": measured}
+
+
+def save(found, path=None):
+    """Write the cache's entries `found` (a list of `entry`), replacing the file."""
+    path = pathlib.Path(path or cache_path())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"version": VERSION, "entries": found}, indent=1) + "\n")
+
+
+def entries(path=None):
+    """The cache's entries: [] when there is no cache, or one that cannot be read (reported once)."""
+    path = pathlib.Path(path or cache_path())
     try:
         table = json.loads(path.read_text())
     except FileNotFoundError:

@@ -1,23 +1,18 @@
 """`python -m tiledlab tune`: measure the candidate kernels at the sizes given, on this card, and keep the choice.
 
-The way Triton autotunes: each candidate that the card can run is checked on the shape (C against cuBLAS, or
-float64 on the simulator) and timed back to back (timing.back_to_back); the fastest is written to a JSON cache,
-one entry per card and shape class (each of M, K, N rounded up to a power of two), and `best` runs it thereafter
-at every shape of that class on that card. Several shapes of one class (1000³ and 1024³) share a choice: the
-candidate with the least time relative to the fastest at each of them, summed. An entry is used only for the
-card it was measured on: another GPU, or the same one after a driver change of its limits, tunes again.
-
-The cache, {"version": 1, "entries": [{"card": {...}, "shape_class": [M2, K2, N2], "kernel": name, "measured": {...}}]},
-lives at $TILEDLAB_CACHE_DIR/tune.json, or at tiledlab/tune.json in the user's cache folder (platformdirs).
+The way Triton autotunes: each candidate that the card can run (Kernel.refusal) is checked on the shape (C against
+cuBLAS, or float64 on the simulator) and timed back to back (timing.back_to_back); the fastest is written to the
+tune cache that core.best reads (its docstring gives the file and its form), one entry per card and shape class
+(each of M, K, N rounded up to a power of two), and `best` runs it thereafter at every shape of that class on that
+card. Several shapes of one class (1000³ and 1024³) share a choice: the candidate with the least time relative to
+the fastest at each of them, summed. An entry is used only for the card it was measured on (core.card.Card, every
+limit included): another GPU, or the same one after a driver change of its limits, tunes again.
 """
-import json
-import os
-import pathlib
-
 import numpy as np
 
 from ..backend import SIMULATOR
-from ..core.generated import shared_memory
+from ..core import best, card as cards
+from ..core.best import cache_path, shape_class  # noqa: F401  (the cache and its classes: core.best's)
 from ..core.launch import prepare
 from ..core.operands import operands
 from ..core.registry import KERNELS
@@ -26,73 +21,21 @@ from .bench import rel_err
 from .cublas import timed_sgemm
 from .timing import back_to_back
 
-VERSION = 1
-# Measured at every shape: the kernels that were the fastest numba kernel somewhere in the H200 exploration
-# (explore.csv): the 128×256 tile for large products, the 64×128 pipeline where few blocks fill the card, and
-# the double-buffered 64×128 tile, which needs no cp.async and was the fastest at 1000³.
-CANDIDATES = ["w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3", "s_64x128x8_8x8_db"]
+# Measured at every shape: `best`'s card-rule candidates (core.best.CANDIDATES), each the fastest numba kernel
+# somewhere in the H200 exploration (explore.csv): the 128×256 tile for large products, the 64×128 pipeline where
+# few blocks fill the card, and the double-buffered 64×128 tile, which needs no cp.async and was the fastest at 1000³.
+CANDIDATES = list(best.CANDIDATES)
 TOLERANCE = 1e-4  # relative error against the reference beyond which a candidate is wrong, never chosen
 
 
-def cache_path():
-    """Where the choices are kept: $TILEDLAB_CACHE_DIR/tune.json, else tiledlab/tune.json in the user's cache folder."""
-    root = os.environ.get("TILEDLAB_CACHE_DIR")
-    if root:
-        return pathlib.Path(root) / "tune.json"
-    import platformdirs
-    return pathlib.Path(platformdirs.user_cache_dir()) / "tiledlab" / "tune.json"
-
-
 def card():
-    """The card in hand as the cache records it; on the simulator, the H200 it models (committed device.csv)."""
-    if SIMULATOR:
-        from .. import data
-        row = data.load("h200/device.csv").iloc[0]
-        return {"name": f"{row['device']} (modelled by the simulator)",
-                "compute_capability": [int(c) for c in str(row["compute_capability"]).split(".")],
-                "sms": int(row["sms"]), "shared_per_block_optin": int(row["shared_per_block_optin_bytes"])}
-    from numba import cuda
-    dev = cuda.get_current_device()
-    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
-    return {"name": name, "compute_capability": list(dev.compute_capability), "sms": int(dev.MULTIPROCESSOR_COUNT),
-            "shared_per_block_optin": int(dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)}
+    """The card in hand (core.card.current: on the simulator, the card it models)."""
+    return cards.current()
 
 
-def shape_class(M, K, N):
-    """[M, K, N], each rounded up to the next power of two: shapes of one class share a choice."""
-    return [1 << (int(n) - 1).bit_length() for n in (M, K, N)]
-
-
-def runs_on(name, on):
-    """True when card `on` can run kernel `name`: cp.async needs compute capability 8.0, its tiles the shared
-    memory the card gives a block."""
-    kernel = KERNELS[name]
-    if kernel.generator is None:
-        return True
-    options = kernel.generator.options
-    if options["stages"] and tuple(on["compute_capability"]) < (8, 0):
-        return False
-    return shared_memory(kernel, kernel.bind())[0] <= on["shared_per_block_optin"]
-
-
-def load(path=None):
-    """The cache's entries ([] when there is none yet, or it is of another version)."""
-    path = pathlib.Path(path or cache_path())
-    try:
-        found = json.loads(path.read_text())
-    except FileNotFoundError:
-        return []
-    except ValueError:
-        raise ValueError(_("{path} is not a tune cache (not JSON): delete it and run `python -m tiledlab tune` "
-                           "again").format(path=path)) from None
-    return found.get("entries", []) if found.get("version") == VERSION else []
-
-
-def chosen(M, K, N, on=None, path=None):
+def chosen(M, K, N, on=None):
     """The kernel `tune` chose for this shape's class on card `on` (the card in hand by default), or None."""
-    on, key = on or card(), shape_class(M, K, N)
-    return next((e["kernel"] for e in load(path) if e["card"] == on and e["shape_class"] == key
-                 and e["kernel"] in KERNELS), None)
+    return best.tuned(M, K, N, on or card(), KERNELS)
 
 
 def measure(name, A, B, reference, timer=back_to_back):
@@ -112,7 +55,7 @@ def timed_at(M, K, N, on, candidates, timer=back_to_back, blas=timed_sgemm):
     reference = blas_result[1] if blas_result else A.astype(np.float64) @ B.astype(np.float64)
     cublas_tflops = blas_result[0].tflops(M, K, N) if blas_result else None
     rows = []
-    for name in (c for c in candidates if runs_on(c, on)):
+    for name in (c for c in candidates if KERNELS[c].refusal(on) is None):
         row = {"M": M, "K": K, "N": N, "kernel": name, **measure(name, A, B, reference, timer)}
         row["pct_cublas"] = 100 * row["tflops"] / cublas_tflops if cublas_tflops else None
         rows.append(row)
@@ -136,26 +79,24 @@ def choice(rows, on):
     measured = {"shapes": sorted(map(list, shapes)), "relative_time": round(score[kernel] / len(shapes), 4),
                 "rows": [{k: r[k] for k in ("M", "K", "N", "ms", "tflops", "pct_cublas")} for r in rows
                          if r["kernel"] == kernel], "backend": "simulator" if SIMULATOR else "gpu"}
-    return {"card": on, "shape_class": shape_class(*next(iter(shapes))), "kernel": kernel, "measured": measured}
+    return best.entry(on, shape_class(*next(iter(shapes))), kernel, measured)
 
 
 def run(shapes, candidates=None, timer=back_to_back, blas=timed_sgemm, path=None, saved=None):
     """Tune the shape classes of `shapes` on the card in hand and write the choices to the cache (replacing this
     card's earlier ones for those classes; other cards' entries stay), class by class, then `saved(rows so far)`.
     Returns one row per candidate timed."""
-    on, path = card(), pathlib.Path(path or cache_path())
-    entries, rows = load(path), []
+    on, path = card(), path or cache_path()
+    entries, rows = best.entries(path), []
     classes = {}
     for M, K, N in shapes:
-        classes.setdefault(tuple(shape_class(M, K, N)), []).append((M, K, N))
+        classes.setdefault(shape_class(M, K, N), []).append((M, K, N))
     for members in classes.values():
         timed = [r for M, K, N in members for r in timed_at(M, K, N, on, candidates or CANDIDATES, timer, blas)]
         entry = choice(timed, on)
-        entries = [e for e in entries if not (e["card"] == on and e["shape_class"] == entry["shape_class"])]
-        entries.append(entry)
+        entries = [e for e in entries if not best.same_class(e, on, entry["shape_class"])] + [entry]
         rows += [{**r, "chosen": r["kernel"] == entry["kernel"]} for r in timed]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"version": VERSION, "entries": entries}, indent=1) + "\n")  # class by class
+        best.save(entries, path)  # class by class: a tune stopped later keeps the classes before
         if saved:
             saved(rows)
     return rows
