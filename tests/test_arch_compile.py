@@ -36,3 +36,22 @@ def test_the_rule_and_the_record_disagree_where_they_should():
     one["a_64x128x8_8x8_s3"]["sm_90"]["registers"] = 600  # 600 × 128 threads > 65,536
     assert arch_compile.problems(one, KERNELS, card.KNOWN) == ["a_64x128x8_8x8_s3 sm_90: 600 registers × 128 "
                                                                 "threads > 65536"]
+
+
+def test_dynamic_tiles_beyond_a_card_s_opt_in_are_refused_by_the_rule_though_ptxas_assembles_them():
+    """The RTX 30/40 cards give a block 99 KiB by opt-in: a kernel of 138 KiB of dynamic tiles is refused there by
+    its rule; ptxas cannot know (the size is given at launch), so the record's assembling it is no disagreement."""
+    from tiledlab.core import card, unrolled
+    from tiledlab.core.generated import generated
+    from tiledlab.core.registry import KERNELS
+    kernel = generated("t_138k", BM=128, BN=128, BK=32, TM=8, TN=8, stages=4, **unrolled.ASYNC)
+    needs = kernel.needs()
+    assert needs.shared.dynamic and 99 * 1024 < needs.shared.bytes <= 163 * 1024
+    refused = {arch: kernel.refusal(card.KNOWN[name]) for arch, name in arch_compile.ARCHS.items()}
+    assert {arch for arch, why in refused.items() if why} == {"sm_75", "sm_86", "sm_89"}
+    assert "cp.async" in refused["sm_75"] and "dynamic shared memory" in refused["sm_86"] + refused["sm_89"]
+    record = {"t_138k": {arch: {"assembles": arch != "sm_75", "registers": 128, "ptxas": "" if arch != "sm_75" else
+                                "Feature 'cp.async'"} for arch in arch_compile.ARCHS}}
+    assert arch_compile.problems(record, {"t_138k": kernel}, card.KNOWN) == []
+    for name in ("d_64x128x16_8x8_s5", "d_128x256x16_8x16_s3_w16x2"):  # the registry's fit 99 KiB: sm_80 and up
+        assert {arch for arch, n in arch_compile.ARCHS.items() if KERNELS[name].refusal(card.KNOWN[n])} == {"sm_75"}

@@ -1,7 +1,10 @@
 """Every kernel of the registry, each the same way, with cases built from the registry (a new kernel brings
-its own): a family and an idea; what it needs of the card, and refused in one line by a card without it;
+its own): a family and an idea; what it needs of the card (cp.async, dynamic shared memory beyond 48 KiB), and
+refused in one line by a card without it;
 right against float64 numpy on an odd shape at its default constants; counted exactly as the formulas say
 at small constants its own rules accept; its source what `show()` prints."""
+import dataclasses
+
 import numpy as np
 import pytest
 from kernel_cases import small
@@ -11,7 +14,7 @@ from tiledlab.core import card, registry
 from tiledlab.core.launch import prepare
 from tiledlab.counting import count_loads
 
-FAMILIES = {"lesson", "fair", "ladder", "search", "async", "waits"}
+FAMILIES = {"lesson", "fair", "ladder", "search", "async", "waits", "dynamic"}
 NAMES = list(registry.KERNELS)
 ODD = (33, 21, 70)  # a partial block in M and N; K two whole tiles of 8 and a partial one; N not a multiple of 4
 SMALL_ODD = (19, 13, 37)  # the same edges, for the counted runs (the counting simulator is the slow part)
@@ -34,6 +37,13 @@ def test_it_says_what_it_is_and_what_it_needs(name):
     assert (t4 is not None) == uses_cp_async
     if t4:
         assert t4.startswith(f"{name}: Tesla T4 (sm_75, 40 SMs) cannot run it") and "\n" not in t4
+    # tiles beyond the 48 KiB a block may declare: views of dynamic shared memory, the family "dynamic"
+    assert needs.shared.dynamic == ("shared_view(" in kernel.source()) == (kernel.family == "dynamic")
+    if needs.shared.dynamic:
+        rtx = card.KNOWN["rtx4090"]  # cp.async, 99 KiB a block by opt-in
+        assert needs.shared.bytes > card.STATIC_SHARED_BYTES and kernel.refusal(rtx) is None
+        less = kernel.refusal(dataclasses.replace(rtx, shared_per_block_optin_bytes=needs.shared.bytes - 1))
+        assert f"{needs.shared.bytes:,} bytes of dynamic shared memory" in less and "\n" not in less
 
 
 @pytest.mark.parametrize("name", NAMES)
