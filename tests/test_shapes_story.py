@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from tiledlab import data
-from tiledlab.core import registry
+from tiledlab.core import best, registry
 from tiledlab.experiments import tune
 
 PAGE = pathlib.Path(__file__).parents[1] / "notebooks" / "07_register_tiling.ipynb"
@@ -78,7 +78,7 @@ def test_what_the_n_1024_prose_says_of_triton_s_tile_and_ours():
                (("BLOCK_M", 64), ("BLOCK_N", 128), ("BLOCK_K", 16), ("num_stages", 5), ("num_warps", 4)))
     kernel = registry.KERNELS["d_64x128x16_8x8_s5"]
     c = kernel.constants
-    assert (c["BM"], c["BN"], c["BK"], kernel.generator.options["stages"]) == (64, 128, 16, 5)
+    assert (c["BM"], c["BN"], c["BK"], kernel.code.options["stages"]) == (64, 128, 16, 5)
     assert (c["BM"] // c["TM"]) * (c["BN"] // c["TN"]) == 4 * 32  # 4 warps
     assert "take 227 per thread (explore.csv), so an SM holds at most 2 of these blocks" in text
     for name in ("d_64x128x16_8x8_s5", "a_64x128x16_8x8_s3"):
@@ -87,7 +87,7 @@ def test_what_the_n_1024_prose_says_of_triton_s_tile_and_ours():
     regs_per_block = -(-227 * 32 // 256) * 256 * 4  # granted per warp in units of 256
     assert int(device["registers_per_sm"]) // regs_per_block == 2
     assert "only 128 blocks for the card's 132 SMs" in text
-    assert registry.blocks("d_64x128x16_8x8_s5", 1024, 1024) == 128 and int(device["sms"]) == 132
+    assert best.blocks(registry.KERNELS["d_64x128x16_8x8_s5"], 1024, 1024) == 128 and int(device["sms"]) == 132
 
 
 def test_the_shapes_the_prose_names_have_partial_tiles_or_few_blocks():
@@ -96,8 +96,8 @@ def test_the_shapes_the_prose_names_have_partial_tiles_or_few_blocks():
     assert all(n % 64 for n in (1000, 3000, 4097, 6000))  # no tile of the table divides them
     assert "few blocks of a large tile (1024×8192×1024, 16384×4096×256)" in text
     sms = int(data.load("h200/device.csv")["sms"].iloc[0])
-    assert registry.blocks("w_128x256x8_8x16_warp16x2", 1024, 1024) < sms
-    assert registry.blocks("w_128x256x8_8x16_warp16x2", 16384, 256) < sms
+    large = registry.KERNELS["w_128x256x8_8x16_warp16x2"]
+    assert best.blocks(large, 1024, 1024) < sms and best.blocks(large, 16384, 256) < sms
 
 
 def test_the_count_cell_refuses_in_one_line_on_a_card_without_cp_async(monkeypatch):
