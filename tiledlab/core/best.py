@@ -20,7 +20,8 @@ The cache is JSON at $TILEDLAB_CACHE_DIR/tune.json, else platformdirs' user cach
 
 `shape_class(M, K, N)` is each dimension rounded up to a power of two; a later entry for the same card and
 class replaces an earlier one. A file that is missing is no tuned choice; one that cannot be read is
-reported once and ignored.
+reported once and ignored (and replaced by tune's next run). `entries`, `entry`, `same_class` and `save` are
+the cache's one reader and writer: tune (tiledlab.experiments.tune) writes through them.
 """
 import dataclasses
 import json
