@@ -101,12 +101,10 @@ def test_the_shapes_the_prose_names_have_partial_tiles_or_few_blocks():
 
 
 def test_the_count_cell_refuses_in_one_line_on_a_card_without_cp_async(monkeypatch):
-    t4 = {"name": "Tesla T4", "compute_capability": [7, 5], "sms": 40, "shared_per_block_optin": 65536}
-    monkeypatch.setattr(tune, "card", lambda: t4)
-    from tiledlab.core.generated import shared_memory
+    from tiledlab.core import card
+    monkeypatch.setattr(card, "current", lambda: card.KNOWN["t4"])
     out = io.StringIO()
-    scope = {"registry": registry, "shared_memory": shared_memory}
     with contextlib.redirect_stdout(out):
-        exec(CELLS["nb7-dynamic-count"].source, scope)
-    assert out.getvalue() == ("d_64x128x16_8x8_s5: not on this card (Tesla T4): it needs cp.async (sm_80) and 66 KiB "
-                              "of shared memory per block\n")
+        exec(CELLS["nb7-dynamic-count"].source, {"registry": registry})
+    assert out.getvalue() == ("d_64x128x16_8x8_s5: Tesla T4 (sm_75, 40 SMs) cannot run it: cp.async needs compute "
+                              "capability 8.0 or higher (its tiles take 66 KiB of shared memory per block)\n")

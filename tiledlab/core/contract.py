@@ -52,12 +52,13 @@ def syntax_tree(fn, name):
         raise ValueError(_("kernel {name}: its source code cannot be read (typed at the Python prompt?); tiledlab "
                            "reads a kernel's source to check and count it: define it in a file or a notebook "
                            "cell").format(name=name))
-    try:  # the whole file, compiled as Python compiled it: the code of a def depends on its module's imports
+    try:
         module = ast.parse("".join(lines), filename)
-        code = _code_at(compile(module, filename, "exec", dont_inherit=True), fn.__name__, fn.__code__.co_firstlineno)
+        code = next((c for c in _compiled(module, filename, fn.__name__, fn.__code__.co_firstlineno)
+                     if c == fn.__code__), None)
     except SyntaxError:
         code = None
-    if code != fn.__code__:
+    if code is None:
         raise ValueError(_("kernel {name}: {file} changed since the kernel was defined, so the code that runs is not "
                            "the code tiledlab reads: import it again (or run its cell again), then retry").format(
                                name=name, file=filename))
@@ -65,6 +66,18 @@ def syntax_tree(fn, name):
                 and min([node.lineno] + [d.lineno for d in node.decorator_list]) == code.co_firstlineno)
     func.decorator_list = []
     return func
+
+
+def _compiled(module, filename, name, line):
+    """The code objects Python may have made of the def `name` at `line`. The code of a def depends on its
+    module's imports (`cuda.syncthreads()` compiles to other bytecode when `cuda` is imported beside it), so
+    it is compiled as Python compiles a file (the whole module) and as IPython runs a notebook cell (each
+    top-level statement as a module of its own)."""
+    yield _code_at(compile(module, filename, "exec", dont_inherit=True), name, line)
+    for node in module.body:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        if first <= line <= node.end_lineno:
+            yield _code_at(compile(ast.Module([node], []), filename, "exec", dont_inherit=True), name, line)
 
 
 def _code_at(code, name, line):
