@@ -256,6 +256,17 @@ def test_no_stored_output_line_of_the_chinese_edition_is_english():
     assert lines == []
 
 
+def test_notebook_0_says_where_the_chinese_stored_outputs_come_from():
+    """Notebook 0's Chinese edition note (cell nb0-zh-edition) must be true of the stored outputs: while
+    tests/data/zh_outputs.txt says `english`, it says they are still the English run's (「仍是英文」); once the
+    lead writes `chinese`, that clause must go (edit its msgstr in locale/zh_CN/LC_MESSAGES/notebooks/
+    00_start_here.po, then `python -m tools translate build`)."""
+    from tools.edition import catalogs
+    po = catalogs.read(ROOT / "locale" / "zh_CN" / "LC_MESSAGES" / "notebooks" / "00_start_here.po")
+    note = next(m.string for m in po if m.context == "nb0-zh-edition")
+    assert ("仍是英文" in note) == (not stored_outputs_are_chinese()), note
+
+
 @pytest.mark.parametrize("text, english", [
     ("matches numpy: True", ["matches numpy: True"]), ("与 numpy 一致：True", []),
     ("naive_unsigned  16  1,024  3.2 ms", []), (" tiled (both barriers)  RACECHECK SUMMARY: 0 hazards displayed "
