@@ -96,7 +96,7 @@ def test_ladder_run_needs_a_gpu():
 
 
 def test_profile_adds_the_ladder_at_one_n():
-    from tiledlab.experiments import profile
+    from tools.measure import profile
     spec = profile.launches([64], [8], ladder_n=4096)
     assert spec[:2] == [("naive", 64, 16), ("tiled", 64, 8)]
     assert spec[2] == ("tiled", 4096, 32) and spec[-1] == (tiledlab.core.registry.LADDER_TOP, 4096, 0)

@@ -1,5 +1,5 @@
-"""python -m tiledlab {info, count, bench, ladder, tune, profile, measure, takeaways, slides, student-copy,
-lab, hub, class-report}.
+"""python -m tiledlab {info, count, bench, ladder, tune, takeaways, slides, student-copy, lab, hub,
+class-report} (the maintainers' profile and measure: python -m tools).
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
@@ -338,31 +338,6 @@ def _ffma_per_lds(row):
     return f"{row['loop_ffma']}:{lds}" if row.get("loop_ffma") not in (None, "") else ""
 
 
-def _profile(args):
-    from .data import stamp, write_rows
-    from .experiments import profile
-    from .notebook import table
-    out = _out_folder(args.out)
-    def saved(rows):  # after every ncu run: a profile stopped later keeps what it measured
-        out.mkdir(parents=True, exist_ok=True)
-        write_rows([{**r, **stamp()} for r in rows], out / "profile.csv")
-    rows = profile.run(args.n, args.tile, effects_n=args.effects_n, cublas_n=args.cublas_n, roofs=args.roofs,
-                       ladder_n=args.ladder_n, fair=args.fair, kernels=args.kernels, kernels_n=args.kernels_n,
-                       triton_n=args.triton_n, saved=saved)
-    saved(rows)
-    table(["kernel", "N", "T", "ms", "inst/warp-FMA", "blocks/SM", "top stalls"],
-          [[r["kernel"], r["N"], r["tile"], f"{r.get('time_ms', 0):.3f}", f"{r.get('inst_issued_per_warp_fma', 0):.2f}",
-            r.get("blocks_per_sm", ""), r.get("top_stalls", "")] for r in rows])
-    print(f"wrote {out / 'profile.csv'}")
-    return OK
-
-
-def _measure(args):
-    from .experiments import measure
-    measure.run(_out_folder(args.out), only=args.only, quick=args.quick)
-    return OK
-
-
 def _takeaways(args):
     import matplotlib
     matplotlib.use("Agg")
@@ -406,9 +381,8 @@ def _hub(argv):
     return hub.start(*hub.parser(Parser).parse_known_args(argv))
 
 
-HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "tune": _tune, "profile": _profile,
-            "measure": _measure, "takeaways": _takeaways, "slides": _slides,
-            "student-copy": _student_copy, "lab": _lab, "hub": _hub, "class-report": _class_report}
+HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "tune": _tune, "takeaways": _takeaways,
+            "slides": _slides, "student-copy": _student_copy, "lab": _lab, "hub": _hub, "class-report": _class_report}
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -518,38 +492,6 @@ def _tune_options(sub):
     p.add_argument("--out", default="tune-out", help="folder for tune.csv")
 
 
-def _profile_options(sub):
-    p = sub.add_parser("profile", help="hardware counters of naive and tiled under Nsight Compute (ncu)",
-                       formatter_class=_Help, description="Launch naive and tiled once each under ncu "
-                       "(and, if asked, the effects' variants, cuBLAS and the roof kernels) and write their "
-                       "hardware counters to DIR/profile.csv. Needs a GPU and ncu.")
-    p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024], help="matrix sizes N")
-    p.add_argument("--tile", type=int, nargs="+", default=[8, 16, 32], help="tile widths T of the tiled kernel")
-    p.add_argument("--effects-n", type=_positive("N"), help="also profile the variants of `effects` at this N")
-    p.add_argument("--cublas-n", type=_positive("N"), nargs="+", default=[], help="also profile cuBLAS (through "
-                   "CuPy) at these N")
-    p.add_argument("--roofs", action="store_true", help="also profile the roof kernels and two latency chases")
-    p.add_argument("--fair", action="store_true", help="also profile the fair pair (naive_unsigned, "
-                   "tiled_unsigned) at each N and T")
-    p.add_argument("--ladder-n", type=_positive("N"), help="also profile the ladder (tiled T = 32, every "
-                   "register-tiled rung, the best of the search) at this N")
-    _kernels_option(p, "also profile these kernels (names of the registry) at each N of --kernels-n", [])
-    p.add_argument("--kernels-n", type=_positive("N"), nargs="+", default=[], help="the sizes N of --kernels")
-    p.add_argument("--triton-n", type=_positive("N"), nargs="+", default=[], help="also profile Triton's FP32 "
-                   "matmul (its autotuned choice) at these N (needs Triton and PyTorch)")
-    p.add_argument("--out", default="profile-out", help="folder for profile.csv")
-
-
-def _measure_options(sub):
-    from .experiments.measure import EXPERIMENTS
-    p = sub.add_parser("measure", help="GPU-only reference data: device, latency, peaks, effects, races, racecheck",
-                       formatter_class=_Help, description="Measure the GPU reference data and write "
-                       "one CSV per experiment into --out. Needs a GPU.")
-    p.add_argument("--out", required=True, help="folder for the CSV files")
-    p.add_argument("--quick", action="store_true", help="small sizes (for a smoke test)")
-    p.add_argument("--only", nargs="+", choices=list(EXPERIMENTS), help="run only these experiments")
-
-
 def _takeaways_options(sub):
     p = sub.add_parser("takeaways", help="one slide-ready PNG per notebook", formatter_class=_Help,
                        description="Draw each notebook's takeaway figure (16:9, large fonts) from small live "
@@ -593,8 +535,7 @@ def parser():
                                "in JupyterLab; `lab --help` for its options")
     sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
                                "notebooks/ (classroom/); `hub --help` for its options")
-    for options in (_info_options, _count_options, _bench_options, _ladder_options, _tune_options, _profile_options,
-                    _measure_options, _takeaways_options, _slides_options, _student_copy_options,
-                    _class_report_options):
+    for options in (_info_options, _count_options, _bench_options, _ladder_options, _tune_options, _takeaways_options,
+                    _slides_options, _student_copy_options, _class_report_options):
         options(sub)
     return top
