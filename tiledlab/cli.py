@@ -1,5 +1,5 @@
-"""python -m tiledlab {info, count, bench, ladder, tune, takeaways, slides, student-copy, lab, hub,
-class-report} (the maintainers' profile and measure: python -m tools).
+"""python -m tiledlab {info, count, bench, tune, takeaways, slides, student-copy, lab, hub, class-report}
+(the maintainers' GPU measurements behind the committed data, ladder, sass, profile and measure: python -m tools).
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
@@ -245,7 +245,7 @@ def _bench(args):
     matplotlib.use("Agg")
     from .core.launch import resolve, validate_tile
     from .data import write_rows
-    from .experiments import bench, require_gpu
+    from .experiments import bench
     from .notebook import plots, table
     out = _out_folder(args.out)
     args.n = args.n or (SIM_NS if SIMULATOR else GPU_NS)
@@ -259,14 +259,10 @@ def _bench(args):
         seconds = bench.simulator_seconds(args.n, args.tile, args.warmup, args.repeats, args.kernels, fair)
         _simulator_forecast(seconds, "this sweep", "use sizes up to 64 (the default is --n "
                             f"{' '.join(map(str, SIM_NS))} --tile {' '.join(map(str, SIM_TILES))})", args.force)
-    if args.sass:
-        require_gpu("--sass (reading the compiled kernels' SASS)")
     rows = bench.run(args.n, args.tile, args.warmup, args.repeats, cublas=not args.no_cublas,
                      progress=not args.quiet, kernels=args.kernels, fair=fair)
     out.mkdir(parents=True, exist_ok=True)
     write_rows(rows, out / "bench.csv", bench.FIELDS)
-    if args.sass:
-        _bench_sass(bench.sass_jobs(args.tile, args.kernels, fair), out)
     ax = plots.bench_plot(rows, f"{rows[0]['device']} ({rows[0]['clock']})")
     ax.figure.savefig(out / "bench.png", dpi=120, bbox_inches="tight")
     table(["kernel", "N", "T", "median ms", "TFLOP/s", "GB/s", "clock"],
@@ -274,15 +270,6 @@ def _bench(args):
             f"{r['gbps']:.1f}", r["clock"]] for r in rows])
     print(f"wrote {out / 'bench.csv'} and {out / 'bench.png'}")
     return OK
-
-
-def _bench_sass(jobs, out):
-    from .data import stamp, write_rows
-    from .experiments import ladder, sass
-    provenance = stamp()
-    rows = [{**r, **provenance} for r in sass.table(jobs)]
-    write_rows(rows, out / "sass.csv", ["kernel", "tile", *ladder.SASS_FIELDS[1:], *provenance])
-    print(f"wrote {out / 'sass.csv'}")
 
 
 def _shape(text):
@@ -309,33 +296,8 @@ def _tune(args):
     return OK
 
 
-def _ladder(args):
-    from .data import stamp, write_rows
-    from .experiments import ladder
-    from .experiments.cublas import cupy_version
-    from .notebook import table
-    out = _out_folder(args.out)
-    rows = ladder.run(args.n, kernels=args.kernels, search=not args.no_search, cublas=not args.no_cublas,
-                      sass=not args.no_sass, progress=not args.quiet, triton=args.triton)
-    provenance = {**stamp(), "cupy": cupy_version()}
-    out.mkdir(parents=True, exist_ok=True)
-    write_rows([{**r, **provenance} for r in rows], out / "ladder.csv", ladder.FIELDS + list(provenance))
-    write_rows([{**r, **provenance} for r in ladder.sass_rows(rows)], out / "sass.csv",
-               ladder.SASS_FIELDS + list(provenance))
-    table(["kernel", "N", "config", "TFLOP/s", "% cuBLAS", "rel err", "regs", "loop FFMA:LDS"],
-          [[r["kernel"], r["N"], r["config"], f"{r['tflops']:.1f}", _number(r["pct_cublas"], ".1f"),
-            _number(r["rel_err"], ".1e"), r.get("regs", ""), _ffma_per_lds(r)] for r in rows])
-    print(f"wrote {out / 'ladder.csv'} and {out / 'sass.csv'}")
-    return OK
-
-
 def _number(value, spec):
     return "" if value in ("", None) else format(value, spec)
-
-
-def _ffma_per_lds(row):
-    lds = sum(row.get(f"loop_lds{w}") or 0 for w in (32, 64, 128))
-    return f"{row['loop_ffma']}:{lds}" if row.get("loop_ffma") not in (None, "") else ""
 
 
 def _takeaways(args):
@@ -381,7 +343,7 @@ def _hub(argv):
     return hub.start(*hub.parser(Parser).parse_known_args(argv))
 
 
-HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "tune": _tune, "takeaways": _takeaways,
+HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways,
             "slides": _slides, "student-copy": _student_copy, "lab": _lab, "hub": _hub, "class-report": _class_report}
 
 
@@ -456,26 +418,8 @@ def _bench_options(sub):
     _kernels_option(p, "also time these kernels by name, at their own constants (e.g. regtile_2d best)", [])
     p.add_argument("--fair", action=argparse.BooleanOptionalAction, default=None,
                    help="also time naive_unsigned and tiled_unsigned like naive and tiled (default: on a GPU)")
-    p.add_argument("--sass", action="store_true", help="also write DIR/sass.csv: each kernel's main-loop "
-                   "instructions, one row per kernel and tile (needs a GPU, and nvdisasm or cuobjdump)")
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
     p.add_argument("--force", action="store_true", help="run a long simulator sweep anyway")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-
-
-def _ladder_options(sub):
-    p = sub.add_parser("ladder", help="register tiling on a GPU: every rung, a search and cuBLAS; write ladder.csv",
-                       formatter_class=_Help, description="Compile, check and time, in one run, the naive "
-                       "kernel, tiled at T = 32, every rung of register tiling, a small search and cuBLAS "
-                       "(CuPy), at each N; write DIR/ladder.csv (TFLOP/s, % of cuBLAS, errors, registers, "
-                       "formulas) and DIR/sass.csv (the main loop's instructions). Needs a GPU.")
-    p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="matrix sizes N")
-    _kernels_option(p, "only these kernels (names of the registry)")
-    p.add_argument("--no-search", action="store_true", help="the rungs only, not the search")
-    p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
-    p.add_argument("--triton", action="store_true", help="also time Triton's FP32 matmul (needs Triton and PyTorch)")
-    p.add_argument("--no-sass", action="store_true", help="skip reading the SASS (needs nvdisasm or cuobjdump)")
-    p.add_argument("--out", default="ladder-out", help="folder for ladder.csv and sass.csv")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -535,7 +479,7 @@ def parser():
                                "in JupyterLab; `lab --help` for its options")
     sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
                                "notebooks/ (classroom/); `hub --help` for its options")
-    for options in (_info_options, _count_options, _bench_options, _ladder_options, _tune_options, _takeaways_options,
+    for options in (_info_options, _count_options, _bench_options, _tune_options, _takeaways_options,
                     _slides_options, _student_copy_options, _class_report_options):
         options(sub)
     return top

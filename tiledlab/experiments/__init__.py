@@ -1,10 +1,9 @@
 """GPU experiments a student or teacher can run. Each module measures one thing and exposes `run(...) -> rows`
 (a list of dicts): `device` (the card's properties), `bench` (naive, tiled and cuBLAS over sizes), `effects`
-(coalescing, bank conflicts, the write-back of C), `races` (a barrier removed), `ladder` (every rung of
-register tiling and a search against cuBLAS, with what the compiler made of each: registers, and the SASS
-counted by `sass`) and `tune` (the candidates of "best" on this card); `profile` reads Nsight Compute's
-committed counters (what binds a kernel). The maintainers' measurements behind the committed data
-(Nsight Compute, latency, peaks, racecheck) live in tools/measure/.
+(coalescing, bank conflicts, the write-back of C), `races` (a barrier removed) and `tune` (the candidates
+of "best" on this card); `profile` reads Nsight Compute's committed counters (what binds a kernel). The
+maintainers' measurements behind the committed data (the register-tiling ladder, SASS, Nsight Compute,
+latency, peaks, racecheck) live in tools/measure/.
 All of them launch kernels through tiledlab.core.launch.prepare, the one launch path.
 """
 from ..backend import SIMULATOR

@@ -1,5 +1,7 @@
 """The GPU measurements behind the committed data (tiledlab/data/h200/), which only maintainers run:
 
+  ladder      every rung of register tiling, a search and cuBLAS, timed in one run (`python -m tools ladder`)
+  sass        what the compiler made of a kernel: its main loop's instructions (`python -m tools sass`)
   profile     Nsight Compute's counters for every launch (`python -m tools profile`)
   reference   the reference data, one CSV each (`python -m tools measure`): device, latency, peaks,
               effects, races, racecheck
