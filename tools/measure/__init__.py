@@ -5,6 +5,7 @@
   profile     Nsight Compute's counters for every launch (`python -m tools profile`)
   reference   the reference data, one CSV each (`python -m tools measure`): device, latency, peaks,
               effects, races, racecheck
+  effects     coalescing, bank conflicts, the write-back of C, on variants of the lesson's kernels
   latency     one dependent load per memory level (a pointer chase)
   peaks       the roofs: FP32 FMA rate, DRAM, L2 and shared bandwidth
   racecheck   compute-sanitizer's race report on the tiled kernel without each barrier

@@ -234,7 +234,7 @@ def launches(ns, tiles, effects_n=None, ladder_n=None, fair=False, kernels=(), k
     `kernels` (names of the registry) at each N of `kernels_n`."""
     from tiledlab.core.registry import LADDER, LADDER_TOP
     from tiledlab.experiments.bench import swept
-    from tiledlab.experiments.effects import variants
+    from .effects import variants
     main = [(k, n, t) for n in ns for naive, tiled in swept(fair) for k, t in [(naive, NAIVE_TILE)] + [(tiled, t) for t in tiles]]
     more = [(label, effects_n, t) for t in tiles for label in variants() if label not in ("naive", "tiled")]
     # the ladder's rungs, then the search's pick they climb to (its row labelled "best" in runs before it had a name)
@@ -273,7 +273,7 @@ def child(kind, spec):
     from tiledlab.core.operands import operands
     if kind == "matmul":
         from tiledlab.core.launch import prepare
-        from tiledlab.experiments.effects import variants
+        from .effects import variants
         kernels = variants()
         for label, n, tile in spec:
             launch = prepare(kernels.get(label, label), *operands(n, n, n, seed=n), tile or None)

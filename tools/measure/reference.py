@@ -8,9 +8,9 @@ of C, on variants of the lesson's kernels), peaks.csv (the roofs: FP32 rate, DRA
 import pathlib
 
 from tiledlab.data import stamp, write_rows
-from tiledlab.experiments import Unavailable, device, effects, races, require_gpu
+from tiledlab.experiments import Unavailable, device, races, require_gpu
 
-from . import latency, peaks, racecheck
+from . import effects, latency, peaks, racecheck
 
 EXPERIMENTS = {  # name → run(quick)
     "device": lambda quick: device.run(),
