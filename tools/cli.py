@@ -1,4 +1,5 @@
-"""python -m tools {translate, links, execute, plans, profile, measure}: the maintainers' commands, from a clone.
+"""python -m tools {translate, links, execute, plans, ladder, sass, profile, measure}: the maintainers'
+commands, from a clone.
 
 Their exit codes are tiledlab's (tiledlab.cli.EXIT_CODES, listed by --help).
 """
