@@ -67,6 +67,6 @@ def test_stages_that_overflow_shared_memory_are_refused():
 @pytest.mark.skipif(tiledlab.SIMULATOR, reason="reads the SASS numba compiled on a GPU")
 @pytest.mark.parametrize("name", ["a_64x128x8_8x8_s3", "h_64x128x8_8x8_s3"])
 def test_the_main_loop_copies_with_ldgsts(name):
-    from tiledlab.experiments.sass import compiled, kernel_facts
+    from tools.measure.sass import compiled, kernel_facts
     facts = kernel_facts(compiled(name))  # launched once, as sass.table does
     assert facts["loop_ldgsts"] > 0 and facts["loop_lds128"] > 0 and facts["local_bytes"] == 0, facts

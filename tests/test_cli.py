@@ -3,13 +3,14 @@ import csv
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 from conftest import gpu_only
 
 import tiledlab
 from tiledlab import cli as command_line
-from tiledlab.experiments import latency
+from tools.measure import latency
 
 
 def test_info_names_backend_and_versions():
@@ -49,15 +50,27 @@ def test_bench_writes_csv_and_png(tiledlab_cli, tmp_path):
     assert "16/" in run.stderr or "done" in run.stderr  # the progress bar
 
 
+@pytest.fixture
+def tools_cli(capsys):
+    """`python -m tools ARGS` (the maintainers' measure) run by tools.cli.main in this process."""
+    from tools import cli
+
+    def run(*args):
+        code = cli.main([str(a) for a in args])
+        said = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=said.out, stderr=said.err)
+    return run
+
+
 @pytest.mark.skipif(not tiledlab.SIMULATOR, reason="checks the simulator's refusal")
-def test_measure_refuses_on_the_simulator(tiledlab_cli, tmp_path):
-    run = tiledlab_cli("measure", "--out", str(tmp_path), "--quick")
+def test_measure_refuses_on_the_simulator(tools_cli, tmp_path):
+    run = tools_cli("measure", "--out", str(tmp_path), "--quick")
     assert run.returncode == 3 and "needs a real GPU" in run.stderr  # 3: cannot run here (cli's convention)
 
 
 @gpu_only
-def test_measure_quick_on_gpu(tiledlab_cli, tmp_path):
-    run = tiledlab_cli("measure", "--out", str(tmp_path), "--quick")
+def test_measure_quick_on_gpu(tools_cli, tmp_path):
+    run = tools_cli("measure", "--out", str(tmp_path), "--quick")
     assert run.returncode == 0, run.stderr
     rows = list(csv.DictReader(open(tmp_path / "latency.csv")))
     names = [case[0] for case in latency.cases(int(rows[0]["l2_bytes"]))]  # the level names measure writes

@@ -80,7 +80,7 @@ def test_a_count_that_would_take_hours_on_the_simulator_is_refused(tiledlab_cli)
 def test_repeated_kernels_keep_every_value(tmp_path, tiledlab_cli):
     result = tiledlab_cli("bench", "--kernels", "no_such_kernel", "--kernels", "tiled", "--out", str(tmp_path))
     assert refused(result, "no_such_kernel"), result.stderr
-    args = cli.parser().parse_args(["ladder", "--kernels", "a", "b", "--kernels", "c"])
+    args = cli.parser().parse_args(["tune", "--kernels", "a", "b", "--kernels", "c"])
     assert args.kernels == ["a", "b", "c"]
 
 

@@ -4,7 +4,8 @@ import pytest
 
 import tiledlab
 from tiledlab import data
-from tiledlab.experiments import Unavailable, cublas, device, latency, peaks
+from tiledlab.experiments import Unavailable, cublas, device
+from tools.measure import latency, peaks
 
 
 def test_facts_of_the_committed_h200_give_its_datasheet_figures():

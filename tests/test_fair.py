@@ -175,7 +175,7 @@ NAIVE_SASS = """
 
 
 def test_loop_listing_gives_the_main_loop_as_written():
-    from tiledlab.experiments import sass
+    from tools.measure import sass
     listing = sass.loop_listing(NAIVE_SASS)
     assert listing[0] == "ISETP.GE.AND P1, PT, R4, RZ, PT" and listing[-1] == "@P0  BRA `(.L_x_2)"
     assert len(listing) == sass.summary(NAIVE_SASS)["loop_total"] == 7
@@ -183,14 +183,15 @@ def test_loop_listing_gives_the_main_loop_as_written():
 
 
 @pytest.mark.skipif(not tiledlab.SIMULATOR, reason="checks the simulator's refusal")
-def test_reading_sass_refuses_on_the_simulator(tmp_path, tiledlab_cli):
-    from tiledlab.experiments import Unavailable, sass
+def test_reading_sass_refuses_on_the_simulator(tmp_path, capsys):
+    from tiledlab.experiments import Unavailable
+    from tools import cli
+    from tools.measure import sass
     with pytest.raises(Unavailable, match="needs a real GPU"):
         sass.of("naive_unsigned")
-    run = tiledlab_cli("bench", "--n", "8", "--tile", "4", "--sass",
-                       "--quiet", "--out", str(tmp_path))
-    assert run.returncode == 3 and "needs a real GPU" in run.stderr  # refused before the sweep
-    assert not (tmp_path / "bench.csv").exists()
+    assert cli.main(["sass", "--tile", "4", "--out", str(tmp_path)]) == 3
+    assert "needs a real GPU" in capsys.readouterr().err  # refused before anything is compiled
+    assert not (tmp_path / "sass.csv").exists()
 
 
 def test_sass_jobs_are_every_kernel_of_the_sweep_once():

@@ -108,7 +108,7 @@ def test_best_is_right_on_thin_shapes(M, K, N):
 ])
 def test_profile_refuses_options_that_would_profile_nothing_or_fail_late(argv, words, tmp_path, capsys):
     out = tmp_path / "profile-out"
-    refused(cli.main(["profile", *argv, "--out", str(out)]), capsys, *words)
+    refused(tools_cli.main(["profile", *argv, "--out", str(out)]), capsys, *words)
     assert not out.exists()
 
 

@@ -1,11 +1,12 @@
 """The ladder experiment's bookkeeping (with a fake clock on the simulator), its SASS counting, and the
 CLI's refusal to time anything without a GPU."""
 import csv
+from types import SimpleNamespace
 
 import pytest
 
 import tiledlab
-from tiledlab.experiments import ladder, sass
+from tools.measure import ladder, sass
 from tiledlab.experiments.timing import Timing
 
 SASS = """
@@ -73,8 +74,9 @@ def test_default_jobs_are_the_lesson_the_rungs_and_the_search():
 
 
 @pytest.mark.skipif(not tiledlab.SIMULATOR, reason="checks the simulator's refusal")
-def test_cli_ladder_refuses_on_the_simulator(tmp_path, tiledlab_cli):
-    run = tiledlab_cli("ladder", "--n", "64", "--out", str(tmp_path))
+def test_cli_ladder_refuses_on_the_simulator(tmp_path, capsys):
+    from tools import cli
+    run = SimpleNamespace(returncode=cli.main(["ladder", "--n", "64", "--out", str(tmp_path)]), stderr=capsys.readouterr().err)
     assert run.returncode == 3 and "needs a real GPU" in run.stderr  # 3: cannot run here
     assert not (tmp_path / "ladder.csv").exists()
 
@@ -96,7 +98,7 @@ def test_ladder_run_needs_a_gpu():
 
 
 def test_profile_adds_the_ladder_at_one_n():
-    from tiledlab.experiments import profile
+    from tools.measure import profile
     spec = profile.launches([64], [8], ladder_n=4096)
     assert spec[:2] == [("naive", 64, 16), ("tiled", 64, 8)]
     assert spec[2] == ("tiled", 4096, 32) and spec[-1] == (tiledlab.core.registry.LADDER_TOP, 4096, 0)

@@ -1,13 +1,13 @@
 """The pointer chase: every timed launch walks a fresh path, and each row says what it touched."""
 import csv
-import pathlib
 
 import numpy as np
 import pytest
 from conftest import simulator_only
 from numba import cuda
 
-from tiledlab.experiments import latency
+from tiledlab import data
+from tools.measure import latency
 from tiledlab.experiments.device import Facts
 from tiledlab.experiments.timing import Timing
 
@@ -109,8 +109,7 @@ def test_time_per_step_is_in_ns_and_cycles_use_the_sm_clock(monkeypatch):
 
 def test_committed_h200_rows_are_the_levels_run_measures_today():
     """The row names `measure` writes come from `cases`; the committed table must hold the same ones."""
-    path = pathlib.Path(latency.__file__).parents[1] / "data" / "h200" / "latency.csv"
-    rows = list(csv.DictReader(open(path)))
+    rows = list(csv.DictReader(open(data.path("h200/latency.csv"))))
     names = [case[0] for case in latency.cases(int(rows[0]["l2_bytes"]))]
     assert [r["level"] for r in rows if r["index"] == "uint32"] == names
     assert [r["level"] for r in rows if r["index"] == "int32"] == names[:2]

@@ -6,7 +6,7 @@ import pytest
 from conftest import simulator_only
 from numba import cuda
 
-from tiledlab.experiments import peaks
+from tools.measure import peaks
 from tiledlab.experiments.device import FP32_LANES_PER_SM, Facts, fp32_datasheet_tflops
 
 

@@ -5,7 +5,8 @@ import sys
 import pandas as pd
 import pytest
 
-from tiledlab.experiments import profile
+from tiledlab.experiments import profile as binds
+from tools.measure import profile
 
 SAMPLE = '''==PROF== Connected to process 1
 "ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
@@ -69,7 +70,7 @@ def test_launch_order():
 
 
 def test_without_ncu_it_says_so_and_fails(monkeypatch, capsys):
-    from tiledlab import cli
+    from tools import cli
     monkeypatch.setattr(profile.shutil, "which", lambda name: None)
     assert cli.main(["profile", "--out", "unused"]) != 0
     assert "ncu (Nsight Compute) is not on PATH" in capsys.readouterr().err
@@ -161,25 +162,25 @@ def test_cupys_own_kernels_are_not_cublas_rows(monkeypatch):
 
 def test_co_limits_name_every_resource_near_the_largest_bound():
     row = {"bound_issue_ms": 9.7, "bound_shared_ms": 13.4, "bound_lsu_ms": 12.3, "bound_fma_ms": 2.1}
-    assert profile.co_limits(row) == (["shared-memory wavefronts", "load/store unit"], 13.4)
-    assert profile.co_limits(row, within=0.01) == (["shared-memory wavefronts"], 13.4)
-    assert profile.co_limits({"bound_issue_ms": 5.0, "bound_shared_ms": float("nan")}) == (["issue"], 5.0)
-    assert profile.co_limits({"bound_issue_ms": 5.0, "bound_shared_ms": pd.NA, "bound_lsu_ms": None}) == (["issue"], 5.0)
-    assert profile.co_limits({}) == ([], None)
+    assert binds.co_limits(row) == (["shared-memory wavefronts", "load/store unit"], 13.4)
+    assert binds.co_limits(row, within=0.01) == (["shared-memory wavefronts"], 13.4)
+    assert binds.co_limits({"bound_issue_ms": 5.0, "bound_shared_ms": float("nan")}) == (["issue"], 5.0)
+    assert binds.co_limits({"bound_issue_ms": 5.0, "bound_shared_ms": pd.NA, "bound_lsu_ms": None}) == (["issue"], 5.0)
+    assert binds.co_limits({}) == ([], None)
 
 
 def test_stall_names_are_read_from_top_stalls_and_each_has_a_meaning():
-    names = profile.stall_names("long_scoreboard 71%, not_selected 8%, lg_throttle 6%", "mio_throttle 37%, barrier 18%, not_selected 16%")
+    names = binds.stall_names("long_scoreboard 71%, not_selected 8%, lg_throttle 6%", "mio_throttle 37%, barrier 18%, not_selected 16%")
     assert names == ["long_scoreboard", "not_selected", "lg_throttle", "mio_throttle", "barrier"]
-    assert profile.stall_names("nonsense 50%") == []
-    assert all(profile.STALLS[n] for n in profile.STALL_REASONS)
+    assert binds.stall_names("nonsense 50%") == []
+    assert all(binds.STALLS[n] for n in profile.STALL_REASONS)
 
 
 def test_what_binds_is_a_resource_only_when_it_is_busy_most_of_the_time():
     row = {"bound_issue_ms": 9.7, "bound_shared_ms": 13.4, "bound_lsu_ms": 12.3, "bound_fma_ms": 2.1}
-    assert profile.what_binds({**row, "time_ms": 17.0}) == "shared-memory wavefronts + load/store unit"
-    assert profile.what_binds({**row, "time_ms": 27.0}).startswith("latency (no resource busy 67%")
-    assert profile.what_binds({"time_ms": 5.0}) == ""
+    assert binds.what_binds({**row, "time_ms": 17.0}) == "shared-memory wavefronts + load/store unit"
+    assert binds.what_binds({**row, "time_ms": 27.0}).startswith("latency (no resource busy 67%")
+    assert binds.what_binds({"time_ms": 5.0}) == ""
 
 
 def test_named_kernels_follow_the_ladder_and_best_is_the_ladder_rung():

@@ -450,7 +450,7 @@ def test_the_kernel_compiles_to_the_instructions_for_sm90():
 @gpu_only
 @pytest.mark.parametrize("M,K,N", [(13, 20, 12), (256, 128, 96)])
 def test_on_a_gpu_the_sass_has_128_bit_loads_and_async_copies(rng, M, K, N):
-    from tiledlab.experiments.sass import sass_text
+    from tools.measure.sass import sass_text
     A, B = operands(rng, M, K, N)
     launch = prepare(tiled_wide, A, B, T)()
     np.testing.assert_allclose(launch.result(), A @ B, rtol=1e-4, atol=1e-4)

@@ -57,7 +57,7 @@ def _product(kernel, T, M=13, K=9, N=11, seed=0):
                                    "naive swapped xy"])
 @pytest.mark.parametrize("T", [4, 8])
 def test_effect_variants_compute_the_product(label, T):
-    from tiledlab.experiments.effects import variants
+    from tools.measure.effects import variants
     C, ref = _product(variants()[label], T, M=13, K=9, N=13 if "swapped" in label else 11)
     np.testing.assert_allclose(C, ref, rtol=1e-5, atol=1e-5)
 

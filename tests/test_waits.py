@@ -80,7 +80,7 @@ def test_an_odd_bk_is_refused_for_fragments():
 @pytest.mark.skipif(tiledlab.SIMULATOR, reason="reads the SASS numba compiled on a GPU")
 @pytest.mark.parametrize("name", family("waits"))
 def test_the_main_loop_reads_shared_memory_128_bits_at_a_time(name):
-    from tiledlab.experiments.sass import compiled, kernel_facts
+    from tools.measure.sass import compiled, kernel_facts
     facts = kernel_facts(compiled(name))
     assert facts["loop_lds128"] > 0 and facts["loop_lds32"] == 0 and facts["local_bytes"] == 0, facts
 

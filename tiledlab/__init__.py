@@ -8,7 +8,7 @@ reads this list):
                             card they run on, what "best" is, the formulas, and matmul() with its one launch path
   counting                  the counting lab: a kernel rewritten to count its loads, variants, exercise checks
   data                      measurements committed from a real GPU, with their provenance
-  experiments               GPU experiments (timing, bench, latency, peaks, ...), each run(...) -> rows
+  experiments               GPU experiments (timing, bench, races, tune, ...), each run(...) -> rows
   notebook                  what the notebooks call: setup(), tables, plots, the lab and the class server
   cli, __main__             python -m tiledlab
 """

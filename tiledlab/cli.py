@@ -1,5 +1,5 @@
-"""python -m tiledlab {info, count, bench, ladder, tune, profile, measure, takeaways, slides, student-copy,
-lab, hub, class-report}.
+"""python -m tiledlab {info, count, bench, tune, takeaways, slides, student-copy, lab, hub, class-report}
+(the maintainers' GPU measurements behind the committed data, ladder, sass, profile and measure: python -m tools).
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
@@ -245,7 +245,7 @@ def _bench(args):
     matplotlib.use("Agg")
     from .core.launch import resolve, validate_tile
     from .data import write_rows
-    from .experiments import bench, require_gpu
+    from .experiments import bench
     from .notebook import plots, table
     out = _out_folder(args.out)
     args.n = args.n or (SIM_NS if SIMULATOR else GPU_NS)
@@ -259,14 +259,10 @@ def _bench(args):
         seconds = bench.simulator_seconds(args.n, args.tile, args.warmup, args.repeats, args.kernels, fair)
         _simulator_forecast(seconds, "this sweep", "use sizes up to 64 (the default is --n "
                             f"{' '.join(map(str, SIM_NS))} --tile {' '.join(map(str, SIM_TILES))})", args.force)
-    if args.sass:
-        require_gpu("--sass (reading the compiled kernels' SASS)")
     rows = bench.run(args.n, args.tile, args.warmup, args.repeats, cublas=not args.no_cublas,
                      progress=not args.quiet, kernels=args.kernels, fair=fair)
     out.mkdir(parents=True, exist_ok=True)
     write_rows(rows, out / "bench.csv", bench.FIELDS)
-    if args.sass:
-        _bench_sass(bench.sass_jobs(args.tile, args.kernels, fair), out)
     ax = plots.bench_plot(rows, f"{rows[0]['device']} ({rows[0]['clock']})")
     ax.figure.savefig(out / "bench.png", dpi=120, bbox_inches="tight")
     table(["kernel", "N", "T", "median ms", "TFLOP/s", "GB/s", "clock"],
@@ -274,15 +270,6 @@ def _bench(args):
             f"{r['gbps']:.1f}", r["clock"]] for r in rows])
     print(f"wrote {out / 'bench.csv'} and {out / 'bench.png'}")
     return OK
-
-
-def _bench_sass(jobs, out):
-    from .data import stamp, write_rows
-    from .experiments import ladder, sass
-    provenance = stamp()
-    rows = [{**r, **provenance} for r in sass.table(jobs)]
-    write_rows(rows, out / "sass.csv", ["kernel", "tile", *ladder.SASS_FIELDS[1:], *provenance])
-    print(f"wrote {out / 'sass.csv'}")
 
 
 def _shape(text):
@@ -309,58 +296,8 @@ def _tune(args):
     return OK
 
 
-def _ladder(args):
-    from .data import stamp, write_rows
-    from .experiments import ladder
-    from .experiments.cublas import cupy_version
-    from .notebook import table
-    out = _out_folder(args.out)
-    rows = ladder.run(args.n, kernels=args.kernels, search=not args.no_search, cublas=not args.no_cublas,
-                      sass=not args.no_sass, progress=not args.quiet, triton=args.triton)
-    provenance = {**stamp(), "cupy": cupy_version()}
-    out.mkdir(parents=True, exist_ok=True)
-    write_rows([{**r, **provenance} for r in rows], out / "ladder.csv", ladder.FIELDS + list(provenance))
-    write_rows([{**r, **provenance} for r in ladder.sass_rows(rows)], out / "sass.csv",
-               ladder.SASS_FIELDS + list(provenance))
-    table(["kernel", "N", "config", "TFLOP/s", "% cuBLAS", "rel err", "regs", "loop FFMA:LDS"],
-          [[r["kernel"], r["N"], r["config"], f"{r['tflops']:.1f}", _number(r["pct_cublas"], ".1f"),
-            _number(r["rel_err"], ".1e"), r.get("regs", ""), _ffma_per_lds(r)] for r in rows])
-    print(f"wrote {out / 'ladder.csv'} and {out / 'sass.csv'}")
-    return OK
-
-
 def _number(value, spec):
     return "" if value in ("", None) else format(value, spec)
-
-
-def _ffma_per_lds(row):
-    lds = sum(row.get(f"loop_lds{w}") or 0 for w in (32, 64, 128))
-    return f"{row['loop_ffma']}:{lds}" if row.get("loop_ffma") not in (None, "") else ""
-
-
-def _profile(args):
-    from .data import stamp, write_rows
-    from .experiments import profile
-    from .notebook import table
-    out = _out_folder(args.out)
-    def saved(rows):  # after every ncu run: a profile stopped later keeps what it measured
-        out.mkdir(parents=True, exist_ok=True)
-        write_rows([{**r, **stamp()} for r in rows], out / "profile.csv")
-    rows = profile.run(args.n, args.tile, effects_n=args.effects_n, cublas_n=args.cublas_n, roofs=args.roofs,
-                       ladder_n=args.ladder_n, fair=args.fair, kernels=args.kernels, kernels_n=args.kernels_n,
-                       triton_n=args.triton_n, saved=saved)
-    saved(rows)
-    table(["kernel", "N", "T", "ms", "inst/warp-FMA", "blocks/SM", "top stalls"],
-          [[r["kernel"], r["N"], r["tile"], f"{r.get('time_ms', 0):.3f}", f"{r.get('inst_issued_per_warp_fma', 0):.2f}",
-            r.get("blocks_per_sm", ""), r.get("top_stalls", "")] for r in rows])
-    print(f"wrote {out / 'profile.csv'}")
-    return OK
-
-
-def _measure(args):
-    from .experiments import measure
-    measure.run(_out_folder(args.out), only=args.only, quick=args.quick)
-    return OK
 
 
 def _takeaways(args):
@@ -406,9 +343,8 @@ def _hub(argv):
     return hub.start(*hub.parser(Parser).parse_known_args(argv))
 
 
-HANDLERS = {"info": _info, "count": _count, "bench": _bench, "ladder": _ladder, "tune": _tune, "profile": _profile,
-            "measure": _measure, "takeaways": _takeaways, "slides": _slides,
-            "student-copy": _student_copy, "lab": _lab, "hub": _hub, "class-report": _class_report}
+HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways,
+            "slides": _slides, "student-copy": _student_copy, "lab": _lab, "hub": _hub, "class-report": _class_report}
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -482,26 +418,8 @@ def _bench_options(sub):
     _kernels_option(p, "also time these kernels by name, at their own constants (e.g. regtile_2d best)", [])
     p.add_argument("--fair", action=argparse.BooleanOptionalAction, default=None,
                    help="also time naive_unsigned and tiled_unsigned like naive and tiled (default: on a GPU)")
-    p.add_argument("--sass", action="store_true", help="also write DIR/sass.csv: each kernel's main-loop "
-                   "instructions, one row per kernel and tile (needs a GPU, and nvdisasm or cuobjdump)")
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
     p.add_argument("--force", action="store_true", help="run a long simulator sweep anyway")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-
-
-def _ladder_options(sub):
-    p = sub.add_parser("ladder", help="register tiling on a GPU: every rung, a search and cuBLAS; write ladder.csv",
-                       formatter_class=_Help, description="Compile, check and time, in one run, the naive "
-                       "kernel, tiled at T = 32, every rung of register tiling, a small search and cuBLAS "
-                       "(CuPy), at each N; write DIR/ladder.csv (TFLOP/s, % of cuBLAS, errors, registers, "
-                       "formulas) and DIR/sass.csv (the main loop's instructions). Needs a GPU.")
-    p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="matrix sizes N")
-    _kernels_option(p, "only these kernels (names of the registry)")
-    p.add_argument("--no-search", action="store_true", help="the rungs only, not the search")
-    p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
-    p.add_argument("--triton", action="store_true", help="also time Triton's FP32 matmul (needs Triton and PyTorch)")
-    p.add_argument("--no-sass", action="store_true", help="skip reading the SASS (needs nvdisasm or cuobjdump)")
-    p.add_argument("--out", default="ladder-out", help="folder for ladder.csv and sass.csv")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -516,38 +434,6 @@ def _tune_options(sub):
     p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
     _kernels_option(p, "the candidates (names of the registry; by default tune.CANDIDATES)")
     p.add_argument("--out", default="tune-out", help="folder for tune.csv")
-
-
-def _profile_options(sub):
-    p = sub.add_parser("profile", help="hardware counters of naive and tiled under Nsight Compute (ncu)",
-                       formatter_class=_Help, description="Launch naive and tiled once each under ncu "
-                       "(and, if asked, the effects' variants, cuBLAS and the roof kernels) and write their "
-                       "hardware counters to DIR/profile.csv. Needs a GPU and ncu.")
-    p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024], help="matrix sizes N")
-    p.add_argument("--tile", type=int, nargs="+", default=[8, 16, 32], help="tile widths T of the tiled kernel")
-    p.add_argument("--effects-n", type=_positive("N"), help="also profile the variants of `effects` at this N")
-    p.add_argument("--cublas-n", type=_positive("N"), nargs="+", default=[], help="also profile cuBLAS (through "
-                   "CuPy) at these N")
-    p.add_argument("--roofs", action="store_true", help="also profile the roof kernels and two latency chases")
-    p.add_argument("--fair", action="store_true", help="also profile the fair pair (naive_unsigned, "
-                   "tiled_unsigned) at each N and T")
-    p.add_argument("--ladder-n", type=_positive("N"), help="also profile the ladder (tiled T = 32, every "
-                   "register-tiled rung, the best of the search) at this N")
-    _kernels_option(p, "also profile these kernels (names of the registry) at each N of --kernels-n", [])
-    p.add_argument("--kernels-n", type=_positive("N"), nargs="+", default=[], help="the sizes N of --kernels")
-    p.add_argument("--triton-n", type=_positive("N"), nargs="+", default=[], help="also profile Triton's FP32 "
-                   "matmul (its autotuned choice) at these N (needs Triton and PyTorch)")
-    p.add_argument("--out", default="profile-out", help="folder for profile.csv")
-
-
-def _measure_options(sub):
-    from .experiments.measure import EXPERIMENTS
-    p = sub.add_parser("measure", help="GPU-only reference data: device, latency, peaks, effects, races, racecheck",
-                       formatter_class=_Help, description="Measure the GPU reference data and write "
-                       "one CSV per experiment into --out. Needs a GPU.")
-    p.add_argument("--out", required=True, help="folder for the CSV files")
-    p.add_argument("--quick", action="store_true", help="small sizes (for a smoke test)")
-    p.add_argument("--only", nargs="+", choices=list(EXPERIMENTS), help="run only these experiments")
 
 
 def _takeaways_options(sub):
@@ -593,8 +479,7 @@ def parser():
                                "in JupyterLab; `lab --help` for its options")
     sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
                                "notebooks/ (classroom/); `hub --help` for its options")
-    for options in (_info_options, _count_options, _bench_options, _ladder_options, _tune_options, _profile_options,
-                    _measure_options, _takeaways_options, _slides_options, _student_copy_options,
-                    _class_report_options):
+    for options in (_info_options, _count_options, _bench_options, _tune_options, _takeaways_options,
+                    _slides_options, _student_copy_options, _class_report_options):
         options(sub)
     return top

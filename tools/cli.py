@@ -1,4 +1,5 @@
-"""python -m tools {translate, links, execute, plans}: the maintainers' commands, from a clone.
+"""python -m tools {translate, links, execute, plans, ladder, sass, profile, measure}: the maintainers'
+commands, from a clone.
 
 Their exit codes are tiledlab's (tiledlab.cli.EXIT_CODES, listed by --help).
 """
@@ -7,6 +8,8 @@ import pathlib
 import sys
 
 from tiledlab.cli import EPILOG, MISMATCH, OK, Parser, _Help, _out_file, _out_folder, run
+
+from .measure import cli as measure
 
 
 def _translate(args):
@@ -59,7 +62,7 @@ def _plans(args):
     return OK
 
 
-HANDLERS = {"translate": _translate, "links": _links, "execute": _execute, "plans": _plans}
+HANDLERS = {"translate": _translate, "links": _links, "execute": _execute, "plans": _plans, **measure.HANDLERS}
 
 
 def _translate_options(sub):
@@ -109,7 +112,7 @@ def parser():
     top = Parser(prog="python -m tools", description=__doc__.split("\n\n")[0], epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for options in (_translate_options, _links_options, _execute_options, _plans_options):
+    for options in (_translate_options, _links_options, _execute_options, _plans_options, *measure.OPTIONS):
         options(sub)
     return top
 

@@ -83,7 +83,7 @@ for run in 1 2 3; do
   python3 tools/same_run.py --summary "$WORK" > "$WORK/summary.log" 2>&1
   pack
 done
-step profile "$(within 100)" python3 -m tiledlab profile --n 1024 --tile 32 --kernels $PROFILE_KERNELS \
+step profile "$(within 100)" python3 -m tools profile --n 1024 --tile 32 --kernels $PROFILE_KERNELS \
   --kernels-n $PROFILE_N --cublas-n $PROFILE_N --triton-n $PROFILE_N --out "$WORK/profile"
 log "== done in $(( $(date +%s) - start )) s"
 log "the median and spread of % of cuBLAS over the runs:"

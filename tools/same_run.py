@@ -25,6 +25,8 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the clone: tools.measure
+
 os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
 ODD = [(200, 173, 301), (201, 176, 300)]  # no tile divides them; K, N multiples of 4 or not (the plain path)
 TABLE_SHAPES = ["1024", "2048", "4096", "8192", "16384x4096x256", "4097", "1000", "3000", "6000", "4096x1024x4096",
@@ -93,7 +95,7 @@ def worker(conn, specs, started, odd_shapes, compile_s):
     from tiledlab.core.launch import prepare
     from tiledlab.core.operands import operands
     from tiledlab.experiments.bench import rel_err
-    from tiledlab.experiments.sass import kernel_facts
+    from tools.measure.sass import kernel_facts
     from tiledlab.experiments.timing import back_to_back
     kernels, facts = {}, {}
     odd = [operands(*shape, seed=1) for shape in odd_shapes]

@@ -2,7 +2,7 @@
 
 numba-cuda's `compile_ptx` writes the PTX (NVVM from the `nvidia-cuda-nvcc-cu12` wheel), `ptxas` from the same
 wheel assembles it for the card (`-arch sm_90`), `nvdisasm` (wheel `nvidia-cuda-nvdisasm`) prints the SASS,
-and tiledlab.experiments.sass counts its main loop as on the GPU. On an H200 these matched `inspect_sass()`.
+and tools.measure.sass counts its main loop as on the GPU. On an H200 these matched `inspect_sass()`.
 
     TILEDLAB_BACKEND=gpu python tools/sass_local.py a_128x64x32_8x8_s4 w_128x256x8_8x16_warp16x2 [--arch sm_90]
 
@@ -15,6 +15,8 @@ import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the clone: tools.measure
 
 os.environ.setdefault("TILEDLAB_BACKEND", "gpu")  # compile for a GPU even here, where there is none
 
@@ -55,7 +57,7 @@ def ptx_of(kernel, arch):
 
 
 def sass_facts(ptx, arch):
-    from tiledlab.experiments.sass import summary
+    from tools.measure.sass import summary
     with tempfile.TemporaryDirectory() as tmp:
         src, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
         open(src, "w").write(ptx)

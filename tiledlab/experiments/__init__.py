@@ -1,11 +1,8 @@
-"""GPU experiments. Each module measures one thing and exposes `run(...) -> rows` (a list of dicts):
-`device` (the card's properties), `bench` (naive, tiled and cuBLAS over sizes), `latency` (one
-dependent load per memory level), `peaks` (the roofs: FP32 rate, DRAM, L2 and shared bandwidth),
-`effects` (coalescing, bank conflicts, the write-back of C), `races` (a barrier removed), `racecheck`
-(compute-sanitizer), `profile` (Nsight Compute counters) and `ladder` (every rung of register tiling
-and a search against cuBLAS, with what the compiler made of each: registers, and the SASS counted
-by `sass`).
-`measure` runs a set of them and writes one CSV each, every row stamped with device, versions and date.
+"""GPU experiments a student or teacher can run. Each module measures one thing and exposes `run(...) -> rows`
+(a list of dicts): `device` (the card's properties), `bench` (naive, tiled and cuBLAS over sizes), `races` (a barrier removed) and `tune` (the candidates
+of "best" on this card); `profile` reads Nsight Compute's committed counters (what binds a kernel). The
+maintainers' measurements behind the committed data (the register-tiling ladder, SASS, Nsight Compute,
+latency, peaks, the effects of coalescing and bank conflicts, racecheck) live in tools/measure/.
 All of them launch kernels through tiledlab.core.launch.prepare, the one launch path.
 """
 from ..backend import SIMULATOR

@@ -15,9 +15,9 @@ two selects, add, sign extension) to every step, which the int32 rows show costs
 import numpy as np
 from numba import cuda, int32, uint32
 
-from ..core import build
-from .device import device_facts
-from .timing import time_launch
+from tiledlab.core import build
+from tiledlab.experiments.device import device_facts
+from tiledlab.experiments.timing import time_launch
 
 LINE_BYTES = 128  # one step per 128-byte line, so no step hits the line of the step before
 LINE_WORDS = LINE_BYTES // 4

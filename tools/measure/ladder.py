@@ -1,4 +1,4 @@
-"""The ladder of register tiling on a GPU, in one run, against cuBLAS measured in the same run.
+"""`python -m tools ladder`: the ladder of register tiling on a GPU, in one run, against cuBLAS measured in the same run.
 
 `run(ns)` compiles the naive kernel, the tiled kernel at T = 32, every rung of
 tiledlab.core.registry.LADDER and the search (its family "search"), checks each on an odd shape, and reads what the
@@ -14,14 +14,15 @@ import time
 
 import numpy as np
 
-from ..core.launch import prepare, resolve
-from ..core.operands import operands
-from ..core.registry import LADDER, family, predicted
-from . import require_gpu
-from .bench import MIN_SAMPLE_MS, progress_bar, rel_err
-from .cublas import timed_sgemm
+from tiledlab.core.launch import prepare, resolve
+from tiledlab.core.operands import operands
+from tiledlab.core.registry import LADDER, family, predicted
+from tiledlab.experiments import require_gpu
+from tiledlab.experiments.bench import MIN_SAMPLE_MS, progress_bar, rel_err
+from tiledlab.experiments.cublas import timed_sgemm
+from tiledlab.experiments.timing import time_launch
+
 from .sass import SASS_FIELDS, kernel_facts
-from .timing import time_launch
 
 CONSTANTS = ("T", "BM", "BN", "BK", "TM", "TN")
 FIELDS = ["kernel", "group", "N", "config", *CONSTANTS, "threads", "launch_bounds", "median_ms", "min_ms", "max_ms",
@@ -151,7 +152,7 @@ def run(ns=(1024, 2048, 4096, 8192), kernels=None, search=True, cublas=True, sas
     require_gpu("the ladder")
     peer = None
     if triton:
-        from . import Unavailable, triton_peer
+        from tiledlab.experiments import Unavailable, triton_peer
         if not triton_peer.available():
             raise Unavailable("--triton needs Triton and PyTorch (pip install triton torch)")
         peer = triton_peer.timed_matmul

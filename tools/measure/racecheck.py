@@ -4,7 +4,7 @@ import shutil
 import subprocess
 import sys
 
-from . import Unavailable
+from tiledlab.experiments import Unavailable
 
 TARGET = """
 from numba import cuda

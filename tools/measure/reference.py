@@ -7,8 +7,10 @@ of C, on variants of the lesson's kernels), peaks.csv (the roofs: FP32 rate, DRA
 """
 import pathlib
 
-from ..data import stamp, write_rows
-from . import Unavailable, device, effects, latency, peaks, racecheck, races, require_gpu
+from tiledlab.data import stamp, write_rows
+from tiledlab.experiments import Unavailable, device, races, require_gpu
+
+from . import effects, latency, peaks, racecheck
 
 EXPERIMENTS = {  # name → run(quick)
     "device": lambda quick: device.run(),

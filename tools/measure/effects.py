@@ -3,12 +3,12 @@ coalescing (x and y swapped, on naive and on tiled), shared-memory bank conflict
 transposed, then padded to T + 1 columns) and the cost of writing C back (a variant that never stores)."""
 import numpy as np
 
-from ..core.kernels import naive, tiled
-from ..core.launch import prepare
-from ..core.operands import operands
-from ..counting.variants import padded, swapped_xy, transposed, without_write_back
-from .bench import rel_err
-from .timing import time_launch
+from tiledlab.core.kernels import naive, tiled
+from tiledlab.core.launch import prepare
+from tiledlab.core.operands import operands
+from tiledlab.counting.variants import padded, swapped_xy, transposed, without_write_back
+from tiledlab.experiments.bench import rel_err
+from tiledlab.experiments.timing import time_launch
 
 
 def variants():

@@ -169,9 +169,9 @@ SHAPE = (64, 64, 64)  # every kernel is compiled by one launch on this product b
 
 def compiled(kernel, tile=None, **constants):
     """The compiled numba kernel of `kernel` (a registry name) at `tile` or `constants`, launched once."""
-    from ..core.launch import prepare
-    from ..core.operands import operands
-    from . import require_gpu
+    from tiledlab.core.launch import prepare
+    from tiledlab.core.operands import operands
+    from tiledlab.experiments import require_gpu
     require_gpu("reading SASS")
     A, B = operands(*SHAPE, seed=1)
     launch = prepare(kernel, A, B, tile, **constants)()

@@ -18,10 +18,10 @@ import time
 import numpy as np
 from numba import cuda, float32, int32, uint32
 
-from ..backend import SIMULATOR
-from ..core import build
-from .device import device_facts
-from .timing import per_launch_ms
+from tiledlab.backend import SIMULATOR
+from tiledlab.core import build
+from tiledlab.experiments.device import device_facts
+from tiledlab.experiments.timing import per_launch_ms
 
 SHARED_BYTES_PER_CLOCK = 128  # per SM: 32 banks × 4 bytes, one wavefront per clock
 THREADS = 256
