@@ -65,12 +65,25 @@ def tiledlab_cli(capsys):
 ZH_OUTPUTS = pathlib.Path(__file__).resolve().parent / "data" / "zh_outputs.txt"
 
 
+def stored_zh_outputs_are_chinese():
+    """Whether tests/data/zh_outputs.txt says `chinese`: notebooks/zh/ stores a Chinese run's outputs
+    (`english`: copies of the English run's, until the Chinese one on the H200)."""
+    said = [w for line in ZH_OUTPUTS.read_text(encoding="utf-8").splitlines() if not line.startswith("#")
+            for w in line.split()]
+    return said[:1] == ["chinese"]
+
+
+@pytest.fixture(scope="session")
+def zh_outputs_are_chinese():
+    """stored_zh_outputs_are_chinese(): whether the zh notebooks' printed text is compared with their
+    stored outputs (nbval here, the browser's Run All in tests/browser/test_lab.py)."""
+    return stored_zh_outputs_are_chinese()
+
+
 def pytest_collection_modifyitems(config, items):
     """While notebooks/zh/ stores the English run's outputs (tests/data/zh_outputs.txt says `english`),
     nbval runs the Chinese notebooks' cells without comparing their outputs: run, they print Chinese."""
-    said = [w for line in ZH_OUTPUTS.read_text(encoding="utf-8").splitlines() if not line.startswith("#")
-            for w in line.split()]
-    if said[:1] == ["chinese"]:
+    if stored_zh_outputs_are_chinese():
         return
     for item in items:
         if type(item).__name__ == "IPyNbCell" and pathlib.Path(str(item.fspath)).parent.name == "zh":

@@ -9,7 +9,8 @@ run), Run > Run All Cells on the simulator, wait for the kernel to go idle, then
     application/vnd.jupyter.stderr; the saved file tells which is which);
   - every image in an output rendered (complete, naturalWidth > 0), at least as many as the committed
     notebook stores; no widget shows "Error displaying widget";
-  - the cells nbval checks (# NBVAL_CHECK_OUTPUT) print what the committed notebook stores;
+  - the cells nbval checks (# NBVAL_CHECK_OUTPUT) print what the committed notebook stores (a Chinese
+    notebook's text once tests/data/zh_outputs.txt says `chinese`; until then, output where it stores some);
   - File > Save wrote the working copy, and the committed notebook did not change;
   - JupyterLab never asked about news over the notebook;
   - the notebook, opened and left alone, was not marked modified (before Run All starts).
@@ -359,8 +360,8 @@ def checked_outputs(nb):
 
 
 @pytest.mark.parametrize("notebook", IN_THE_BROWSER, ids=[shot_name(nb) for nb in IN_THE_BROWSER])
-def test_run_all(runner, notebook, record, committed_hashes):
-    check_run_all(runner, notebook, record, committed_hashes)  # the Chinese edition's: test_lab_zh.py
+def test_run_all(runner, notebook, record, committed_hashes, zh_outputs_are_chinese):
+    check_run_all(runner, notebook, record, committed_hashes, zh_outputs_are_chinese)  # the Chinese edition's: test_lab_zh.py
 
 
 def not_run_cells(prompts):
@@ -379,10 +380,13 @@ def prompt_problems(prompts):
     return problems
 
 
-def check_run_all(runner, notebook, record, committed_hashes):
+def check_run_all(runner, notebook, record, committed_hashes, zh_outputs_are_chinese):
     """Run All of `notebook` in the lab, then: no error or stderr output, every cell ran in order, the
-    committed notebook's figures rendered, no widget failed, not modified on open, the committed file
-    untouched."""
+    cells nbval checks print what the committed notebook stores, the committed notebook's figures
+    rendered, no widget failed, not modified on open, the committed file untouched. A Chinese notebook's
+    printed text is compared only once its stored outputs come from a Chinese run
+    (tests/data/zh_outputs.txt, as nbval's check in tests/conftest.py); until then each of those cells
+    must print something exactly where the stored (English) run did."""
     name = rel(notebook)
     r = runner.result(notebook)
     committed = json.loads(notebook.read_text())
@@ -397,8 +401,12 @@ def check_run_all(runner, notebook, record, committed_hashes):
 
     problems = ["marked modified right after opening (before Run All)"] if r["dirty_on_open"] else []
     stored = checked_outputs(committed)
-    problems += [f"cell {i}: prints {r['checked'].get(i)!r}, the committed notebook {want!r}"
-                 for i, want in stored.items() if r["checked"].get(i) != want]
+    if notebook.parent.name != "zh" or zh_outputs_are_chinese:
+        problems += [f"cell {i}: prints {r['checked'].get(i)!r}, the committed notebook {want!r}"
+                     for i, want in stored.items() if r["checked"].get(i) != want]
+    else:
+        problems += [f"cell {i}: prints {r['checked'].get(i)!r}, the committed notebook {want!r}"
+                     for i, want in stored.items() if bool(r["checked"].get(i)) != bool(want)]
     if r["news_toast"]:
         problems.append(f"JupyterLab asked about news ({NEWS!r}) over the notebook")
     errors = [i for i, kind in r["saved_kinds"] if kind == "error"]
