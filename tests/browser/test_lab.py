@@ -339,13 +339,16 @@ class Runner:
                 run.page.context.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def runner(request, lab, open_page, screenshots):
     shots = screenshots / "lab"
     shots.mkdir(parents=True, exist_ok=True)
-    # Only the notebooks whose tests were selected (-k), in the order they will run.
+    # Only this file's notebooks whose tests were selected (-k), in the order they will run. Not the
+    # session's: every pytest-xdist worker collects every file, so a session-wide list made the worker of
+    # test_lab_zh.py start a notebook of test_lab.py (and that one's a zh notebook of test_lab_zh.py) to
+    # fill its pipeline, a whole simulator Run All each that no test waited for.
     order = [item.callspec.params["notebook"] for item in request.session.items
-             if getattr(item, "originalname", None) == "test_run_all"]
+             if getattr(item, "originalname", None) == "test_run_all" and item.module is request.module]
     r = Runner(lab, open_page, shots, order, int(os.environ.get("TILEDLAB_LAB_PARALLEL", "2")))
     yield r
     r.close()
