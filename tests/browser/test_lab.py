@@ -16,8 +16,9 @@ run), Run > Run All Cells on the simulator, wait for the kernel to go idle, then
   - the notebook, opened and left alone, was not marked modified (before Run All starts).
 Every lesson runs once in the browser, in Chinese (six here, two in test_lab_zh.py): its code cells are the
 English notebook's byte for byte (tests/test_edition.py), and nbval runs every English notebook on a
-kernel, so each notebook runs once per language. One English notebook runs here too: English rendering,
-and a working copy without a LANGUAGE file.
+kernel, so each notebook runs once per language. One English notebook runs here too: English rendering
+(the figures' English labels), and a working copy without a LANGUAGE file; 00, the quickest to run and the
+one with the most figures (what 03 checked here, its code in the browser, zh/03 checks, and nbval its run).
 Screenshots (top of the notebook, and the whole notebook) and a JSON summary per notebook go to
 $TILEDLAB_SCREENSHOTS/lab/ (default build/screenshots/lab/).
 """
@@ -44,7 +45,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 NOTEBOOKS_ZH = sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
 RUN_ALL = NOTEBOOKS + NOTEBOOKS_ZH
 ZH_ELSEWHERE = ("00_start_here", "02_redundant_reads")  # test_lab_zh.py's
-IN_THE_BROWSER = ([nb for nb in NOTEBOOKS if nb.stem == "03_one_tile_step"]
+IN_THE_BROWSER = ([nb for nb in NOTEBOOKS if nb.stem == "00_start_here"]
                   + [nb for nb in NOTEBOOKS_ZH if nb.stem not in ZH_ELSEWHERE])
 CHECKED = "# NBVAL_CHECK_OUTPUT"
 
