@@ -81,10 +81,25 @@ def zh_outputs_are_chinese():
 
 
 def pytest_collection_modifyitems(config, items):
-    """While notebooks/zh/ stores the English run's outputs (tests/data/zh_outputs.txt says `english`),
+    """The longest files first (pytest-xdist's --dist loadfile hands out whole files in this order), and
+    while notebooks/zh/ stores the English run's outputs (tests/data/zh_outputs.txt says `english`),
     nbval runs the Chinese notebooks' cells without comparing their outputs: run, they print Chinese."""
+    items[:] = sorted(items, key=_longest_first)  # stable: each file's tests keep their order
     if stored_zh_outputs_are_chinese():
         return
     for item in items:
         if type(item).__name__ == "IPyNbCell" and pathlib.Path(str(item.fspath)).parent.name == "zh":
             item.options["check"] = False
+
+
+def _longest_first(item):
+    """Where a file's tests go in the run: the browser's Run All (minutes, a handful of tests), the other
+    browser files, the notebooks under nbval (the later lessons take longer), then the unit tests. xdist's
+    own order (--loadscope-reorder, off in pyproject.toml) puts the files with the most tests first, so the
+    browser's few long tests came last and one worker ran them while the other had nothing left to do."""
+    path = pathlib.Path(str(item.fspath))
+    if path.parent.name == "browser":
+        return (0,) if path.name == "test_lab.py" else (1,)
+    if path.suffix == ".ipynb":
+        return (2, -int(path.name[:2]) if path.name[:2].isdigit() else 0)
+    return (3,)

@@ -15,9 +15,12 @@ globals().update({k: v for k, v in runpy.run_path(str(_base / "conf.py")).items(
 
 language = "zh_CN"  # Sphinx's and the theme's own words (search, contents, ...) in Chinese
 root_doc = "docs/zh/index"
-# English pages with no Chinese twin that a page here links: the README links docs/classroom, the teacher's
-# guide classroom and claims.
-include_patterns = ["docs/zh/**", "notebooks/zh/*.ipynb", "README.md", "docs/classroom.md", "docs/claims.md"]
+# English pages with no Chinese twin that a page here links: the README's docs/classroom, and each
+# docs/X.md a Chinese page links as ../X.md (the teacher's guide: classroom, claims). Only those, so that
+# every page of the build is reached by a link.
+_linked = sorted({"docs/classroom.md"} | {f"docs/{m}" for page in (_base / "zh").glob("*.md")
+                  for m in re.findall(r"\]\(\.\./([\w-]+\.md)", page.read_text(encoding="utf-8"))})
+include_patterns = ["docs/zh/**", "notebooks/zh/*.ipynb", "README.md", *_linked]
 exclude_patterns = ["**/.ipynb_checkpoints"]
 html_title = "tiledlab：为什么分块能减少全局内存加载（实测）"
 html_favicon = str(_base / "_static" / "favicon.svg")  # paths in the English conf are relative to docs/
