@@ -65,13 +65,41 @@ def tiledlab_cli(capsys):
 ZH_OUTPUTS = pathlib.Path(__file__).resolve().parent / "data" / "zh_outputs.txt"
 
 
-def pytest_collection_modifyitems(config, items):
-    """While notebooks/zh/ stores the English run's outputs (tests/data/zh_outputs.txt says `english`),
-    nbval runs the Chinese notebooks' cells without comparing their outputs: run, they print Chinese."""
+def stored_zh_outputs_are_chinese():
+    """Whether tests/data/zh_outputs.txt says `chinese`: notebooks/zh/ stores a Chinese run's outputs
+    (`english`: copies of the English run's, until the Chinese one on the H200)."""
     said = [w for line in ZH_OUTPUTS.read_text(encoding="utf-8").splitlines() if not line.startswith("#")
             for w in line.split()]
-    if said[:1] == ["chinese"]:
+    return said[:1] == ["chinese"]
+
+
+@pytest.fixture(scope="session")
+def zh_outputs_are_chinese():
+    """stored_zh_outputs_are_chinese(): whether the zh notebooks' printed text is compared with their
+    stored outputs (nbval here, the browser's Run All in tests/browser/test_lab.py)."""
+    return stored_zh_outputs_are_chinese()
+
+
+def pytest_collection_modifyitems(config, items):
+    """The longest files first (pytest-xdist's --dist loadfile hands out whole files in this order), and
+    while notebooks/zh/ stores the English run's outputs (tests/data/zh_outputs.txt says `english`),
+    nbval runs the Chinese notebooks' cells without comparing their outputs: run, they print Chinese."""
+    items[:] = sorted(items, key=_longest_first)  # stable: each file's tests keep their order
+    if stored_zh_outputs_are_chinese():
         return
     for item in items:
         if type(item).__name__ == "IPyNbCell" and pathlib.Path(str(item.fspath)).parent.name == "zh":
             item.options["check"] = False
+
+
+def _longest_first(item):
+    """Where a file's tests go in the run: the browser's Run All (minutes, a handful of tests), the other
+    browser files, the notebooks under nbval (the later lessons take longer), then the unit tests. xdist's
+    own order (--loadscope-reorder, off in pyproject.toml) puts the files with the most tests first, so the
+    browser's few long tests came last and one worker ran them while the other had nothing left to do."""
+    path = pathlib.Path(str(item.fspath))
+    if path.parent.name == "browser":
+        return (0,) if path.name == "test_lab.py" else (1,)
+    if path.suffix == ".ipynb":
+        return (2, -int(path.name[:2]) if path.name[:2].isdigit() else 0)
+    return (3,)

@@ -18,5 +18,5 @@ def test_the_chosen_notebooks_exist():
 
 
 @pytest.mark.parametrize("notebook", IN_THE_BROWSER, ids=[rel(nb).removesuffix(".ipynb") for nb in IN_THE_BROWSER])
-def test_run_all(runner, notebook, record, committed_hashes):
-    check_run_all(runner, notebook, record, committed_hashes)
+def test_run_all(runner, notebook, record, committed_hashes, zh_outputs_are_chinese):
+    check_run_all(runner, notebook, record, committed_hashes, zh_outputs_are_chinese)
