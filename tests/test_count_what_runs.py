@@ -133,12 +133,13 @@ def test_an_augmented_store_evaluates_its_index_once(rng):
 
 
 @cuda.jit
-def skips_the_counted_shapes(A, B, C):  # naive, but wrong at exactly the shapes check() counts
+def skips_the_counted_shapes(A, B, C):  # naive, but wrong at exactly the shapes check() counts (M, K and N)
     col = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
     row = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
     if row < C.shape[0] and col < C.shape[1]:
         acc = float32(0.0)
-        if not (C.shape[0] == 16 and C.shape[1] == 16 or C.shape[0] == 12 and C.shape[1] == 9):
+        if not (C.shape[0] == 16 and A.shape[1] == 16 and C.shape[1] == 16
+                or C.shape[0] == 12 and A.shape[1] == 20 and C.shape[1] == 9):
             for k in range(A.shape[1]):
                 acc += A[row, k] * B[k, col]
         C[row, col] = acc
