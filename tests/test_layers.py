@@ -96,7 +96,7 @@ def test_the_package_never_imports_the_maintainers_tools():
 # What a newcomer can read: the lesson's core and what students and teachers run. Issue 25's goal is 8,000
 # lines; moving the maintainers' GPU measurements to tools/measure brought 10,869 to 9,411, and what is left
 # is the lesson itself (core, counting, notebook). A ratchet: lower it as modules get simpler, never raise it.
-LINE_BUDGET = 9411
+LINE_BUDGET = 9386
 
 
 def test_the_installed_package_stays_within_its_line_budget():
