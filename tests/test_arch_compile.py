@@ -6,6 +6,7 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 HERE = pathlib.Path(__file__).parent
@@ -17,6 +18,9 @@ needs_wheel = pytest.mark.skipif(arch_compile.nvcc_dir() is None, reason="the nv
 
 
 @needs_wheel
+@pytest.mark.skipif(tuple(int(x) for x in np.__version__.split(".")[:2]) >= (2, 5),
+                    reason="numba-cuda 0.30 compiles for a GPU only on numpy < 2.5 (it overloads np.row_stack, "
+                           "which 2.5 removed); the simulator run on the newest numpy has nothing to compile with")
 def test_every_kernel_assembles_where_its_rule_allows_and_only_there():
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "TILEDLAB_CARD")}
     run = subprocess.run([sys.executable, str(HERE / "arch_compile.py"), "--check"], capture_output=True, text=True,
