@@ -14,11 +14,11 @@ run), Run > Run All Cells on the simulator, wait for the kernel to go idle, then
   - File > Save wrote the working copy, and the committed notebook did not change;
   - JupyterLab never asked about news over the notebook;
   - the notebook, opened and left alone, was not marked modified (before Run All starts).
-Every lesson runs once in the browser, in Chinese (six here, two in test_lab_zh.py): its code cells are the
-English notebook's byte for byte (tests/test_edition.py), and nbval runs every English notebook on a
-kernel, so each notebook runs once per language. One English notebook runs here too: English rendering
-(the figures' English labels), and a working copy without a LANGUAGE file; 00, the quickest to run and the
-one with the most figures (what 03 checked here, its code in the browser, zh/03 checks, and nbval its run).
+One English notebook runs here: English rendering (the figures' English labels) and a working copy
+without a LANGUAGE file; 00, the quickest to run and the one with the most figures. Two Chinese ones run in
+test_lab_zh.py, on the other worker. The others run on a kernel: nbval runs every English notebook, whose
+code cells the Chinese ones share byte for byte (tests/test_edition.py); tests/test_zh_cells.py checks each
+Chinese cell as the Chinese kernel rewrites it, and `pytest -m slow` (.ci/run) runs every Chinese notebook.
 Screenshots (top of the notebook, and the whole notebook) and a JSON summary per notebook go to
 $TILEDLAB_SCREENSHOTS/lab/ (default build/screenshots/lab/).
 """
@@ -39,14 +39,12 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-# Run All on both editions (two Chinese notebooks in test_lab_zh.py, which xdist runs beside this file): the
-# Chinese notebooks run from the zh/ working copy that `tiledlab lab --lang zh` makes, its kernels started
-# there, beside LANGUAGE: Chinese feedback and labels. The server makes both copies.
+# The Chinese notebooks (two run in test_lab_zh.py, which xdist runs beside this file) run from the zh/
+# working copy that `tiledlab lab --lang zh` makes, their kernels started there, beside LANGUAGE: Chinese
+# feedback and labels. The server makes both copies.
 NOTEBOOKS_ZH = sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
 RUN_ALL = NOTEBOOKS + NOTEBOOKS_ZH
-ZH_ELSEWHERE = ("00_start_here", "02_redundant_reads")  # test_lab_zh.py's
-IN_THE_BROWSER = ([nb for nb in NOTEBOOKS if nb.stem == "00_start_here"]
-                  + [nb for nb in NOTEBOOKS_ZH if nb.stem not in ZH_ELSEWHERE])
+IN_THE_BROWSER = [nb for nb in NOTEBOOKS if nb.stem == "00_start_here"]
 CHECKED = "# NBVAL_CHECK_OUTPUT"
 
 

@@ -3,9 +3,11 @@ ones: in the zh/ working copy that `tiledlab lab --lang zh` makes, kernels start
 file, so every message and figure label a cell prints is Chinese. A file of its own, so that pytest-xdist
 (--dist loadfile) runs it on the other worker, beside the English Run All.
 
-Two of the eight: their code cells are the English notebooks' byte for byte (tests/test_edition.py), and
-nbval runs all eight on the kernel, so what only a browser shows is rendering. 00 renders the most figures
-(Chinese axis labels), 02 a widget and the exercise checks' Chinese feedback."""
+Two of the eight: their code cells are the English notebooks' byte for byte (tests/test_edition.py) and
+nbval runs every English one on a kernel, so what a Chinese Run All adds is the language: each cell as the
+Chinese kernel rewrites it (checked for all eight in tests/test_zh_cells.py, without running them; `pytest
+-m slow` runs all eight in Chinese, tests/test_zh_reader.py) and what the browser shows. 00 renders the most
+figures (Chinese axis labels), 02 a widget and the exercise checks' Chinese feedback."""
 import pytest
 
 from .test_lab import NOTEBOOKS_ZH, check_run_all, committed_hashes, lab, rel, runner  # noqa: F401 (fixtures)
