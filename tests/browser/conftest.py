@@ -21,6 +21,9 @@ import shutil
 
 import pytest
 
+# class_report.py holds a test that test_hub.py collects (on its class server): pytest's assertion messages there too.
+pytest.register_assert_rewrite("browser.class_report")
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 # The probe that set up this machine kind found these necessary for a headless Chromium in a closed

@@ -247,3 +247,8 @@ def test_two_students_run_a_notebook_at_once_each_in_their_own_copy(class_server
         copied = {p.name for p in (s.home / hub.NOTEBOOK_FOLDER).glob("*.ipynb")}
         assert copied == {nb.name for nb in (ROOT / "notebooks").glob("*.ipynb")}
     assert sha256(NOTEBOOK) == committed, "the committed notebook changed"
+
+
+# class-report's test (class_report.py), collected here, after the test above: on the same hub and the same
+# students' servers (one hub started for both, as a class goes on from notebook 0 to notebook 1).
+from .class_report import test_two_students_checks_reach_the_class_report  # noqa: E402,F401

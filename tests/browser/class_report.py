@@ -1,5 +1,6 @@
 """class-report on the class server, in a real Chromium: two students log in to the hub (test_hub's
-`class_server`), open notebook 1, run the cells exercise 1.2 needs and answer it in its cell, one right, one wrong; then
+`class_server`, where this test runs, after test_hub's own on the same hub and students' servers, as a
+class works through notebook 0, then notebook 1: one hub started for both), open notebook 1, run the cells exercise 1.2 needs and answer it in its cell, one right, one wrong; then
 `python -m tiledlab class-report` on the class folder gives one row per student with those verdicts,
 the feedback of the failed ones, and minutes for notebook 1. The outcomes lie in each student's working
 copy only. Screenshots go to $TILEDLAB_SCREENSHOTS/class-report/."""
@@ -15,7 +16,6 @@ from tiledlab.counting import outcomes
 from tiledlab.notebook import hub
 
 from .conftest import ROOT
-from .test_hub import class_server  # noqa: F401 (the fixture: the hub as `python -m tiledlab hub` starts it)
 from .test_lab import CODE_PROMPTS, PANEL, menu, wait_until
 
 NOTEBOOK = "01_naive_reads.ipynb"
@@ -30,7 +30,9 @@ class Student:
 
     def __init__(self, server, open_page, name):
         self.server, self.name, self.page = server, name, open_page()
-        spawn = f"/hub/spawn/{name}?" + urllib.parse.urlencode({"next": f"/user/{name}/lab/tree/{NOTEBOOK}"})
+        # A workspace of its own, reset: none of the tabs test_hub's run left open on this server (a file it renamed).
+        lab = f"/user/{name}/lab/workspaces/class-report/tree/{NOTEBOOK}?reset"
+        spawn = f"/hub/spawn/{name}?" + urllib.parse.urlencode({"next": lab})
         self.page.goto(f"{server['url']}/hub/login?" + urllib.parse.urlencode({"next": spawn}))
         self.page.fill("#username_input", name)
         self.page.fill("#password_input", server["password"])
@@ -74,7 +76,7 @@ class Student:
         return said.inner_text()
 
 
-def test_two_students_checks_reach_the_class_report(class_server, open_page, screenshots, tmp_path,  # noqa: F811
+def test_two_students_checks_reach_the_class_report(class_server, open_page, screenshots, tmp_path,
                                                     record):
     shots = screenshots / "class-report"
     shots.mkdir(parents=True, exist_ok=True)
