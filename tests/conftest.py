@@ -92,14 +92,24 @@ def pytest_collection_modifyitems(config, items):
             item.options["check"] = False
 
 
+# The browser files, longest first (seconds on two busy cores, 2026-12-02): the class server's two tests
+# (test_hub.py, with class-report's), the three Run Alls (test_lab.py), the site (two Sphinx builds), slides.
+BROWSER = ("test_hub.py", "test_lab.py", "test_site.py", "test_slides.py")
+# The unit files of ten seconds or more, longest first (a --durations run); the rest after them, in their
+# order: short files last, so that neither worker is left with a long one while the other has nothing.
+LONG_UNITS = ("test_arch_compile.py", "test_exercises.py", "test_run.py", "test_bench.py", "test_readme.py",
+              "test_best.py", "test_dynamic_shared.py", "test_async_rungs.py", "test_zh_reader.py", "test_colab.py",
+              "test_plots.py", "test_claims.py", "test_edition.py", "test_regtile.py", "test_fair.py")
+
+
 def _longest_first(item):
-    """Where a file's tests go in the run: the browser's Run All (minutes, a handful of tests), the other
-    browser files, the notebooks under nbval (the later lessons take longer), then the unit tests. xdist's
-    own order (--loadscope-reorder, off in pyproject.toml) puts the files with the most tests first, so the
-    browser's few long tests came last and one worker ran them while the other had nothing left to do."""
+    """Where a file's tests go in the run: the browser files (minutes, a handful of tests), the notebooks
+    under nbval (the later lessons take longer), then the unit tests, the long files first. xdist's own order
+    (--loadscope-reorder, off in pyproject.toml) puts the files with the most tests first, so the browser's
+    few long tests came last and one worker ran them while the other had nothing left to do."""
     path = pathlib.Path(str(item.fspath))
     if path.parent.name == "browser":
-        return (0,) if path.name == "test_lab.py" else (1,)
+        return (0, BROWSER.index(path.name) if path.name in BROWSER else len(BROWSER))
     if path.suffix == ".ipynb":
-        return (2, -int(path.name[:2]) if path.name[:2].isdigit() else 0)
-    return (3,)
+        return (1, -int(path.name[:2]) if path.name[:2].isdigit() else 0)
+    return (2, LONG_UNITS.index(path.name) if path.name in LONG_UNITS else len(LONG_UNITS))

@@ -1,5 +1,5 @@
 """Every Chinese notebook as a Chinese run's kernel sees it, without the run: the browser runs two of the
-eight in Chinese (tests/browser/test_lab_zh.py), nbval every English one, and `pytest -m slow` (.ci/run)
+eight in Chinese (tests/browser/test_lab.py), nbval every English one, and `pytest -m slow` (.ci/run)
 every Chinese one on the simulator (tests/test_zh_reader.py). What a Chinese Run All adds to the English
 one is the language: the same code cells (tests/test_edition.py), each rewritten by i18n.CellTranslator
 before it runs, and the same notebook metadata but its language, so JupyterLab opens it as it opens the

@@ -14,11 +14,13 @@ run), Run > Run All Cells on the simulator, wait for the kernel to go idle, then
   - File > Save wrote the working copy, and the committed notebook did not change;
   - JupyterLab never asked about news over the notebook;
   - the notebook, opened and left alone, was not marked modified (before Run All starts).
-One English notebook runs here: English rendering (the figures' English labels) and a working copy
-without a LANGUAGE file; 00, the quickest to run and the one with the most figures. Two Chinese ones run in
-test_lab_zh.py, on the other worker. The others run on a kernel: nbval runs every English notebook, whose
-code cells the Chinese ones share byte for byte (tests/test_edition.py); tests/test_zh_cells.py checks each
-Chinese cell as the Chinese kernel rewrites it, and `pytest -m slow` (.ci/run) runs every Chinese notebook.
+Three notebooks run here, two at a time. One English: English rendering (the figures' English labels) and a
+working copy without a LANGUAGE file; 00, the quickest to run and the one with the most figures. Two
+Chinese, from the zh/ working copy: 00 renders the most figures (Chinese axis labels), 02 a widget and the
+exercise checks' Chinese feedback. The others run on a kernel: nbval runs every English notebook, whose
+code cells the Chinese ones share byte for byte (tests/test_edition.py), so what a Chinese Run All adds is
+the language: each cell as the Chinese kernel rewrites it, checked for all eight without running them
+(tests/test_zh_cells.py), and `pytest -m slow` (.ci/run) runs all eight in Chinese (tests/test_zh_reader.py).
 Screenshots (top of the notebook, and the whole notebook) and a JSON summary per notebook go to
 $TILEDLAB_SCREENSHOTS/lab/ (default build/screenshots/lab/).
 """
@@ -39,12 +41,12 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-# The Chinese notebooks (two run in test_lab_zh.py, which xdist runs beside this file) run from the zh/
-# working copy that `tiledlab lab --lang zh` makes, their kernels started there, beside LANGUAGE: Chinese
-# feedback and labels. The server makes both copies.
+# The Chinese notebooks run from the zh/ working copy that `tiledlab lab --lang zh` makes, their kernels
+# started there, beside LANGUAGE: Chinese feedback and labels. The server makes both copies.
 NOTEBOOKS_ZH = sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
 RUN_ALL = NOTEBOOKS + NOTEBOOKS_ZH
-IN_THE_BROWSER = [nb for nb in NOTEBOOKS if nb.stem == "00_start_here"]
+IN_THE_BROWSER = ([nb for nb in NOTEBOOKS if nb.stem == "00_start_here"]
+                  + [nb for nb in NOTEBOOKS_ZH if nb.stem in ("00_start_here", "02_redundant_reads")])
 CHECKED = "# NBVAL_CHECK_OUTPUT"
 
 
@@ -343,9 +345,9 @@ def runner(request, lab, open_page, screenshots):
     shots = screenshots / "lab"
     shots.mkdir(parents=True, exist_ok=True)
     # Only this file's notebooks whose tests were selected (-k), in the order they will run. Not the
-    # session's: every pytest-xdist worker collects every file, so a session-wide list made the worker of
-    # test_lab_zh.py start a notebook of test_lab.py (and that one's a zh notebook of test_lab_zh.py) to
-    # fill its pipeline, a whole simulator Run All each that no test waited for.
+    # session's: every pytest-xdist worker collects every file, so a session-wide list would make a worker
+    # start, to fill its pipeline, notebooks of a module that runs on the other (a whole simulator Run All
+    # that no test waits for), as it did while the Chinese Run Alls had a file of their own.
     order = [item.callspec.params["notebook"] for item in request.session.items
              if getattr(item, "originalname", None) == "test_run_all" and item.module is request.module]
     r = Runner(lab, open_page, shots, order, int(os.environ.get("TILEDLAB_LAB_PARALLEL", "2")))
@@ -364,9 +366,14 @@ def checked_outputs(nb):
             if c["cell_type"] == "code" and CHECKED in source(c) and c.get("execution_count") is not None}
 
 
+def test_the_chosen_notebooks_exist():
+    assert [rel(nb) for nb in IN_THE_BROWSER] == ["00_start_here.ipynb", "zh/00_start_here.ipynb",
+                                                  "zh/02_redundant_reads.ipynb"]
+
+
 @pytest.mark.parametrize("notebook", IN_THE_BROWSER, ids=[shot_name(nb) for nb in IN_THE_BROWSER])
 def test_run_all(runner, notebook, record, committed_hashes, zh_outputs_are_chinese):
-    check_run_all(runner, notebook, record, committed_hashes, zh_outputs_are_chinese)  # the Chinese edition's: test_lab_zh.py
+    check_run_all(runner, notebook, record, committed_hashes, zh_outputs_are_chinese)
 
 
 def not_run_cells(prompts):
