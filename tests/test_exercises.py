@@ -1,6 +1,8 @@
 """Every exercise of the series has a key, and each notebook's own exercise cell accepts the key's answer
 (and refuses a wrong one). Runs the cells in-process: the notebook's first code cell, its kernel cells,
-then the exercise cell with the answer filled in."""
+then the exercise cell: with the key's kernel in place of the stub, or as given (once, for both tests), then
+a prediction exercise's verdict on the key's answer and on a wrong one, in the namespace it left."""
+import ast
 import contextlib
 import inspect
 import io
@@ -38,13 +40,41 @@ def exercise_cells():
                 yield pytest.param(path.name, m.group(1), setup, source(c), id=m.group(1))
 
 
-def run(setup, cell):
-    namespace, out = {}, io.StringIO()
+def run(setup, cell, namespace=None):
+    namespace, out = {} if namespace is None else namespace, io.StringIO()
     with contextlib.redirect_stdout(out):
         for k, src in enumerate(setup + [cell]):
             name = f"<notebook cell {k} {hash(src)}>"  # in linecache, so the kernels' source can be read
             linecache.cache[name] = (len(src), None, src.splitlines(True), name)
             exec(compile(src, name, "exec"), namespace)
+    return out.getvalue()
+
+
+_AS_GIVEN = {}  # exercise -> (what its cell as given prints, its namespace after): each cell run as given once
+
+
+def as_given(exercise, setup, cell):
+    if exercise not in _AS_GIVEN:
+        namespace = {}
+        _AS_GIVEN[exercise] = (run(setup, cell, namespace), namespace)
+    return _AS_GIVEN[exercise]
+
+
+def verdict(cell):
+    """The last statement of a prediction exercise's cell, the only one that reads `prediction` (its
+    measurement is made before it): re-run after the cell with another prediction, it judges that one."""
+    *before, last = ast.parse(cell).body
+    reads = [any(isinstance(n, ast.Name) and n.id == "prediction" and isinstance(n.ctx, ast.Load) for n in ast.walk(s))
+             for s in (*before, last)]
+    assert reads[-1] and not any(reads[:-1]), "only the cell's last statement may read `prediction`"
+    return ast.get_source_segment(cell, last)
+
+
+def predicting(namespace, value, cell):
+    """What the cell's verdict prints for the prediction `value`, after the cell as given ran in `namespace`."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(f"prediction = {value!r}\n{verdict(cell)}", "<the exercise's verdict>", "exec"), dict(namespace))
     return out.getvalue()
 
 
@@ -67,14 +97,16 @@ def test_the_notebook_accepts_the_key(notebook, exercise, setup, cell):
     if exercise in EXERCISES:
         assert "Passed." in run(setup, with_solution(cell, EXERCISES[exercise][0]))
     else:
+        # the cell as given (its measurement) once, then its verdict on the key's answer and on a wrong one
         answer = ANSWERS[exercise].value
         assert "prediction = None" in cell
-        assert "Right" in run(setup, cell.replace("prediction = None", f"prediction = {answer!r}", 1))
+        namespace = as_given(exercise, setup, cell)[1]
+        assert "Right" in predicting(namespace, answer, cell)
         wrong = tuple(2 * v + 1 for v in answer) if isinstance(answer, tuple) else 2 * answer + 1
-        assert "not yet" in run(setup, cell.replace("prediction = None", f"prediction = {wrong!r}", 1))
+        assert "not yet" in predicting(namespace, wrong, cell)
 
 
 @pytest.mark.parametrize("notebook,exercise,setup,cell", list(exercise_cells()))
 def test_the_stub_as_given_does_not_pass(notebook, exercise, setup, cell):
-    out = run(setup, cell)
+    out = as_given(exercise, setup, cell)[0]
     assert "Passed." not in out and "Right" not in out
