@@ -23,6 +23,7 @@ from tiledlab.core.kernels import naive  # noqa: E402
 from tiledlab.counting import exercises  # noqa: E402
 from tiledlab.counting.exercises import check, predict  # noqa: E402
 from tiledlab.notebook import plots  # noqa: E402
+from tools import code_catalog  # noqa: E402
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -62,7 +63,7 @@ def fields(text):
 
 def test_every_message_of_the_code_is_in_the_catalog_and_translated():
     po = {m.id: m for m in catalog() if m.id}
-    code = i18n.extract()
+    code = code_catalog.extract()
     assert len(code) > 100 and set(code) == set(po), (set(code) ^ set(po))
     for message in po.values():
         assert message.string and not message.fuzzy, message.id
@@ -71,7 +72,7 @@ def test_every_message_of_the_code_is_in_the_catalog_and_translated():
 
 
 def test_the_compiled_catalog_matches_the_po():
-    assert i18n.MO.read_bytes() == i18n.compile_catalog(mo=None), "run python -m tiledlab.i18n"
+    assert i18n.MO.read_bytes() == code_catalog.compile_catalog(mo=None), "run python -m tools.code_catalog"
 
 
 def test_the_notebooks_hints_are_in_the_catalog():

@@ -6,10 +6,10 @@ kernel starts in its notebook's folder, and notebooks/zh/ has one), else "en"; i
 asked at every message, so a notebook may switch with os.environ["TILEDLAB_LANG"] = "zh" at any time.
 
 `_()` (also `gettext`) translates an English message through the gettext domain "tiledlab":
-tiledlab/locale/zh_CN/LC_MESSAGES/tiledlab.po, compiled to the .mo beside it (`compile_catalog()`, which
-needs Babel; the stdlib reads the .mo, so a student's install needs nothing more). A message with numbers
-has named placeholders, filled after translation: `_("{n:,} loads").format(n=n)`. `N_()` only marks a
-message defined at import time, to be translated where it is shown.
+tiledlab/locale/zh_CN/LC_MESSAGES/tiledlab.po, compiled to the .mo beside it by `python -m tools.code_catalog`
+(the stdlib reads the .mo: a student's install needs nothing more). A message with numbers has named
+placeholders, filled after translation: `_("{n:,} loads").format(n=n)`. `N_()` only marks a message defined at
+import time, to be translated where it is shown.
 
 `cjk_font()` is the installed font that draws Chinese figure labels, or None.
 
@@ -92,51 +92,6 @@ def notebook_text(message):
 def N_(message):
     """Mark `message` for the catalog without translating it now (a constant, translated where it is shown)."""
     return message
-
-
-KEYWORDS = {"_": None, "N_": None, "gettext": None}
-
-
-def extract(package=pathlib.Path(__file__).parent):
-    """{msgid: [(file, line), ...]} of every message marked in the package's code (Babel's extractor)."""
-    from babel.messages.extract import extract_from_dir
-    found = {}
-    for file, line, message, _comments, _context in extract_from_dir(
-            package, [("**.py", "python")], keywords=KEYWORDS, comment_tags=()):
-        found.setdefault(message, []).append((file, line))
-    return found
-
-
-def update_catalog(po=PO):
-    """Bring the .po up to date with the code, as msgmerge does: new messages untranslated, changed ones
-    fuzzy, gone ones dropped (a developer's step; then translate, and `compile_catalog()`)."""
-    from babel.messages.catalog import Catalog
-    from babel.messages.pofile import read_po, write_po
-    template = Catalog(domain=DOMAIN)
-    for message, places in sorted(extract().items()):
-        template.add(message, locations=places)
-    with open(po, "rb") as f:
-        catalog = read_po(f, locale="zh_CN", domain=DOMAIN)
-    catalog.update(template, no_fuzzy_matching=False)
-    catalog.obsolete.clear()
-    with open(po, "wb") as f:
-        write_po(f, catalog, width=120, sort_output=True, include_lineno=False)
-
-
-def compile_catalog(po=PO, mo=MO):
-    """Write the .mo of the .po with Babel (a developer's step, after editing the .po); returns the .mo's bytes."""
-    import io
-
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
-    with open(po, "rb") as f:
-        catalog = read_po(f)
-    buffer = io.BytesIO()
-    write_mo(buffer, catalog)
-    if mo is not None:
-        pathlib.Path(mo).write_bytes(buffer.getvalue())
-        _catalog.cache_clear()
-    return buffer.getvalue()
 
 
 # --- the notebooks' own words ------------------------------------------------------------------------
@@ -351,8 +306,3 @@ def cjk_font():
         return next((name for name in CJK_FONTS if name in known), None)
     return first() or (_found_late() and first()) or None
 
-
-if __name__ == "__main__":  # python -m tiledlab.i18n: update the catalog from the code, then compile it
-    update_catalog()
-    compile_catalog()
-    print(f"updated {PO} and wrote {MO}")
