@@ -19,31 +19,29 @@ from ..core.contract import is_call
 from ..core.launch import resolve
 
 
-class _DropBarrier(ast.NodeTransformer):
-    def __init__(self, which):
-        self.which, self.seen = which, -1
+class _Change(ast.NodeTransformer):
+    """Changes `name` (an array, or the barrier's number) in a kernel's tree, counting its changes."""
 
-    @property
-    def changed(self):
-        return self.seen >= self.which
+    def __init__(self, name=None):
+        self.name, self.changed, self.seen = name, 0, -1
 
-    def nothing(self, name):
-        return f"{name} has {self.seen + 1} cuda.syncthreads() calls, not {self.which + 1}"
+
+class _DropBarrier(_Change):
+    def nothing(self, kernel):
+        return f"{kernel} has {self.seen + 1} cuda.syncthreads() calls, not {self.name + 1}"
 
     def visit_Expr(self, node):
         if is_call(node.value, "cuda.syncthreads"):
             self.seen += 1
-            if self.seen == self.which:
+            if self.seen == self.name:
+                self.changed += 1
                 return ast.copy_location(ast.Pass(), node)
         return node
 
 
-class _SwapXY(ast.NodeTransformer):
-    def __init__(self):
-        self.changed = 0
-
-    def nothing(self, name):
-        return f"{name} names no threadIdx/blockIdx/blockDim/gridDim .x or .y to swap"
+class _SwapXY(_Change):
+    def nothing(self, kernel):
+        return f"{kernel} names no threadIdx/blockIdx/blockDim/gridDim .x or .y to swap"
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
@@ -55,10 +53,7 @@ class _SwapXY(ast.NodeTransformer):
         return node
 
 
-class _Transpose(ast.NodeTransformer):
-    def __init__(self, name):
-        self.name, self.changed = name, 0
-
+class _Transpose(_Change):
     def visit_Subscript(self, node):
         self.generic_visit(node)
         if isinstance(node.value, ast.Name) and node.value.id == self.name and \
@@ -68,10 +63,7 @@ class _Transpose(ast.NodeTransformer):
         return node
 
 
-class _Pad(ast.NodeTransformer):
-    def __init__(self, name):
-        self.name, self.changed = name, 0
-
+class _Pad(_Change):
     def visit_Assign(self, node):
         target = node.targets[0]
         if isinstance(target, ast.Name) and target.id == self.name and is_call(node.value, "cuda.shared.array"):
@@ -81,13 +73,10 @@ class _Pad(ast.NodeTransformer):
         return node
 
 
-class _StoreNever(ast.NodeTransformer):
-    def __init__(self, output):
-        self.output, self.changed = output, 0
-
+class _StoreNever(_Change):
     def visit_Assign(self, node):
         target = node.targets[0]
-        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == self.output:
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == self.name:
             nan = ast.Compare(left=copy.deepcopy(node.value), ops=[ast.NotEq()], comparators=[copy.deepcopy(node.value)])
             self.changed += 1
             return ast.copy_location(ast.If(test=nan, body=[node], orelse=[]), node)
