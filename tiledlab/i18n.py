@@ -1,9 +1,8 @@
 """The language of what tiledlab says to a student: English, or Chinese for the Chinese edition (notebooks/zh/).
 
-`language()` is "zh" when the environment variable TILEDLAB_LANG is "zh" (or starts with "zh", such as
-"zh_CN"), else when a file named LANGUAGE whose first word is "zh" is in the current folder (a Jupyter
-kernel starts in its notebook's folder, and notebooks/zh/ has one), else "en"; it never raises. It is
-asked at every message, so a notebook may switch with os.environ["TILEDLAB_LANG"] = "zh" at any time.
+`language()` is "zh" when TILEDLAB_LANG starts with "zh" ("zh_CN"), else when the first word of a file
+LANGUAGE in the current folder is "zh" (a Jupyter kernel starts in its notebook's folder; notebooks/zh/ has
+one), else "en"; it never raises, and is asked at every message, so a notebook may switch at any time.
 
 `_()` (also `gettext`) translates an English message through the gettext domain "tiledlab":
 tiledlab/locale/zh_CN/LC_MESSAGES/tiledlab.po, compiled to the .mo beside it by `python -m tools.code_catalog`
@@ -13,14 +12,13 @@ import time, to be translated where it is shown.
 
 `cjk_font()` is the installed font that draws Chinese figure labels, or None.
 
-A notebook's own words (what its code cells print, tabulate and draw: `print("matches numpy:", ok)`) are
-the same code in both editions. In the Chinese edition `translate_cells()` (called by setup()) has IPython
-translate them as each cell runs: every string or f-string literal in a place the cell shows it (see
-`display_strings`) whose text is a msgid of notebooks.po, beside tiledlab.po, is replaced by its msgstr
-before the cell is compiled; the code a student reads, and any string used as data, stay as written. An
-f-string's msgid keeps its fields as written, `{launch_ms:.3f}`, and its msgstr places the same fields;
-a value shown through a translated f-string's field or drawn by a figure call (a level's name from the
-data) goes through `shown`, which translates the values notebooks.po holds under msgctxt "data".
+A notebook's own words (what its code cells print, tabulate and draw) are the same code in both editions.
+In the Chinese edition `translate_cells()` (called by setup()) has IPython replace, before each cell is
+compiled, every str or f-string literal it shows (`display_strings`) whose text is a msgid of notebooks.po
+by its msgstr; the code a student reads, and strings used as data, stay as written. An f-string's msgid
+keeps its fields as written, `{launch_ms:.3f}`, and its msgstr places the same fields; a value shown through
+such a field or drawn by a figure call (a level's name) goes through `shown`, which translates the values
+notebooks.po holds under msgctxt "data".
 """
 import ast
 import gettext as _gettext
@@ -246,21 +244,16 @@ class CellTranslator(ast.NodeTransformer):
         if language() != "zh":
             return tree
         catalog, drawn = _catalog(NOTEBOOK_DOMAIN), cjk_font() is not None
-        new = {}
+        self.new = {}  # literal: its translation (None: kept)
         for node, msgid, where in display_strings(tree):
             msgstr = catalog.gettext(msgid)
             if msgstr != msgid and (where == "text" or drawn):
-                new[node] = translated(node, msgid, msgstr)
+                self.new[node] = translated(node, msgid, msgstr)
         if drawn:
             _wrap_drawn_values(tree)
-        return ast.fix_missing_locations(_Replace(new).visit(tree))
+        return ast.fix_missing_locations(self.generic_visit(tree))
 
-
-class _Replace(ast.NodeTransformer):
-    def __init__(self, new):
-        self.new = new
-
-    def generic_visit(self, node):
+    def generic_visit(self, node):  # each shown literal replaced by its translation
         node = super().generic_visit(node)
         return self.new.get(node) or node
 

@@ -1,5 +1,6 @@
 """Run a kernel with counting switched on and return what it fetched, from where, and how often."""
 import linecache
+import traceback
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -11,7 +12,7 @@ from ..backend import SIMULATOR
 from ..core.launch import prepare
 from ..i18n import _
 from .buffers import EXAMPLE_FIELDS, HAZARDS, LINES, OPERANDS, SHARED_TRACE_FIELDS, STAMP, as_records
-from .recorded import second_count
+from .recorded import SecondCount
 from .rewrite import instrumented
 
 
@@ -111,7 +112,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
     build = launch.kernel
     buffers = build.buffers
     arrays = buffers.allocate(launch, capacity)
-    second = second_count(launch, SIMULATOR)
+    second = SecondCount(launch) if SIMULATOR else None  # on a GPU only the rewrite counts
     failure = None
     with second.armed() if second else nullcontext(), \
             simulator.watching() if SIMULATOR else nullcontext([]) as divergent:
@@ -202,11 +203,8 @@ def _refuse_failure(f, failure, launch):
                                                access=_("store") if f["f7"] else _("read"))) from None
     if failure is None:
         return
-    line = None
-    tb = failure.__traceback__
-    while tb:  # the last frame in the kernel's own file: the student's line
-        line = tb.tb_lineno if tb.tb_frame.f_code.co_filename == build.filename else line
-        tb = tb.tb_next
+    line = next((n for frame, n in reversed(list(traceback.walk_tb(failure.__traceback__)))
+                 if frame.f_code.co_filename == build.filename), None)  # the kernel's file's last frame: the student's
     if line is None:
         raise failure
     raise LaunchFailed(_("line {line}: {code}: the kernel failed here: {error}").format(

@@ -405,10 +405,6 @@ def shared_alignment(func, namespace, shapes=False):
     return found
 
 
-def _user_function(value):
-    return isinstance(value, types.FunctionType) or hasattr(value, "py_func")
-
-
 def helper_problem(value, name, seen=None):
     """Why a call of the helper `value` could hide a barrier or an access (None when it cannot): a helper
     may take and return numbers, but may not use cuda (under any name), nor call a helper that does."""
@@ -417,7 +413,7 @@ def helper_problem(value, name, seen=None):
     if _ptx_of(value):
         return _("{name} is tiledlab.core.ptx's {ptx} inside a helper: its loads, stores and "
                  "groups would not be counted; call it in the kernel itself").format(name=name, ptx=_ptx_of(value))
-    if not _user_function(value):
+    if not (isinstance(value, types.FunctionType) or hasattr(value, "py_func")):
         return None  # a builtin, a numba type, a math function
     seen = set() if seen is None else seen
     fn = getattr(value, "py_func", value)

@@ -21,18 +21,16 @@ no result there: this is where it shows.
 import ast
 import inspect
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
 from ..core import build, ptx
 from ..core.contract import dynamic_bytes, is_call, refusal, shared_declarations
 from ..core.launch import resolve
-from .buffers import LINES, OPERANDS, STAMP, CountingBuffers
+from .buffers import LINES as _LINES, OPERANDS, STAMP as _STAMP, CountingBuffers  # the helpers' names for them
 from .countable import check_countable, is_barrier, ptx_call
 from ..i18n import _
-
-_STAMP = STAMP  # the helpers' name for it: they are compiled apart from this module
-_LINES = LINES
 
 # Run at the top of the rewritten kernel: where this thread is, and how many barriers it has passed.
 _PROLOGUE = """
@@ -392,23 +390,20 @@ def _rewrite(kernel, bound):
     shared = shared_arrays(func, namespace)
     check_countable(func, params[:2], params[2], shared, namespace)
     calls = [(name, node) for node in ast.walk(func) if (name := ptx_call(node, namespace))]
-    use = PtxUse({name for name, _ in calls},
-                 tuple(dict.fromkeys(node.args[0].id for name, node in calls if name == "cp_async4")))
+    names = {name for name, _ in calls}
+    use = PtxUse(names, tuple(dict.fromkeys(node.args[0].id for name, node in calls if name == "cp_async4")),
+                 bool(names - {"ldg4", "shared_view"}))
     func = _Rewrite(params, shared, namespace, use.targets).visit(func)
     if use.asynchronous:
         func.body[:0] = ast.parse(_ASYNC_PROLOGUE).body
     return func, shared, code, use
 
 
-@dataclass(frozen=True)
-class PtxUse:
+class PtxUse(NamedTuple):
     """Which tiledlab.core.ptx functions a kernel calls, and the shared arrays cp_async4 copies into."""
     names: set
     targets: tuple
-
-    @property
-    def asynchronous(self):
-        return bool(self.names - {"ldg4", "shared_view"})
+    asynchronous: bool  # it copies or waits
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,10 @@
-"""Deliberately changed copies of a kernel, derived from its one source, for experiments.
+"""Deliberately changed copies of a kernel, derived from its one source, for experiments: `without_barrier`,
+`swapped_xy` (threadIdx.x walks rows), `transposed` (B's tile stored transposed and read down a column: bank
+conflicts), `padded` (that tile one column wider, which spreads a column over all 32 banks) and
+`without_write_back` (C stored only where the sum is NaN: the computation stays, the M·N stores go).
 
-- `without_barrier(tiled, 0)`: the tiled kernel with its first `cuda.syncthreads()` deleted;
-- `swapped_xy(naive)`: x and y exchanged in every thread and block index, so threadIdx.x walks rows;
-- `transposed(tiled, "sB")`: B's tile stored transposed and read down a column (bank conflicts);
-- `padded(kernel, "sB")`: that tile declared one column wider, (T, T + 1), which spreads a column
-  over all 32 banks;
-- `without_write_back(tiled)`: C written only where the sum is NaN, never for finite inputs, so the
-  computation stays and the M·N stores go.
-
-A variant is a Kernel like any other: matmul, count_loads and the experiments accept it. Constants
-given here (a tile width T, or BM=... of a generated kernel, whose code depends on them) become the
-variant's own defaults.
+A variant is a Kernel like any other: matmul, count_loads and the experiments accept it. Constants given here
+(a tile width T, or BM=... of a generated kernel, whose code depends on them) become the variant's defaults.
 """
 import ast
 import copy
