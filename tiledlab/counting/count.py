@@ -98,14 +98,11 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
     """Launch `kernel` (a name such as 'naive', 'tiled', 'regtile_2d', or a @cuda.jit(A, B, C) function)
     with counting on: at tile width `tile` (the lesson's kernels, 16 by default) or at the named
     constants of a register-tiled kernel (`count_loads("regtile_2d", A, B, BM=32, TM=4)`).
-
     With trace=True, also record every global load (`trace`) and every shared-memory access
     (`shared_trace`), each with the thread that made it; meant for small examples.
-
-    On the simulator every launch is counted twice, by the rewrite and by operands that record each
-    element read and stored (`recorded`); when the two differ this raises a RuntimeError instead of
-    returning a count. On a GPU only the rewrite counts. A read or store outside its array, or an
-    error of the kernel, is a LaunchFailed (a ValueError) naming the line and the thread.
+    On the simulator every launch is counted twice (`recorded`): when the two counts differ this raises
+    a RuntimeError instead of returning a count. A read or store outside its array, or an error of the
+    kernel, is a LaunchFailed (a ValueError) naming the line and the thread.
     """
     launch = prepare(kernel, A, B, tile, build=instrumented, **constants)
     capacity = trace_room(launch) if trace else 0
