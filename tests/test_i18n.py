@@ -75,6 +75,14 @@ def test_the_compiled_catalog_matches_the_po():
     assert i18n.MO.read_bytes() == code_catalog.compile_catalog(mo=None), "run python -m tools.code_catalog"
 
 
+def test_updating_the_catalog_from_the_code_changes_nothing_but_its_date(tmp_path):
+    po = tmp_path / "tiledlab.po"
+    po.write_bytes(i18n.PO.read_bytes())
+    code_catalog.update_catalog(po)
+    dated = re.compile(r'"POT-Creation-Date: .*"')
+    assert dated.sub("", po.read_text()) == dated.sub("", i18n.PO.read_text())
+
+
 def test_the_notebooks_hints_are_in_the_catalog():
     given = set()
     for path in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"):
