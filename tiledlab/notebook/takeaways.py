@@ -1,6 +1,8 @@
 """One slide-ready figure per notebook: the result each lesson proves, drawn from small live counts and
 the committed H200 data. `python -m tiledlab takeaways --out DIR` writes them as PNG files (16:9,
 fonts readable from the back of a room); notebook 00 shows them as the series' index."""
+import pathlib
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -37,8 +39,7 @@ def redundant_reads():
     maps = [count_loads(k, A, B, tile=T).maps["A"] for k in ("naive", "tiled")]
     titles = [tr(N_("naive kernel ({T}×{T} blocks)")).format(T=T), tr(N_("tiled kernel, T = {T}")).format(T=T)]
     suptitle = tr(N_("2 · Global fetches of each element of A, N = {n}, T = {T} (measured)")).format(n=n, T=T)
-    fig, axes = plots.heatmaps(maps, titles, cmap="Reds", figsize=SLIDE, suptitle=suptitle)
-    return fig
+    return plots.heatmaps(maps, titles, cmap="Reds", figsize=SLIDE, suptitle=suptitle)[0]
 
 
 def one_tile_step():
@@ -86,10 +87,9 @@ def line_by_line():
     ax.barh(range(len(lat)), lat["cycles"], color=["C2", "C0", "C1", "C3", "C3"])
     for y, cycles in enumerate(lat["cycles"]):
         ax.text(cycles, y, f" {cycles:.0f}", va="center")
-    for cycles, text in ((20, tr(N_("article: {cycles}")).format(cycles=20)),
-                         (300, tr(N_("article: {cycles}")).format(cycles=300))):
+    for cycles in (20, 300):
         ax.axvline(cycles, color="k", ls="--", lw=2)
-        ax.text(cycles, -0.85, f" {text}", va="center")
+        ax.text(cycles, -0.85, " " + tr(N_("article: {cycles}")).format(cycles=cycles), va="center")
     ax.set_yticks(range(len(lat)), [plots.data_label(v) for v in lat["level"]])
     ax.set_ylim(len(lat) - 0.5, -1.3)
     ax.set_xlim(0, 1.15 * lat["cycles"].max()); ax.set_xlabel(tr(N_("cycles per dependent load (H200)")))
@@ -162,7 +162,6 @@ def figures():
 
 def write(out):
     """Save every takeaway figure as out/<notebook>.png; returns the paths."""
-    import pathlib
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
