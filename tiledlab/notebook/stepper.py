@@ -51,8 +51,7 @@ CELL_FONT = 11  # the labels inside cells
 
 
 class TraceMismatch(RuntimeError):
-    """The counted trace does not have the structure the stepper draws (see the module docstring);
-    `problems` lists what failed."""
+    """The counted trace lacks the structure the stepper draws (the module docstring's); `problems`: what failed."""
 
     def __init__(self, message, problems=None):
         super().__init__(message)
@@ -281,8 +280,7 @@ class TileStepper:
     def __init__(self, N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
         _validate(N, T, block, thread)
         self.N, self.T, self.seed = int(N), int(T), seed
-        self.block = tuple(int(b) for b in block)
-        self.thread = tuple(int(t) for t in thread)
+        self.block, self.thread = tuple(map(int, block)), tuple(map(int, thread))
         self.kernel = _tiled_kernel(kernel)
         self.tiled, self.naive = launches(self.N, self.T, seed, self.kernel)
         self.phases = self.tiled.phases
