@@ -240,13 +240,8 @@ def _missing_tiles(origin, blocks, phases):
 def launches(N, T, seed=0, kernel=None):
     """(TiledTrace, naive LoadCount) from counted launches at N×N, tile T, of `kernel` (a @cuda.jit
     kernel or a Kernel; the library's tiled by default) and of naive: cached per (N, T, seed, kernel)."""
-    _validate(N, T)
-    return _launches(int(N), int(T), int(seed), _tiled_kernel(kernel))  # one key however it was written
-
-
-def _tiled_kernel(kernel):
-    """The Kernel to replay: one object per kernel, so that it can key the cache."""
-    return resolve("tiled" if kernel is None else kernel)
+    _validate(N, T)  # the cache's key: one Kernel object per kernel, however it was written
+    return _launches(int(N), int(T), int(seed), resolve("tiled" if kernel is None else kernel))
 
 
 @functools.lru_cache(maxsize=48)
@@ -281,7 +276,7 @@ class TileStepper:
         _validate(N, T, block, thread)
         self.N, self.T, self.seed = int(N), int(T), seed
         self.block, self.thread = tuple(map(int, block)), tuple(map(int, thread))
-        self.kernel = _tiled_kernel(kernel)
+        self.kernel = resolve("tiled" if kernel is None else kernel)
         self.tiled, self.naive = launches(self.N, self.T, seed, self.kernel)
         self.phases = self.tiled.phases
         try:  # every frame now: a kernel that breaks the structure is refused before anything is drawn
