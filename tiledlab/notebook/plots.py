@@ -58,10 +58,7 @@ def _english_caption():
     if _caption["shown"]:
         return
     _caption["shown"] = True
-    try:
-        shell = __import__("IPython").get_ipython()
-    except ImportError:
-        shell = None
+    shell = __import__("IPython").get_ipython()  # IPython comes with JupyterLab (ipykernel)
     if shell is None:
         print(i18n.gettext(NO_FONT_CAPTION))
         return
