@@ -150,9 +150,8 @@ def _epoch_problems(c, phases):
         problems.append(_("{total:,} barrier hazards ({effect})").format(total=total, effect=_(EFFECT)))
     if len(g) and not set(np.unique(g.operand).tolist()) <= {0, 1}:
         problems.append(_("global loads of C: the tiled kernel loads only A and B"))
-    if np.any(g.epoch % 2 == 1):
-        problems.append(_("{n} global loads in an odd epoch (after the first barrier of a phase)").format(
-            n=int(np.sum(g.epoch % 2 == 1))))
+    if n := int(np.sum(g.epoch % 2 == 1)):
+        problems.append(_("{n} global loads in an odd epoch (after the first barrier of a phase)").format(n=n))
     stores, reads = s[s.store == 1], s[s.store == 0]
     if np.any(stores.epoch % 2 == 1):
         problems.append(_("{n} shared stores in an odd epoch").format(n=int(np.sum(stores.epoch % 2 == 1))))
@@ -614,7 +613,11 @@ def stepper_widget(stepper=None):
     s = stepper or TileStepper()
     c = _controls(w, s)
     status, image = w.HTML(), w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
-    box = StepperBox([_control_rows(w, c), status, image])
+    tile_row = w.HBox([w.HTML('<div style="text-align: right; padding-right: 8px">T</div>',
+                              layout=w.Layout(width="78px")), c["T"]])
+    rows = w.HBox([w.VBox([c["N"], tile_row]), w.VBox([c["by"], c["bx"]]), w.VBox([c["ty"], c["tx"]]),
+                   w.VBox([c["phase"], c["play"]])])
+    box = StepperBox([rows, status, image])
     box.stepper, box.frame, box.controls = s, None, c
     busy = []  # non-empty while a rebuild moves the sliders itself: those changes are ignored
 
@@ -664,13 +667,6 @@ def _controls(w, s):
                         tooltip=_("play the phases"))}
     w.jslink((c["play"], "value"), (c["phase"], "value"))
     return c
-
-
-def _control_rows(w, c):
-    tile_row = w.HBox([w.HTML('<div style="text-align: right; padding-right: 8px">T</div>',
-                              layout=w.Layout(width="78px")), c["T"]])
-    return w.HBox([w.VBox([c["N"], tile_row]), w.VBox([c["by"], c["bx"]]), w.VBox([c["ty"], c["tx"]]),
-                   w.VBox([c["phase"], c["play"]])])
 
 
 def _clamp(slider, top):
