@@ -37,9 +37,7 @@ The thread's TM×TN results are TM tuples, `acc0` … (one per row), updated by 
 function `row_fma` (`generate_helpers`): numba compiles a tuple per row several times faster than
 TM·TN separate variables, to the same machine code. Launch: a BM×BN tile of C per block,
 (BN/TN)×(BM/TM) threads, as for the hand-written kernels. `generated.generated(name, **options)` makes a
-kernel from a set of options; building it at other constants (`specialize`, `matmul(..., BM=64)`) writes
-its source again. Generated source is kept in linecache under a name of its own, so `inspect`, the
-counting lab and `show()` read it like any kernel's.
+kernel from a set of options, whose source is written again at other constants (`matmul(..., BM=64)`).
 
 How the text is written: the conditions on the constants are `RULES` and those on the options
 `OPTION_RULES` (each a `Rule` with its reason), checked first; `plan` then computes the sizes once, and
@@ -386,18 +384,17 @@ def b_values(p, row):
     return ", ".join(f"sB[{row}, {_plus('cb', g * p.sn + v)}]" for g in range(p.gn) for v in range(VEC))
 
 
-def a_row(p, i):
-    """The thread's row i of A's tile (within the block tile): groups of 4 adjacent rows, sm apart."""
+def thread_row(p, i):
+    """The thread's row i within the block tile (of A's tile, of C's): groups of 4 adjacent rows, sm apart."""
     return _plus("ra", (i // VEC) * p.sm + i % VEC)
 
 
-def multiply_adds(p, ind, h, k):
-    """Step k of the tile in buffer h: the thread's TN values of B, then one row_fma per row."""
-    kk = h * p.BK + k
-    L = [f"{ind}b = ({b_values(p, kk)})  # step k = {k}: the thread's {p.TN} values of B"]
+def multiply_adds(p, ind, k, ka, kb, h=0):
+    """Step k: the thread's TN values of B from row kb of sB, then one row_fma per row with its value of A
+    (from row ka of a transposed sA; else from column k of buffer h)."""
+    L = [f"{ind}b = ({b_values(p, kb)})  # step k = {k}: the thread's {p.TN} values of B"]
     for i in range(p.TM):
-        r = a_row(p, i)
-        a = f"sA[{kk}, {r}]" if p.transposed else f"sA[{_plus(r, h * p.BM)}, {k}]"
+        a = f"sA[{ka}, {thread_row(p, i)}]" if p.transposed else f"sA[{_plus(thread_row(p, i), h * p.BM)}, {k}]"
         L.append(f"{ind}acc{i} = row_fma(acc{i}, {a}, b)")
     return L
 
@@ -417,7 +414,7 @@ def tile_step(p, h):
     else:
         L += tile_loads(p, ind, "k0", False, h)
         L.append(f"{ind}cuda.syncthreads()  # the tile is complete before anyone multiplies")
-    L += [line for k in range(p.BK) for line in multiply_adds(p, ind, h, k)]
+    L += [line for k in range(p.BK) for line in multiply_adds(p, ind, k, h * p.BK + k, h * p.BK + k, h)]
     if p.buffers == 1:
         L.append(f"{ind}cuda.syncthreads()  # nobody overwrites the tile while a neighbour still reads it")
     return L
@@ -442,12 +439,17 @@ def main_loop(p):
     return L
 
 
+def _async_passes(p):
+    """(passes, rows per pass) of the 16-byte pieces of A's tile, and of B's."""
+    a_row, b_row = p.BK // VEC, p.BN // VEC
+    return (p.BM * a_row // p.NT, p.NT // a_row), (p.BK * b_row // p.NT, p.NT // b_row)
+
+
 def async_indices(p):
     """Which 16-byte pieces of A's and B's tiles the thread copies (of B's only, with A through
     registers), and the clamped edges."""
     a_row, b_row = p.BK // VEC, p.BN // VEC
-    a_step, b_step = p.NT // a_row, p.NT // b_row
-    a_passes, b_passes = p.BM * a_row // p.NT, p.BK * b_row // p.NT
+    (a_passes, a_step), (b_passes, b_step) = _async_passes(p)
     if p.transposed:  # A: as the register path loads it
         L = load_indices(p)[:2] + [f"    ar_{i} = min({_plus('row0 + am', i * p.a_rows)}, M - 1)" for i in range(p.a_passes)]
     else:
@@ -464,11 +466,6 @@ def async_indices(p):
     L += [f"    bc_{q} = min({_plus('col0 + bn', q)}, N - 1)  # column of element q, for the scalar path"
           for q in range(VEC)]
     return L
-
-
-def _async_passes(p):
-    a_row, b_row = p.BK // VEC, p.BN // VEC
-    return (p.BM * a_row // p.NT, p.NT // a_row), (p.BK * b_row // p.NT, p.NT // b_row)
 
 
 def async_tile(p, ind, kx, fa, fb):
@@ -503,7 +500,7 @@ def async_multiply_adds(p, ind):
     L = []
     for g in range(p.BK // VEC):
         for i in range(p.TM):
-            r = _plus("sa", _plus("ra", (i // VEC) * p.sm + i % VEC))
+            r = _plus("sa", thread_row(p, i))
             L.append(f"{ind}a{i} = (" + ", ".join(f"sA[{r}, {VEC * g + v}]" for v in range(VEC))
                      + f")  # row {i}, k = {VEC * g} .. {VEC * g + 3}")
         for v in range(VEC):
@@ -516,17 +513,6 @@ def async_multiply_adds(p, ind):
 def a_to_shared(p, ind, fa):
     """The registers pa_* (A's next tile) stored transposed into the stage whose rows of sA start at fa."""
     return [f"{ind}sA[{_plus(fa, _plus('ak', q))}, {_plus('am', i * p.a_rows)}] = pa_{i}_{q}" for i, q in p.a_regs]
-
-
-def stage_multiply_adds(p, ind):
-    """Transposed A: the tile in the stage at rows sa (sA) and sb (sB), k by k as in `multiply_adds`."""
-    L = []
-    for k in range(p.BK):
-        L.append(f"{ind}b = ({b_values(p, _plus('sb', k))})  # step k = {k}: the thread's {p.TN} values of B")
-        for i in range(p.TM):
-            r = a_row(p, i)
-            L.append(f"{ind}acc{i} = row_fma(acc{i}, sA[{_plus('sa', k)}, {r}], b)")
-    return L
 
 
 def hybrid_main_loop(p):
@@ -553,7 +539,8 @@ def hybrid_main_loop(p):
     L += async_tile(p, "            ", "k1", "", "nxt")
     L += ["        cp_async_commit()  # one group per step, empty or not: the wait above counts groups",
           f"        sa = (t % {S}) * {p.BK}  # tile t's stage: rows of sA", "        sb = sa  # ... and of sB"]
-    return L + stage_multiply_adds(p, "        ")
+    ind = "        "
+    return L + [line for k in range(p.BK) for line in multiply_adds(p, ind, k, _plus("sa", k), _plus("sb", k))]
 
 
 def async_main_loop(p):
@@ -584,7 +571,7 @@ def fragment_loads(p, ind, h, k, s, note=""):
     """Register set s (a<s>, b<s>): the thread's TM values of A and TN values of B at step k of shared tile h,
     four adjacent floats at a time (one 128-bit read each)."""
     row = h * p.BK + k
-    a = ", ".join(f"sA[{row}, {a_row(p, i)}]" for i in range(p.TM))
+    a = ", ".join(f"sA[{row}, {thread_row(p, i)}]" for i in range(p.TM))
     return [f"{ind}a{s} = ({a})  # k = {k}{note}: {p.TM} values of A",
             f"{ind}b{s} = ({b_values(p, row)})  # ... and {p.TN} of B"]
 
@@ -628,8 +615,7 @@ def write_back(p):
     """The TM×TN results stored to C, skipping rows and columns past its edges."""
     L = ["    # Store the TM×TN results; rows and columns past the edges of C are skipped."]
     for i in range(p.TM):
-        g, v = divmod(i, VEC)
-        L += [f"    row = row0 + {_plus('ra', g * p.sm + v)}", "    if row < M:"]
+        L += [f"    row = row0 + {thread_row(p, i)}", "    if row < M:"]
         for j in range(p.TN):
             c = _plus("col0 + cb", (j // VEC) * p.sn + j % VEC)
             L += [f"        if {c} < N:", f"            C[row, {c}] = acc{i}[{j}]"]
@@ -645,21 +631,14 @@ def generate_source(BM=128, BN=128, BK=8, TM=8, TN=8, transposed=True, edge="cla
     check_all(RULES, constants, name)
     check_all(OPTION_RULES, {**constants, **options}, name)
     p = plan(name, **constants, **options)
-    parts = (declarations, thread_indices, block_origin, load_indices, clamped_edges, accumulators, main_loop,
-             write_back)
-    if p.stages:
-        parts = (declarations, thread_indices, block_origin, async_indices, accumulators, async_main_loop, write_back)
-    if p.fragments == 2:
-        parts = (declarations, thread_indices, block_origin, load_indices, clamped_edges, accumulators,
-                 fragment_main_loop, write_back)
+    indices = (async_indices,) if p.stages else (load_indices, clamped_edges)
+    loop = fragment_main_loop if p.fragments == 2 else async_main_loop if p.stages else main_loop
+    parts = (declarations, thread_indices, block_origin, *indices, accumulators, loop, write_back)
     return "\n".join(line for part in parts for line in part(p)) + "\n"
 
 
 def generate_helpers(TN=8):
-    """Source of the device function the kernel calls: one row of the thread tile gets a·b added.
-
-    A tile step is TM calls of it per k. Written as a function so that numba types TM tuples per step
-    instead of TM·TN separate statements: the same machine code, several times faster to compile."""
+    """Source of the device function the kernel calls TM times per k: one row of the thread tile gets a·b added."""
     terms = "".join(f"        acc[{j}] + a * b[{j}],\n" for j in range(TN))
     return (f"def row_fma(acc, a, b):\n"
             f"    # acc: {TN} results of one row of the thread tile; a: this row's value of A at step k;\n"
