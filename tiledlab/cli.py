@@ -6,6 +6,7 @@ exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
 """
 import argparse
 import errno
+import importlib
 import json
 import os
 import pathlib
@@ -321,18 +322,16 @@ def _class_report(args):
     return OK
 
 
-def _lab(argv):
-    from .notebook import lab
-    return lab.start(*lab.parser(Parser).parse_known_args(argv))
+def _jupyter(name):
+    """The handler of `lab` or `hub` (tiledlab.notebook.lab, .hub): their options, the rest for Jupyter."""
+    def start(argv):
+        tool = importlib.import_module(f".notebook.{name}", __package__)
+        return tool.start(*tool.parser(Parser).parse_known_args(argv))
+    return start
 
 
-def _hub(argv):
-    from .notebook import hub
-    return hub.start(*hub.parser(Parser).parse_known_args(argv))
-
-
-HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways,
-            "slides": _slides, "student-copy": _student_copy, "lab": _lab, "hub": _hub, "class-report": _class_report}
+HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways, "slides": _slides,
+            "student-copy": _student_copy, "lab": _jupyter("lab"), "hub": _jupyter("hub"), "class-report": _class_report}
 
 
 # --- options ---------------------------------------------------------------------------------------

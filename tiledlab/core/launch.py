@@ -109,21 +109,16 @@ def prepare(kernel, A, B, tile=None, build=None, launch_bounds=None, **constants
     spec = resolve(kernel, (M, K, N))
     try:
         bound = spec.bind(constants, tile)
-    except ValueError as error:
-        raise _chosen(kernel, spec, error) from None
+    except ValueError as error:  # saying that "best" chose the kernel, when it did
+        if isinstance(kernel, str) and kernel == best.NAME:
+            raise ValueError(f'"best" runs {spec.name} at this shape: {error}') from None
+        raise
     launch_bounds = spec.launch_bounds(bound, launch_bounds)
     blockspergrid, threadsperblock = spec.grid(M, N, bound)
     compiled = (build or Kernel.compiled)(spec, bound, launch_bounds)
     C = np.full((M, N), np.nan, dtype=np.float32)
     return Launch(spec, compiled, (M, K, N), blockspergrid, threadsperblock,
                   cuda.to_device(A), cuda.to_device(B), cuda.to_device(C), bound, launch_bounds)
-
-
-def _chosen(kernel, spec, error):
-    """`error` from binding `spec`, saying that "best" chose it, when it did."""
-    if isinstance(kernel, str) and kernel == best.NAME:
-        return ValueError(f'"best" runs {spec.name} at this shape: {error}')
-    return error
 
 
 def matmul(A, B, kernel="tiled", tile=None, **constants):

@@ -236,8 +236,7 @@ def _gpu_definitions():
 
 
 class DynamicShared:
-    """A compiled kernel whose tiles are dynamic shared memory: `kernel[grid, block](...)` launches it reserving
-    `nbytes`; on a GPU, before its first launch for a set of argument types, it is compiled and its limit raised."""
+    """A compiled kernel whose every launch reserves `nbytes` of dynamic shared memory (see the module's docstring)."""
 
     def __init__(self, kernel, nbytes):
         self.kernel, self.nbytes, self._raised = kernel, int(nbytes), set()

@@ -99,9 +99,8 @@ def shared_memory(BM, BN, BK, transposed, buffers, pad, stages):
 
 def _warp_fits(warp, TYN, TXN):
     """warp = (WY, WX): 32 threads in a WY×WX patch, whole patches across the block's TYN×TXN thread tiles."""
-    if not isinstance(warp, (tuple, list)) or len(warp) != 2 or not _whole(*warp) or min(warp) < 1:
-        return False
-    return warp[0] * warp[1] == 32 and TYN % warp[0] == 0 and TXN % warp[1] == 0
+    pair = isinstance(warp, (tuple, list)) and len(warp) == 2 and _whole(*warp) and min(warp) >= 1
+    return pair and warp[0] * warp[1] == 32 and TYN % warp[0] == 0 and TXN % warp[1] == 0
 
 
 # What generate_source needs of the constants, in the order it is checked.
