@@ -209,11 +209,8 @@ def _count(args):
         seconds = bench.simulator_seconds([n], [T], 0, COUNTED_COST)  # naive and tiled, counted once each
         _simulator_forecast(seconds, "this count", "use --n 64 or less (the default is --n 32)", args.force)
     A, B = operands(n, n, n, seed=1)
-    result = {}
-    for kernel in ("naive", "tiled"):
-        measured = count_loads(kernel, A, B, T)
-        formula = naive_loads(n, n, n) if kernel == "naive" else tiled_loads(n, n, n, T)
-        result[kernel] = {"measured": measured.total, "formula": sum(formula.values())}
+    formulas = {"naive": naive_loads(n, n, n), "tiled": tiled_loads(n, n, n, T)}
+    result = {k: {"measured": count_loads(k, A, B, T).total, "formula": sum(f.values())} for k, f in formulas.items()}
     if args.json:
         print(json.dumps(result))
     else:
@@ -330,8 +327,9 @@ def _jupyter(name):
     return start
 
 
-HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways, "slides": _slides,
-            "student-copy": _student_copy, "lab": _jupyter("lab"), "hub": _jupyter("hub"), "class-report": _class_report}
+HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways,
+            "slides": _slides, "student-copy": _student_copy, "lab": _jupyter("lab"), "hub": _jupyter("hub"),
+            "class-report": _class_report}
 
 
 # --- options ---------------------------------------------------------------------------------------

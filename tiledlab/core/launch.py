@@ -97,12 +97,10 @@ class Launch:
 
 
 def prepare(kernel, A, B, tile=None, build=None, launch_bounds=None, **constants):
-    """Validate, build `kernel` at tile width `tile` (the lesson's kernels; 16 by default) or at the
-    named constants of a register-tiled kernel, and put A, B and a NaN-filled C on the device
-    (elements a kernel never writes stay NaN). `build(kernel, bound, launch_bounds)` compiles it
-    (Kernel.compiled by default; the counting lab passes its own); both refuse, before compiling, a
-    kernel the card cannot run. `launch_bounds` = (max threads, min blocks per SM); a registry kernel
-    with `min_blocks` gets them by default."""
+    """Validate, bind `kernel`'s constants (`tile`: the lesson's T, 16 by default; or by name), compile it by
+    `build(kernel, bound, launch_bounds)` (Kernel.compiled; the counting lab passes its own), and put A, B and a
+    NaN-filled C on the device (elements a kernel never writes stay NaN). `launch_bounds` = (max threads, min
+    blocks per SM); a registry kernel with `min_blocks` gets them by default."""
     A, B = validate_operands(A, B)  # first: "best" is chosen by their shape
     M, K = A.shape
     N = B.shape[1]

@@ -78,9 +78,7 @@ def sass_jobs(tiles, kernels=(), fair=False):
 
 def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=(), fair=False,
         naive_tiles=(NAIVE_TILE,), run=1):
-    """One row per (kernel, N, tile), numbered `run`: naive in each block shape of `naive_tiles`, tiled
-    at each tile width, with `fair` the fair pair likewise, each of `kernels` (names of the registry, at
-    their own constants), cuBLAS when CuPy is there; every one timed back to back (timing.back_to_back)."""
+    """One row, numbered `run`, per job of `jobs` (cuBLAS when CuPy is there), timed back to back."""
     provenance = {**stamp(), "cupy": cupy_version() if cublas else ""}
     todo = jobs(ns, tiles, kernels, cublas=bool(provenance["cupy"]), fair=fair, naive_tiles=naive_tiles)
     rows, inputs = [], {}
