@@ -71,11 +71,6 @@ def jobs(ns, tiles, kernels=(), cublas=False, fair=False, naive_tiles=(NAIVE_TIL
         ([("cublas", n, 0) for n in ns] if cublas else [])
 
 
-def sass_jobs(tiles, kernels=(), fair=False):
-    """(kernel, tile) of every kernel a sweep times, once each: what `sass.table` reads."""
-    return [(k, t) for k, _, t in jobs([0], tiles, kernels, fair=fair)]
-
-
 def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=(), fair=False,
         naive_tiles=(NAIVE_TILE,), run=1):
     """One row, numbered `run`, per job of `jobs` (cuBLAS when CuPy is there), timed back to back."""
