@@ -12,6 +12,7 @@ import os
 import pathlib
 import sys
 import traceback
+from functools import partial
 
 import numpy as np
 
@@ -354,11 +355,7 @@ def _whole(kind, least, below):
     return parse
 
 
-def _positive(kind):
-    """A whole number of at least 1 (N, repeats)."""
-    return _whole(kind, 1, "must be at least 1")
-
-
+_positive = partial(_whole, least=1, below="must be at least 1")  # _positive("N"): N, repeats
 _nonnegative = _whole("warm-up launches", 0, "cannot be negative")
 
 

@@ -62,7 +62,8 @@ commit and wait do nothing. They check the contract above and raise where a GPU 
 Because the copy lands at once, a kernel that forgets a wait still computes the right product on the
 simulator; the counting lab (tiledlab.counting) catches it: it keeps every element a copy writes "pending"
 until the thread's wait covers its group, and counts a read of a pending element as a hazard.
-"""import numpy as np
+"""
+import numpy as np
 
 from ..backend import SIMULATOR
 from .card import VEC  # floats per instruction: 4 × 32 bits = 128 bits = 16 bytes

@@ -62,9 +62,9 @@ def simulator_seconds(ns, tiles, warmup, repeats, kernels=(), fair=False, naive_
 
 
 def jobs(ns, tiles, kernels=(), cublas=False, fair=False, naive_tiles=(NAIVE_TILE,)):
-    """(kernel, N, tile) in the order they run: at each N naive in each block shape of `naive_tiles` and
-    tiled at each tile width (and with `fair` naive_unsigned and tiled_unsigned likewise), then the
-    kernels by name (each once, those of the sweep left out), then cuBLAS."""
+    """(kernel, N, tile) in the order they run: at each N each pair of `swept` (naive in each block shape of
+    `naive_tiles`, tiled at each tile width), then the kernels by name (each once, the sweep's left out),
+    then cuBLAS."""
     sweep = [(k, n, t) for n in ns for naive, tiled in swept(fair)
              for k, t in [(naive, t) for t in naive_tiles] + [(tiled, t) for t in tiles]]
     return sweep + [(k, n, "") for n in ns for k in _named(kernels, fair)] + \
