@@ -40,12 +40,10 @@ TM·TN separate variables, to the same machine code. Launch: a BM×BN tile of C 
 kernel from a set of options, whose source is written again at other constants (`matmul(..., BM=64)`).
 
 How the text is written: the conditions on the constants are `RULES` and those on the options
-`OPTION_RULES` (each a `Rule` with its reason), checked first; `plan` then computes the sizes once, and
+`OPTION_RULES` (each a `Rule` with its reason), checked first; `Plan` then computes the sizes once, and
 one short function per part of the kernel (`declarations`, `thread_indices`, ..., `main_loop`,
 `write_back`) returns its lines.
 """
-from dataclasses import dataclass
-
 from .card import DYNAMIC_SHARED_BYTES, MAX_THREADS_PER_BLOCK, STATIC_SHARED_BYTES, VEC, Shared
 from .formulas import threads_per_block as _threads
 from .rules import Rule, check_all, is_whole as _whole
@@ -166,41 +164,27 @@ def _plus(e, c):
     return f"{e} + {c}" if c else e
 
 
-@dataclass(frozen=True)
 class Plan:
-    """Everything a kernel's text depends on: its name, constants and options, and the sizes they give."""
-    name: str
-    BM: int
-    BN: int
-    BK: int
-    TM: int
-    TN: int
-    transposed: bool
-    edge: str
-    loads: str
-    uidx: bool
-    prefetch: bool
-    buffers: int
-    warp: tuple
-    pad: int
-    stages: int
-    fragments: int
-    TXN: int       # threads along x, one per column group of the block tile
-    TYN: int       # threads along y, one per row group
-    NT: int        # threads per block
-    gm: int        # groups of 4 rows per thread, sm rows apart
-    gn: int        # groups of 4 columns per thread, sn columns apart
-    sm: int
-    sn: int
-    a_k: int       # A's tile: a thread loads a_k consecutive k of a row at a time,
-    a_tpr: int     # a_tpr threads per row of the tile,
-    a_rows: int    # a_rows rows per pass,
-    a_passes: int  # in a_passes passes
-    b_rows: int    # B's tile: a warp loads 32 neighbouring floats of a row, b_rows rows per pass,
-    b_cq: int      # b_cq passes along a row, 32 columns apart,
-    b_passes: int  # b_passes passes down the tile
-    a_shape: tuple
-    b_shape: tuple
+    """Everything a kernel's text depends on: its name, constants and options (checked against RULES and
+    OPTION_RULES), and the sizes they give."""
+
+    def __init__(self, name, BM, BN, BK, TM, TN, **options):
+        self.name, self.BM, self.BN, self.BK, self.TM, self.TN = name, BM, BN, BK, TM, TN
+        vars(self).update(options)  # transposed, edge, loads, ...: every one of OPTIONS
+        self.TXN, self.TYN = BN // TN, BM // TM  # threads along x, one per column group of the block tile; along y
+        self.NT = self.TXN * self.TYN  # threads per block
+        self.gm, self.gn = TM // VEC, TN // VEC  # groups of 4 rows (columns) per thread, sm rows (sn columns) apart
+        self.sm, self.sn = BM // self.gm, BN // self.gn
+        # A's tile: a thread loads a_k consecutive k of a row at a time, a_tpr threads per row of the tile,
+        # a_rows rows per pass, in a_passes passes
+        self.a_k = _a_k(BM, BN, BK, TM, TN, self.loads)
+        self.a_tpr = BK // self.a_k
+        self.a_rows, self.a_passes = self.NT // self.a_tpr, BM * BK // self.NT // self.a_k
+        # B's tile: a warp loads 32 neighbouring floats of a row, b_rows rows per pass, b_cq passes along a row
+        # (32 columns apart), b_passes passes down the tile
+        self.b_rows, self.b_cq = self.NT // 32, BN // 32
+        self.b_passes = BK // self.b_rows
+        self.a_shape, self.b_shape = tile_shapes(BM, BN, BK, self.transposed, self.buffers, self.pad, self.stages)
 
     @property
     def a_regs(self):
@@ -223,19 +207,6 @@ class Plan:
     def b_col(self, q):
         """Column of B a thread loads in column pass q."""
         return f"bc_{q}" if self.edge == "clamp" else _plus("col0 + bn", 32 * q)
-
-
-def plan(name, BM, BN, BK, TM, TN, **options):
-    """The Plan of kernel `name`: constants and options already checked against RULES and OPTION_RULES."""
-    TXN, TYN, gm, gn = BN // TN, BM // TM, TM // VEC, TN // VEC
-    NT = TXN * TYN
-    a_k = _a_k(BM, BN, BK, TM, TN, options["loads"])
-    a_tpr, b_rows = BK // a_k, NT // 32
-    a_shape, b_shape = tile_shapes(BM, BN, BK, options["transposed"], options["buffers"], options["pad"],
-                                   options["stages"])
-    return Plan(name, BM, BN, BK, TM, TN, **options, TXN=TXN, TYN=TYN, NT=NT, gm=gm, gn=gn, sm=BM // gm,
-                sn=BN // gn, a_k=a_k, a_tpr=a_tpr, a_rows=NT // a_tpr, a_passes=BM * BK // NT // a_k,
-                b_rows=b_rows, b_cq=BN // 32, b_passes=BK // b_rows, a_shape=a_shape, b_shape=b_shape)
 
 
 def declarations(p):
@@ -629,7 +600,7 @@ def generate_source(BM=128, BN=128, BK=8, TM=8, TN=8, transposed=True, edge="cla
                    warp=warp, pad=pad, stages=stages, fragments=fragments)
     check_all(RULES, constants, name)
     check_all(OPTION_RULES, {**constants, **options}, name)
-    p = plan(name, **constants, **options)
+    p = Plan(name, **constants, **options)
     indices = (async_indices,) if p.stages else (load_indices, clamped_edges)
     loop = fragment_main_loop if p.fragments == 2 else async_main_loop if p.stages else main_loop
     parts = (declarations, thread_indices, block_origin, *indices, accumulators, loop, write_back)
