@@ -409,7 +409,8 @@ def parser():
 
     p = _command(sub, "tune", "measure the candidate kernels at your sizes on this GPU; `best` then runs the "
                  "fastest", "Check and time every candidate kernel this card can run at each shape, beside cuBLAS, "
-                 "and keep the fastest correct one per card and shape class (M, K, N rounded up to powers of two) "
+                 "and keep the fastest correct one per card and shape class (M, K, N rounded up to powers of two, "
+                 "marked where the block tiles leave an edge) "
                  "in a cache that matmul(A, B, \"best\") reads; DIR/tune.csv lists every candidate timed. Run it "
                  "once per GPU, for the sizes you multiply.")
     p.add_argument("--shape", type=_shape, nargs="+",

@@ -1,6 +1,9 @@
 """Run a kernel with counting switched on and return what it fetched, from where, and how often."""
 import linecache
+import multiprocessing
+import os
 import traceback
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -136,6 +139,24 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         C_stores=got["C_stores"], C_races=races(got["C_writer"], got["C_other_writer"], launch),
         unused_shared=tuple(name for name in buffers.shared if (got[f"wrote_{name}"][..., 0] < 0).all() and
                             (got[f"read_{name}"][..., 0] < 0).all()))
+
+
+def count_on_simulator(kernel, A, B, tile=None, **constants):
+    """count_loads(kernel, A, B, tile, **constants) run by the CUDA simulator: here, on the simulator; on a GPU,
+    in a child Python started with the simulator on. The count is the same (and checked twice there), without
+    the GPU's counting build, which for a fully unrolled rung compiles for minutes. `kernel` is a registry name."""
+    if SIMULATOR:
+        return count_loads(kernel, A, B, tile, **constants)
+    before = os.environ.get("NUMBA_ENABLE_CUDASIM")
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # read by the child as it imports numba
+    try:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:
+            return child.submit(count_loads, kernel, A, B, tile, **constants).result()
+    finally:
+        if before is None:
+            del os.environ["NUMBA_ENABLE_CUDASIM"]
+        else:
+            os.environ["NUMBA_ENABLE_CUDASIM"] = before
 
 
 def _block(launch, b):
