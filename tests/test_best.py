@@ -27,7 +27,7 @@ def cache(tmp_path, monkeypatch):
     monkeypatch.setenv(best.CACHE_ENV, str(tmp_path))
     best._reported.clear()
 
-    def write(entries, version=1):
+    def write(entries, version=best.VERSION):
         best.cache_path().write_text(json.dumps({"version": version, "entries": entries}))
     return write
 
@@ -37,9 +37,12 @@ def entry(on, shape, kernel):
             "measured": {"ms": 1.0}}
 
 
-def test_a_shape_class_rounds_each_dimension_up_to_a_power_of_two():
-    assert best.shape_class(1000, 1024, 1025) == (1024, 1024, 2048)
-    assert best.shape_class(1, 3, 4097) == (1, 4, 8192)
+def test_a_shape_class_rounds_each_dimension_up_to_a_power_of_two_and_marks_an_edge():
+    assert best._tiles() == (128, 16, 256)  # what every candidate's BM, BK, BN divide
+    assert best.shape_class(1000, 1024, 1025) == ("≤1024", "1024", "≤2048")
+    assert best.shape_class(1, 3, 4097) == ("≤1", "≤4", "≤8192")
+    assert best.shape_class(3000, 3000, 3000) != best.shape_class(4096, 4096, 4096)  # another tile wins at each
+    assert best.shape_class(3072, 2304, 4096) == best.shape_class(4096, 4096, 4096)
 
 
 @pytest.mark.parametrize("n, name", [(64, SMALL), (1024, SMALL), (2048, LARGE), (8192, LARGE)])
@@ -99,8 +102,9 @@ def test_a_kernel_the_card_cannot_run_is_refused_before_compiling_in_one_line(mo
 
 def test_a_tuned_choice_is_used_for_its_own_card_and_shape_class_only(cache):
     cache([entry(H200, (1000, 1000, 1000), "s_64x64x8_4x4")])
-    assert best.choose(1000, 1000, 1000, H200) == best.choose(1024, 513, 1024, H200) == "s_64x64x8_4x4"
+    assert best.choose(1000, 1000, 1000, H200) == best.choose(1000, 999, 1000, H200) == "s_64x64x8_4x4"
     assert best.choose(2048, 2048, 2048, H200) == LARGE  # another shape class: the rule
+    assert best.choose(1024, 1024, 1024, H200) == SMALL  # no edge: another class
     assert best.choose(1000, 1000, 1000, dataclasses.replace(H200, sms=114)) == SMALL  # another card: the rule
     cache([entry(H200, (1000,) * 3, "s_64x64x8_4x4"), entry(H200, (1000,) * 3, "gen_warp")])
     assert best.choose(1000, 1000, 1000, H200) == "gen_warp"  # the later entry replaces the earlier
@@ -112,7 +116,7 @@ def test_a_tuned_choice_that_no_longer_holds_is_not_used(cache):
     assert best.choose(64, 64, 64, T4) == NO_CP_ASYNC  # the card cannot run the cached kernel: the rule
 
 
-@pytest.mark.parametrize("text", ["{not json", json.dumps({"version": 2, "entries": []}), json.dumps([1])])
+@pytest.mark.parametrize("text", ["{not json", json.dumps({"version": 1, "entries": []}), json.dumps([1])])
 def test_a_cache_that_cannot_be_read_is_reported_once_and_ignored(cache, text):
     best.cache_path().write_text(text)
     with pytest.warns(UserWarning, match="tune.json are ignored"):

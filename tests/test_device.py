@@ -1,16 +1,16 @@
-"""The card's facts, read once (tiledlab.experiments.device), and the cuBLAS helper's refusal to pretend."""
+"""The card's facts, read once (tiledlab.experiments.device; tools.measure.facts), and the cuBLAS helper's refusal to pretend."""
 import numpy as np
 import pytest
 
 import tiledlab
 from tiledlab import data
 from tiledlab.experiments import Unavailable, cublas, device
-from tools.measure import latency, peaks
+from tools.measure import facts as card_facts, latency, peaks
 
 
 def test_facts_of_the_committed_h200_give_its_datasheet_figures():
     row = data.load("h200/device.csv").iloc[0]
-    facts = device.Facts.of(row)
+    facts = card_facts.Facts.of(row)
     assert facts.sm_clock_mhz == row["sm_clock_khz"] / 1000 and facts.l2_bytes == row["l2_bytes"]
     assert facts.fp32_datasheet_tflops == pytest.approx(row["fp32_datasheet_tflops"])
     assert device.fp32_datasheet_tflops(row["sms"], row["fp32_lanes_per_sm"], row["sm_clock_khz"]) == \
@@ -18,7 +18,7 @@ def test_facts_of_the_committed_h200_give_its_datasheet_figures():
 
 
 def test_latency_and_peaks_read_the_one_device_facts():
-    assert latency.device_facts is device.device_facts is peaks.device_facts
+    assert latency.device_facts is card_facts.device_facts is peaks.device_facts
 
 
 @pytest.mark.skipif(not tiledlab.SIMULATOR, reason="checks the simulator's refusal")

@@ -195,7 +195,7 @@ def test_reading_sass_refuses_on_the_simulator(tmp_path, capsys):
 
 
 def test_sass_jobs_are_every_kernel_of_the_sweep_once():
-    from tiledlab.experiments import bench
-    assert bench.sass_jobs([8, 32], fair=True) == [("naive", 16), ("tiled", 8), ("tiled", 32),
+    from tools.measure import sass
+    assert sass.sweep_jobs([8, 32], fair=True) == [("naive", 16), ("tiled", 8), ("tiled", 32),
                                                    ("naive_unsigned", 16), ("tiled_unsigned", 8),
                                                    ("tiled_unsigned", 32)]

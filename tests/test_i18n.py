@@ -23,6 +23,7 @@ from tiledlab.core.kernels import naive  # noqa: E402
 from tiledlab.counting import exercises  # noqa: E402
 from tiledlab.counting.exercises import check, predict  # noqa: E402
 from tiledlab.notebook import plots  # noqa: E402
+from tools import code_catalog  # noqa: E402
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -62,7 +63,7 @@ def fields(text):
 
 def test_every_message_of_the_code_is_in_the_catalog_and_translated():
     po = {m.id: m for m in catalog() if m.id}
-    code = i18n.extract()
+    code = code_catalog.extract()
     assert len(code) > 100 and set(code) == set(po), (set(code) ^ set(po))
     for message in po.values():
         assert message.string and not message.fuzzy, message.id
@@ -71,7 +72,15 @@ def test_every_message_of_the_code_is_in_the_catalog_and_translated():
 
 
 def test_the_compiled_catalog_matches_the_po():
-    assert i18n.MO.read_bytes() == i18n.compile_catalog(mo=None), "run python -m tiledlab.i18n"
+    assert i18n.MO.read_bytes() == code_catalog.compile_catalog(mo=None), "run python -m tools.code_catalog"
+
+
+def test_updating_the_catalog_from_the_code_changes_nothing_but_its_date(tmp_path):
+    po = tmp_path / "tiledlab.po"
+    po.write_bytes(i18n.PO.read_bytes())
+    code_catalog.update_catalog(po)
+    dated = re.compile(r'"POT-Creation-Date: .*"')
+    assert dated.sub("", po.read_text()) == dated.sub("", i18n.PO.read_text())
 
 
 def test_the_notebooks_hints_are_in_the_catalog():

@@ -8,7 +8,7 @@ from numba import cuda
 
 from tiledlab import data
 from tools.measure import latency
-from tiledlab.experiments.device import Facts
+from tools.measure.facts import Facts
 from tiledlab.experiments.timing import Timing
 
 

@@ -7,7 +7,8 @@ from conftest import simulator_only
 from numba import cuda
 
 from tools.measure import peaks
-from tiledlab.experiments.device import FP32_LANES_PER_SM, Facts, fp32_datasheet_tflops
+from tools.measure.facts import Facts
+from tiledlab.experiments.device import FP32_LANES_PER_SM, fp32_datasheet_tflops
 
 
 @pytest.mark.parametrize("chains,unroll", [(1, 1), (3, 2), (16, 8)])

@@ -32,7 +32,7 @@ def test_the_fastest_candidate_is_chosen_and_cached_per_shape_class(cache):
     assert saved["version"] == best.VERSION and len(saved["entries"]) == 1
     entry = saved["entries"][0]
     assert entry["card"] == json.loads(json.dumps(dataclasses.asdict(card.current())))
-    assert entry["shape_class"] == [64, 32, 128] and entry["kernel"] == SMALL[1]
+    assert entry["shape_class"] == ["≤64", "≤32", "≤128"] and entry["kernel"] == SMALL[1]
     assert all(r["rel_err"] < 1e-5 for r in rows)
     assert tune.chosen(33, 17, 100) == SMALL[1] and tune.chosen(40, 24, 129) is None  # another class
     assert best.choose(33, 17, 100) == SMALL[1]  # what `best` runs there now
@@ -52,7 +52,7 @@ def test_shapes_of_one_class_share_the_choice_with_the_least_relative_time():
     rows = [{"M": m, "K": 64, "N": 64, "kernel": k, "ms": ms, "tflops": 1.0, "pct_cublas": None, "rel_err": 0.0}
             for m, k, ms in [(60, "a", 1.0), (60, "b", 1.1), (64, "a", 3.0), (64, "b", 1.0)]]
     entry = tune.choice(rows, card.KNOWN["a100"])
-    assert entry["kernel"] == "b" and entry["shape_class"] == [64, 64, 64]  # a: 1 + 3 = 4, b: 1.1 + 1 = 2.1
+    assert entry["kernel"] == "b" and entry["shape_class"] == ["≤64", "64", "≤64"]  # a: 1 + 3 = 4, b: 1.1 + 1 = 2.1
     assert card.Card.of(entry["card"]) == card.KNOWN["a100"]
     rows[3]["rel_err"] = 1.0  # b wrong at one shape of the class: never chosen
     assert tune.choice(rows, card.KNOWN["a100"])["kernel"] == "a"

@@ -91,3 +91,12 @@ def test_padded_kernel_is_counted_hazard_free(rng):
     c = count_loads(padded(transposed(tiledlab.tiled, "sB"), "sB"), A, B, 4)
     np.testing.assert_allclose(c.C, A @ B, rtol=1e-5, atol=1e-5)
     assert not any(c.hazards.values()) and c.total == 12 * 9 * 3 * 2
+
+
+def test_a_variant_that_would_change_nothing_is_an_error():
+    with pytest.raises(ValueError, match=r"tiled has 2 cuda.syncthreads\(\) calls, not 3"):
+        without_barrier(tiledlab.tiled, 2)
+    for variant, name in ((transposed, "sB_transposed"), (padded, "sB_padded")):
+        with pytest.raises(ValueError, match=f"naive: nothing to change for {name}"):
+            variant(tiledlab.naive, "sB")  # naive has no shared tile sB
+    assert without_barrier(tiledlab.tiled, 1).source().count("cuda.syncthreads()") == 1

@@ -278,14 +278,10 @@ def test_an_english_line_is_one_with_a_word_that_is_no_name(text, english):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="issue 29, open: notebook 7's cell f055eb1c prints ladder.csv's `idea` "
-                   "column (each rung's one-line description, data in English) under the table; they need "
-                   "a translation at print time (12 lines of the Chinese run on the simulator)")
 def test_every_zh_notebook_run_here_draws_and_prints_chinese(tmp_path):
     """Run each zh notebook on this backend in Chinese (a copy, in tmp_path); every figure drawn (a hook
     records the texts of each figure as it is rendered) and every line printed must be Chinese. The one run
-    of every zh notebook in Chinese (the browser runs two): a cell that raises fails it, expected failure or
-    not (raises=AssertionError: only the English lines are the known gap)."""
+    of every zh notebook in Chinese (the browser runs two): a cell that raises fails it."""
     import nbclient
     import nbformat
     record = tmp_path / "figures.jsonl"

@@ -6,11 +6,13 @@ exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
 """
 import argparse
 import errno
+import importlib
 import json
 import os
 import pathlib
 import sys
 import traceback
+from functools import partial
 
 import numpy as np
 
@@ -48,10 +50,6 @@ def _path_problem(error):
     return f"{error.filename}: {error.strerror}" if error.filename else str(error)
 
 
-def _missing_package(error):
-    return not (error.name or "tiledlab").startswith("tiledlab")  # tiledlab's own imports failing is a bug
-
-
 class NotebookError(Exception):
     """A cell of a notebook being run raised: the notebook's problem, not tiledlab's."""
 
@@ -65,7 +63,7 @@ FILE_SYSTEM = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirect
 EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): the first match wins
     (NotebookError, None, NOTEBOOK_FAILED, str),
     (Unavailable, None, UNAVAILABLE, lambda e: f"cannot run here: {e}"),
-    (ModuleNotFoundError, _missing_package, UNAVAILABLE,
+    (ModuleNotFoundError, lambda e: not (e.name or "tiledlab").startswith("tiledlab"), UNAVAILABLE,  # else a bug
      lambda e: f"needs the Python package {e.name}, which is not installed: pip install {e.name}"),
     (MemoryError, None, BAD_INPUT, lambda e: "not enough memory for this size: try a smaller --n"),
     (FILE_SYSTEM, None, BAD_INPUT, _path_problem),
@@ -114,17 +112,14 @@ def main(argv=None):
 
 def _file_in_the_way(path):
     """The first of `path` and its parents that exists, when it is a file rather than a folder."""
-    for p in (path, *path.parents):
-        if p.exists():
-            return None if p.is_dir() else p
-    return None
+    first = next((p for p in (path, *path.parents) if p.exists()), None)
+    return first if first and not first.is_dir() else None
 
 
 def _out_folder(path, option="--out"):
     """`path` as a folder to write into (made when written to), or a ValueError saying why it cannot be."""
     path = pathlib.Path(path)
-    blocker = _file_in_the_way(path)
-    if blocker:
+    if blocker := _file_in_the_way(path):
         raise ValueError(f"{option} {path}: {blocker} is a file, not a folder; give a folder's name instead")
     return path
 
@@ -134,14 +129,9 @@ def _out_file(path, option, example="times.csv"):
     path = pathlib.Path(path)
     if path.is_dir():
         raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / example}")
-    blocker = _file_in_the_way(path.parent)
-    if blocker:
+    if blocker := _file_in_the_way(path.parent):
         raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
     return path
-
-
-def _duration(seconds):
-    return f"{seconds / 60:,.0f} minutes" if seconds < 7200 else f"{seconds / 3600:,.1f} hours"
 
 
 def _simulator_forecast(seconds, what, instead, force):
@@ -149,7 +139,8 @@ def _simulator_forecast(seconds, what, instead, force):
     print(f"CUDA simulator: {what} should take about {seconds:,.0f} s (Python's time, not a GPU's)",
           file=sys.stderr)
     if seconds > SIM_LIMIT_S and not force:
-        raise ValueError(f"about {_duration(seconds)} on the simulator: {instead}, or add --force")
+        duration = f"{seconds / 60:,.0f} minutes" if seconds < 7200 else f"{seconds / 3600:,.1f} hours"
+        raise ValueError(f"about {duration} on the simulator: {instead}, or add --force")
 
 
 def count_bytes(n, T):
@@ -219,11 +210,8 @@ def _count(args):
         seconds = bench.simulator_seconds([n], [T], 0, COUNTED_COST)  # naive and tiled, counted once each
         _simulator_forecast(seconds, "this count", "use --n 64 or less (the default is --n 32)", args.force)
     A, B = operands(n, n, n, seed=1)
-    result = {}
-    for kernel in ("naive", "tiled"):
-        measured = count_loads(kernel, A, B, T)
-        formula = naive_loads(n, n, n) if kernel == "naive" else tiled_loads(n, n, n, T)
-        result[kernel] = {"measured": measured.total, "formula": sum(formula.values())}
+    formulas = {"naive": naive_loads(n, n, n), "tiled": tiled_loads(n, n, n, T)}
+    result = {k: {"measured": count_loads(k, A, B, T).total, "formula": sum(f.values())} for k, f in formulas.items()}
     if args.json:
         print(json.dumps(result))
     else:
@@ -313,8 +301,7 @@ def _slides(args):
     import matplotlib
     matplotlib.use("Agg")
     from .notebook import slides
-    path = slides.write(_out_folder(args.out))
-    print(f"wrote {path}")
+    print(f"wrote {slides.write(_out_folder(args.out))}")
     return OK
 
 
@@ -333,18 +320,17 @@ def _class_report(args):
     return OK
 
 
-def _lab(argv):
-    from .notebook import lab
-    return lab.start(*lab.parser(Parser).parse_known_args(argv))
-
-
-def _hub(argv):
-    from .notebook import hub
-    return hub.start(*hub.parser(Parser).parse_known_args(argv))
+def _jupyter(name):
+    """The handler of `lab` or `hub` (tiledlab.notebook.lab, .hub): their options, the rest for Jupyter."""
+    def start(argv):
+        tool = importlib.import_module(f".notebook.{name}", __package__)
+        return tool.start(*tool.parser(Parser).parse_known_args(argv))
+    return start
 
 
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways,
-            "slides": _slides, "student-copy": _student_copy, "lab": _lab, "hub": _hub, "class-report": _class_report}
+            "slides": _slides, "student-copy": _student_copy, "lab": _jupyter("lab"), "hub": _jupyter("hub"),
+            "class-report": _class_report}
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -369,11 +355,7 @@ def _whole(kind, least, below):
     return parse
 
 
-def _positive(kind):
-    """A whole number of at least 1 (N, repeats)."""
-    return _whole(kind, 1, "must be at least 1")
-
-
+_positive = partial(_whole, least=1, below="must be at least 1")  # _positive("N"): N, repeats
 _nonnegative = _whole("warm-up launches", 0, "cannot be negative")
 
 
@@ -382,34 +364,37 @@ def _kernels_option(p, help, default=None):
     p.add_argument("--kernels", nargs="+", action="extend", default=default, metavar="NAME", help=help)
 
 
-def _info_options(sub):
-    sub.add_parser("info", help="backend, device and versions", formatter_class=_Help,
-                   description="Say which backend runs (a GPU or the CUDA simulator), the device, and the "
-                               "versions of numba and numpy.")
+def _command(sub, name, help, description):
+    return sub.add_parser(name, help=help, formatter_class=_Help, description=description)
 
 
-def _count_options(sub):
-    p = sub.add_parser("count", help="measured vs formula global loads, naive and tiled", formatter_class=_Help,
-                       description="Run naive and tiled on N×N inputs with counting on and compare each "
-                                   "kernel's measured global loads with the formula (2N³ and 2N³/T). "
-                                   "Refuses an N whose counting buffers do not fit in memory; on the "
-                                   f"simulator, forecasts its time and refuses counts over {SIM_LIMIT_S} s "
-                                   "unless --force.")
+def parser():
+    """The command line's parser (all but `lab` and `hub`, which parse their own options)."""
+    top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
+                               "in JupyterLab; `lab --help` for its options")
+    sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
+                               "notebooks/ (classroom/); `hub --help` for its options")
+    _command(sub, "info", "backend, device and versions", "Say which backend runs (a GPU or the CUDA simulator), "
+             "the device, and the versions of numba and numpy.")
+
+    p = _command(sub, "count", "measured vs formula global loads, naive and tiled", "Run naive and tiled on N×N "
+                 "inputs with counting on and compare each kernel's measured global loads with the formula (2N³ "
+                 "and 2N³/T). Refuses an N whose counting buffers do not fit in memory; on the simulator, forecasts "
+                 f"its time and refuses counts over {SIM_LIMIT_S} s unless --force.")
     p.add_argument("--n", type=_positive("N"), default=32, help="matrix size N (N×N inputs)")
     p.add_argument("--tile", type=int, default=8, help="tile width T (1 to 32)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--force", action="store_true", help="run a long simulator count anyway")
 
-
-def _bench_options(sub):
-    p = sub.add_parser("bench", help="time naive, tiled (and cuBLAS) over sizes; write bench.csv, bench.png",
-                       formatter_class=_Help,
-                       description="Time naive, tiled, the fair pair (naive_unsigned, tiled_unsigned: "
-                                   "the same with unsigned indices) and (on a GPU with CuPy) cuBLAS over "
-                                   "sizes and tile widths, all back to back (samples of at least 2 ms). "
-                                   "Defaults: --n 1024 2048 --tile 8 16 32 and --fair on a GPU, --n 16 32 "
-                                   "--tile 4 8 and --no-fair on the simulator, which forecasts its time "
-                                   f"and refuses sweeps over {SIM_LIMIT_S} s unless --force.")
+    p = _command(sub, "bench", "time naive, tiled (and cuBLAS) over sizes; write bench.csv, bench.png",
+                 "Time naive, tiled, the fair pair (naive_unsigned, tiled_unsigned: the same with unsigned "
+                 "indices) and (on a GPU with CuPy) cuBLAS over sizes and tile widths, all back to back (samples "
+                 "of at least 2 ms). Defaults: --n 1024 2048 --tile 8 16 32 and --fair on a GPU, --n 16 32 --tile "
+                 "4 8 and --no-fair on the simulator, which forecasts its time and refuses sweeps over "
+                 f"{SIM_LIMIT_S} s unless --force.")
     p.add_argument("--n", type=_positive("N"), nargs="+", help="matrix sizes N (default: by backend, see above)")
     p.add_argument("--tile", type=int, nargs="+", help="tile widths T, 1 to 32 (default: by backend, see above)")
     p.add_argument("--out", default="bench-out", help="folder for bench.csv and bench.png")
@@ -422,64 +407,33 @@ def _bench_options(sub):
     p.add_argument("--force", action="store_true", help="run a long simulator sweep anyway")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
-
-def _tune_options(sub):
-    p = sub.add_parser("tune", help="measure the candidate kernels at your sizes on this GPU; `best` then runs the "
-                       "fastest", formatter_class=_Help, description="Check and time every candidate kernel this card "
-                       "can run at each shape, beside cuBLAS, and keep the fastest correct one per card and shape "
-                       "class (M, K, N rounded up to powers of two) in a cache that matmul(A, B, \"best\") reads; "
-                       "DIR/tune.csv lists every candidate timed. Run it once per GPU, for the sizes you multiply.")
+    p = _command(sub, "tune", "measure the candidate kernels at your sizes on this GPU; `best` then runs the "
+                 "fastest", "Check and time every candidate kernel this card can run at each shape, beside cuBLAS, "
+                 "and keep the fastest correct one per card and shape class (M, K, N rounded up to powers of two, "
+                 "marked where the block tiles leave an edge) "
+                 "in a cache that matmul(A, B, \"best\") reads; DIR/tune.csv lists every candidate timed. Run it "
+                 "once per GPU, for the sizes you multiply.")
     p.add_argument("--shape", type=_shape, nargs="+",
                    help="M×K×N products to tune for, e.g. 4096x4096x4096 1000x1000x1000")
     p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
     _kernels_option(p, "the candidates (names of the registry; by default tune.CANDIDATES)")
     p.add_argument("--out", default="tune-out", help="folder for tune.csv")
 
-
-def _takeaways_options(sub):
-    p = sub.add_parser("takeaways", help="one slide-ready PNG per notebook", formatter_class=_Help,
-                       description="Draw each notebook's takeaway figure (16:9, large fonts) from small live "
-                                   "counts and the committed H200 data, and save them as PNG files.")
-    p.add_argument("--out", default="takeaways", help="folder for the PNG files")
-
-
-def _slides_options(sub):
-    p = sub.add_parser("slides", help="one offline HTML slide deck built from the notebooks", formatter_class=_Help,
-                       description="Build one self-contained HTML slide deck (no network; arrow keys; S: "
-                                   "presenter view with speaker notes; printable) from the notebooks: what each "
-                                   "teaches, its kernel's key lines, its figure, its predictions with their "
-                                   "answers, its summary: DIR/slides.html.")
-    p.add_argument("--out", default="slides", help="folder for slides.html")
-
-
-def _student_copy_options(sub):
-    p = sub.add_parser("student-copy", help="a copy of the series for students: no solutions/, no tests",
-                       formatter_class=_Help,
-                       description="Copy the package, the notebooks, the README, the environment files and "
-                                   "the licences into DIR (new, or empty), leaving out the key (solutions/), "
-                                   "the tests that run it and the teacher's guide.")
-    p.add_argument("dir", metavar="DIR", help="the folder to write the copy into")
-
-
-def _class_report_options(sub):
-    p = sub.add_parser("class-report", help="who passed which exercise: one row per student of a class folder",
-                       formatter_class=_Help, description="Tabulate the outcomes each student's check() and "
-                       "predict() recorded in their working copy: one row per student, one column per "
-                       "exercise, and minutes per notebook; print it and write it as CSV.")
+    _command(sub, "takeaways", "one slide-ready PNG per notebook", "Draw each notebook's takeaway figure (16:9, "
+             "large fonts) from small live counts and the committed H200 data, and save them as PNG files."
+             ).add_argument("--out", default="takeaways", help="folder for the PNG files")
+    _command(sub, "slides", "one offline HTML slide deck built from the notebooks", "Build one self-contained HTML "
+             "slide deck (no network; arrow keys; S: presenter view with speaker notes; printable) from the "
+             "notebooks: what each teaches, its kernel's key lines, its figure, its predictions with their "
+             "answers, its summary: DIR/slides.html.").add_argument("--out", default="slides",
+                                                                   help="folder for slides.html")
+    _command(sub, "student-copy", "a copy of the series for students: no solutions/, no tests", "Copy the "
+             "package, the notebooks, the README, the environment files and the licences into DIR (new, or "
+             "empty), leaving out the key (solutions/), the tests that run it and the teacher's guide."
+             ).add_argument("dir", metavar="DIR", help="the folder to write the copy into")
+    p = _command(sub, "class-report", "who passed which exercise: one row per student of a class folder",
+                 "Tabulate the outcomes each student's check() and predict() recorded in their working copy: one "
+                 "row per student, one column per exercise, and minutes per notebook; print it and write it as CSV.")
     p.add_argument("class_dir", metavar="CLASS_DIR", help="the class folder `hub` made (default there: my-class/)")
     p.add_argument("--csv", default="class-report.csv", help="the CSV file to write")
-
-
-def parser():
-    """The command line's parser (all but `lab` and `hub`, which parse their own options)."""
-    top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
-                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
-                               "in JupyterLab; `lab --help` for its options")
-    sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
-                               "notebooks/ (classroom/); `hub --help` for its options")
-    for options in (_info_options, _count_options, _bench_options, _tune_options, _takeaways_options,
-                    _slides_options, _student_copy_options, _class_report_options):
-        options(sub)
     return top

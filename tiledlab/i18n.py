@@ -1,26 +1,24 @@
 """The language of what tiledlab says to a student: English, or Chinese for the Chinese edition (notebooks/zh/).
 
-`language()` is "zh" when the environment variable TILEDLAB_LANG is "zh" (or starts with "zh", such as
-"zh_CN"), else when a file named LANGUAGE whose first word is "zh" is in the current folder (a Jupyter
-kernel starts in its notebook's folder, and notebooks/zh/ has one), else "en"; it never raises. It is
-asked at every message, so a notebook may switch with os.environ["TILEDLAB_LANG"] = "zh" at any time.
+`language()` is "zh" when TILEDLAB_LANG starts with "zh" ("zh_CN"), else when the first word of a file
+LANGUAGE in the current folder is "zh" (a Jupyter kernel starts in its notebook's folder; notebooks/zh/ has
+one), else "en"; it never raises, and is asked at every message, so a notebook may switch at any time.
 
 `_()` (also `gettext`) translates an English message through the gettext domain "tiledlab":
-tiledlab/locale/zh_CN/LC_MESSAGES/tiledlab.po, compiled to the .mo beside it (`compile_catalog()`, which
-needs Babel; the stdlib reads the .mo, so a student's install needs nothing more). A message with numbers
-has named placeholders, filled after translation: `_("{n:,} loads").format(n=n)`. `N_()` only marks a
-message defined at import time, to be translated where it is shown.
+tiledlab/locale/zh_CN/LC_MESSAGES/tiledlab.po, compiled to the .mo beside it by `python -m tools.code_catalog`
+(the stdlib reads the .mo: a student's install needs nothing more). A message with numbers has named
+placeholders, filled after translation: `_("{n:,} loads").format(n=n)`. `N_()` only marks a message defined at
+import time, to be translated where it is shown.
 
 `cjk_font()` is the installed font that draws Chinese figure labels, or None.
 
-A notebook's own words (what its code cells print, tabulate and draw: `print("matches numpy:", ok)`) are
-the same code in both editions. In the Chinese edition `translate_cells()` (called by setup()) has IPython
-translate them as each cell runs: every string or f-string literal in a place the cell shows it (see
-`display_strings`) whose text is a msgid of notebooks.po, beside tiledlab.po, is replaced by its msgstr
-before the cell is compiled; the code a student reads, and any string used as data, stay as written. An
-f-string's msgid keeps its fields as written, `{launch_ms:.3f}`, and its msgstr places the same fields;
-a value shown through a translated f-string's field or drawn by a figure call (a level's name from the
-data) goes through `shown`, which translates the values notebooks.po holds under msgctxt "data".
+A notebook's own words (what its code cells print, tabulate and draw) are the same code in both editions.
+In the Chinese edition `translate_cells()` (called by setup()) has IPython replace, before each cell is
+compiled, every str or f-string literal it shows (`display_strings`) whose text is a msgid of notebooks.po
+by its msgstr; the code a student reads, and strings used as data, stay as written. An f-string's msgid
+keeps its fields as written, `{launch_ms:.3f}`, and its msgstr places the same fields; a value shown through
+such a field or drawn by a figure call (a level's name) goes through `shown`, which translates the values
+notebooks.po holds under msgctxt "data".
 """
 import ast
 import gettext as _gettext
@@ -92,51 +90,6 @@ def notebook_text(message):
 def N_(message):
     """Mark `message` for the catalog without translating it now (a constant, translated where it is shown)."""
     return message
-
-
-KEYWORDS = {"_": None, "N_": None, "gettext": None}
-
-
-def extract(package=pathlib.Path(__file__).parent):
-    """{msgid: [(file, line), ...]} of every message marked in the package's code (Babel's extractor)."""
-    from babel.messages.extract import extract_from_dir
-    found = {}
-    for file, line, message, _comments, _context in extract_from_dir(
-            package, [("**.py", "python")], keywords=KEYWORDS, comment_tags=()):
-        found.setdefault(message, []).append((file, line))
-    return found
-
-
-def update_catalog(po=PO):
-    """Bring the .po up to date with the code, as msgmerge does: new messages untranslated, changed ones
-    fuzzy, gone ones dropped (a developer's step; then translate, and `compile_catalog()`)."""
-    from babel.messages.catalog import Catalog
-    from babel.messages.pofile import read_po, write_po
-    template = Catalog(domain=DOMAIN)
-    for message, places in sorted(extract().items()):
-        template.add(message, locations=places)
-    with open(po, "rb") as f:
-        catalog = read_po(f, locale="zh_CN", domain=DOMAIN)
-    catalog.update(template, no_fuzzy_matching=False)
-    catalog.obsolete.clear()
-    with open(po, "wb") as f:
-        write_po(f, catalog, width=120, sort_output=True, include_lineno=False)
-
-
-def compile_catalog(po=PO, mo=MO):
-    """Write the .mo of the .po with Babel (a developer's step, after editing the .po); returns the .mo's bytes."""
-    import io
-
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
-    with open(po, "rb") as f:
-        catalog = read_po(f)
-    buffer = io.BytesIO()
-    write_mo(buffer, catalog)
-    if mo is not None:
-        pathlib.Path(mo).write_bytes(buffer.getvalue())
-        _catalog.cache_clear()
-    return buffer.getvalue()
 
 
 # --- the notebooks' own words ------------------------------------------------------------------------
@@ -291,21 +244,16 @@ class CellTranslator(ast.NodeTransformer):
         if language() != "zh":
             return tree
         catalog, drawn = _catalog(NOTEBOOK_DOMAIN), cjk_font() is not None
-        new = {}
+        self.new = {}  # literal: its translation (None: kept)
         for node, msgid, where in display_strings(tree):
             msgstr = catalog.gettext(msgid)
             if msgstr != msgid and (where == "text" or drawn):
-                new[node] = translated(node, msgid, msgstr)
+                self.new[node] = translated(node, msgid, msgstr)
         if drawn:
             _wrap_drawn_values(tree)
-        return ast.fix_missing_locations(_Replace(new).visit(tree))
+        return ast.fix_missing_locations(self.generic_visit(tree))
 
-
-class _Replace(ast.NodeTransformer):
-    def __init__(self, new):
-        self.new = new
-
-    def generic_visit(self, node):
+    def generic_visit(self, node):  # each shown literal replaced by its translation
         node = super().generic_visit(node)
         return self.new.get(node) or node
 
@@ -351,8 +299,3 @@ def cjk_font():
         return next((name for name in CJK_FONTS if name in known), None)
     return first() or (_found_late() and first()) or None
 
-
-if __name__ == "__main__":  # python -m tiledlab.i18n: update the catalog from the code, then compile it
-    update_catalog()
-    compile_catalog()
-    print(f"updated {PO} and wrote {MO}")

@@ -1,25 +1,19 @@
 """Make numba's CUDA simulator fast enough for class, without changing what any kernel computes.
 
-The simulator runs each CUDA thread of a block as a Python thread. Its block manager finds out
-that all threads reached `cuda.syncthreads()` by polling them in a busy loop, which competes with
-the very threads it waits for. Here a barrier built on a condition variable replaces that loop:
-waiting threads sleep, the last arrival wakes them, and a thread that returns early stops counting
-(as in the original manager). With it, Python's default thread-switch interval is also the fastest
-choice; shorter ones only help the polling manager. Measured figures: README, "Simulator speed".
+The simulator runs each thread of a block as a Python thread, and its block manager polls them in a busy
+loop, competing with the threads it waits for, to see that all reached `cuda.syncthreads()`. `speed_up()`
+puts a barrier on a condition variable in its place: waiting threads sleep, the last arrival wakes them, a
+thread that returns early stops counting. With it Python's default thread-switch interval is the fastest
+(measured: README, "Simulator speed"). The barrier also says where each thread waits: `watching()` collects,
+for each block, the first barrier its threads did not reach alike (in CUDA undefined behaviour: a hang, or
+a wrong result; here they are released all the same), for the counting lab to report by line.
 
-The barrier also says where each thread waits. In CUDA a barrier that not every thread of the block
-reaches (one inside `if row < M:`, or after an early `return`) is undefined behaviour: a hang, or a
-wrong result. Here the threads are released all the same, and `watching()` collects, for each block,
-the first barrier its threads did not reach alike, for the counting lab to report by line.
+`accept_alignment()` lets notebook 7's `cuda.shared.array(..., alignment=16)` run, which numba's simulator
+refuses: a numpy array needs no alignment, so the argument is accepted and ignored.
 
-A second patch lets the simulator run notebook 7's kernels: they declare shared arrays with
-`alignment=16`, which a GPU's compiler needs to fuse four 32-bit reads into one 128-bit read and
-which numba's simulator refuses. A numpy array needs no alignment, so `accept_alignment()` accepts
-the argument and ignores it; arrays are still told apart by the source line that declares them.
-
-Both patches replace private parts of numba's simulator. Each first checks that the names it relies
-on are still there; if not, it warns once and leaves the simulator as it is (slower, or refusing
-alignment=, still correct otherwise). TILEDLAB_SIMULATOR_PATCH=0 switches both off.
+Both replace private parts of numba's simulator: each first checks that what it relies on is there, else
+warns once and leaves the simulator as it is (slower, or refusing alignment=, still correct otherwise).
+TILEDLAB_SIMULATOR_PATCH=0 switches both off.
 """
 import inspect
 import os
@@ -181,10 +175,8 @@ def installed():
 
 
 def _shared_array(self, shape, dtype, alignment=None):
-    """FakeCUDAShared.array that accepts `alignment` (and ignores it: numpy arrays need none).
-
-    As in numba's own: one array per declaring source line, all threads of the block share it, and
-    size 0 is the dynamic shared memory. The declaring line is the caller's frame."""
+    """FakeCUDAShared.array, accepting and ignoring `alignment`. As numba's own: one array per declaring
+    line (the caller's frame), shared by the block's threads; size 0 is the dynamic shared memory."""
     from numba.cuda.simulator import kernelapi
 
     if isinstance(dtype, kernelapi.types.Type):

@@ -15,16 +15,18 @@
 The cache is JSON at $TILEDLAB_CACHE_DIR/tune.json, else platformdirs' user cache dir + /tiledlab/tune.json:
 
     {"version": 1,
-     "entries": [{"card": {<dataclasses.asdict of a card.Card>}, "shape_class": [M2, K2, N2],
+     "entries": [{"card": {<dataclasses.asdict of a card.Card>}, "shape_class": ["4096", "≤4096", ...],
                   "kernel": "<registry name>", "measured": {<what tune measured: free form>}}]}
 
-`shape_class(M, K, N)` is each dimension rounded up to a power of two; a later entry for the same card and
-class replaces an earlier one. A file that is missing is no tuned choice; one that cannot be read is
+`shape_class(M, K, N)` gives each dimension as the power of two it rounds up to, written "≤P" when the candidates'
+block tiles do not divide it (its last blocks run partly empty): 3000³ is ≤4096×≤4096×≤4096, not 4096³'s class,
+where another tile wins. A later entry for the same card and class replaces an earlier one. A file that is missing is no tuned choice; one that cannot be read is
 reported once and ignored (and replaced by tune's next run). `entries`, `entry`, `same_class` and `save` are
 the cache's one reader and writer: tune (tiledlab.experiments.tune) writes through them.
 """
 import dataclasses
 import json
+import math
 import os
 import pathlib
 import warnings
@@ -39,14 +41,23 @@ SHAPE = (4096, 4096, 4096)  # the size a question about "best" without a shape i
 # async.csv: the BK = 16 pipeline; ladder.csv: the double-buffered 64×128 for cards without cp.async).
 CANDIDATES = ("w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3", "s_64x128x8_8x8_db")
 FILL = 0.9  # blocks per SM a grid must give (one block per SM fits at these registers: a wave, nearly full)
-VERSION = 1
+VERSION = 2  # 1: a class was the powers of two alone
 CACHE_ENV = "TILEDLAB_CACHE_DIR"
 _reported = set()
 
 
 def shape_class(M, K, N):
-    """(M, K, N), each rounded up to the next power of two: the shapes one tuned choice stands for."""
-    return tuple(1 << (int(n) - 1).bit_length() for n in _shape(M, K, N))
+    """The shapes one tuned choice stands for: each of M, K, N as the power of two it rounds up to, "≤" before it
+    when the block tile of some candidate in that dimension (BM, BK, BN) does not divide it."""
+    return tuple(("" if n % tile == 0 else "≤") + str(1 << (n - 1).bit_length())
+                 for n, tile in zip(_shape(M, K, N), _tiles()))
+
+
+def _tiles():
+    """(BM, BK, BN) that every candidate's block tile divides: a dimension they divide leaves no edge."""
+    from .registry import KERNELS
+    constants = [KERNELS[name].bind() for name in CANDIDATES]
+    return tuple(math.lcm(*(c[key] for c in constants)) for key in ("BM", "BK", "BN"))
 
 
 def _shape(M, K, N):

@@ -63,14 +63,11 @@ KNOWN = {  # the cards students have, and the one the committed measurements com
     "h200": _card("NVIDIA H200", (9, 0), 132, 227 * 1024, 228 * 1024, 2048, 32),
 }
 DEVICE_ATTRIBUTES = {  # Card field → the driver's device attribute (CU_DEVICE_ATTRIBUTE_...)
-    "sms": "MULTIPROCESSOR_COUNT",
-    "shared_per_block_bytes": "MAX_SHARED_MEMORY_PER_BLOCK",
+    "sms": "MULTIPROCESSOR_COUNT", "shared_per_block_bytes": "MAX_SHARED_MEMORY_PER_BLOCK",
     "shared_per_block_optin_bytes": "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
     "shared_per_sm_bytes": "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
-    "registers_per_sm": "MAX_REGISTERS_PER_MULTIPROCESSOR",
-    "registers_per_block": "MAX_REGISTERS_PER_BLOCK",
-    "threads_per_sm": "MAX_THREADS_PER_MULTIPROCESSOR",
-    "blocks_per_sm": "MAX_BLOCKS_PER_MULTIPROCESSOR",
+    "registers_per_sm": "MAX_REGISTERS_PER_MULTIPROCESSOR", "registers_per_block": "MAX_REGISTERS_PER_BLOCK",
+    "threads_per_sm": "MAX_THREADS_PER_MULTIPROCESSOR", "blocks_per_sm": "MAX_BLOCKS_PER_MULTIPROCESSOR",
 }
 
 

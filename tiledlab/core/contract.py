@@ -7,7 +7,6 @@ program). Whatever cannot be read or breaks a rule is refused here with a ValueE
 line, before anything is compiled or launched.
 """
 import ast
-import copy
 import linecache
 import types
 
@@ -96,10 +95,6 @@ def parse_kernel(text, filename, name):
         if isinstance(node, ast.FunctionDef) and node.name == name:
             return node
     raise ValueError(f"generated source defines no function {name}")
-
-
-def copy_tree(func):
-    return copy.deepcopy(func)
 
 
 def check(func, name):

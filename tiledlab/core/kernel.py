@@ -1,16 +1,11 @@
-"""What tiledlab knows about a kernel, in one object: its code, its constants, how it covers C, what it
-needs of the card.
+"""What tiledlab knows about a kernel, in one object (`Kernel`, whose fields say what each holds): its code,
+its constants and their rules, how it covers C, its family and idea, what it needs of the card (core.card).
 
-A `Kernel` holds
-* its code, one of three sources behind one interface (`at`, `text`, `compile`, `namespace`): a
-  hand-written function (`Written`), a source generator (`Generated`, the unrolled rungs), or a changed
-  syntax tree of another kernel's code (`Changed`, the variants; a variant of a generated kernel keeps
-  the text written for it and never runs the generator again);
-* its compile-time constants with their defaults, the constants derived from them, and the rules
-  they must keep, each a function whose parameters name the constants it reads (core.rules);
-* its launch geometry: the rows and columns of C one block computes, and the threads of a block;
-* its family (the lesson's, the ladder's, ...: registry), the one idea it adds to the kernel before it,
-  and what it needs of the card: compute capability, shared memory, threads and launch bounds (core.card).
+Its code is one of three sources behind one interface (`at`, `text`, `compile`, `namespace`): a
+hand-written function (`Written`), a source generator (`Generated`, the unrolled rungs), or a changed
+syntax tree of another kernel's code (`Changed`, the variants; a variant of a generated kernel keeps
+the text written for it and never runs the generator again). Rules, derived constants and geometry are
+functions whose parameters name the constants they read (core.rules).
 
 `kernel.bind(BM=64)` checks and completes a set of constants once; `kernel.build(constants)` compiles
 that build through the one builder (core.build), after checking the kernel contract (core.contract)
@@ -26,6 +21,7 @@ a T×T tile of C:
 Integer keywords are constants with their defaults; functions are constants derived from them.
 """
 import ast
+import copy
 import inspect
 import textwrap
 from dataclasses import dataclass, field, replace
@@ -117,7 +113,7 @@ class Changed:
         return self.base.options
 
     def at(self, name, constants):
-        return Code(contract.copy_tree(self.tree), self.helpers, self.filename)
+        return Code(copy.deepcopy(self.tree), self.helpers, self.filename)
 
     def text(self, code):
         return (code.helpers + "\n\n" if code.helpers else "") + ast.unparse(code.tree)

@@ -97,33 +97,26 @@ class Launch:
 
 
 def prepare(kernel, A, B, tile=None, build=None, launch_bounds=None, **constants):
-    """Validate, build `kernel` at tile width `tile` (the lesson's kernels; 16 by default) or at the
-    named constants of a register-tiled kernel, and put A, B and a NaN-filled C on the device
-    (elements a kernel never writes stay NaN). `build(kernel, bound, launch_bounds)` compiles it
-    (Kernel.compiled by default; the counting lab passes its own); both refuse, before compiling, a
-    kernel the card cannot run. `launch_bounds` = (max threads, min blocks per SM); a registry kernel
-    with `min_blocks` gets them by default."""
+    """Validate, bind `kernel`'s constants (`tile`: the lesson's T, 16 by default; or by name), compile it by
+    `build(kernel, bound, launch_bounds)` (Kernel.compiled; the counting lab passes its own), and put A, B and a
+    NaN-filled C on the device (elements a kernel never writes stay NaN). `launch_bounds` = (max threads, min
+    blocks per SM); a registry kernel with `min_blocks` gets them by default."""
     A, B = validate_operands(A, B)  # first: "best" is chosen by their shape
     M, K = A.shape
     N = B.shape[1]
     spec = resolve(kernel, (M, K, N))
     try:
         bound = spec.bind(constants, tile)
-    except ValueError as error:
-        raise _chosen(kernel, spec, error) from None
+    except ValueError as error:  # saying that "best" chose the kernel, when it did
+        if isinstance(kernel, str) and kernel == best.NAME:
+            raise ValueError(f'"best" runs {spec.name} at this shape: {error}') from None
+        raise
     launch_bounds = spec.launch_bounds(bound, launch_bounds)
     blockspergrid, threadsperblock = spec.grid(M, N, bound)
     compiled = (build or Kernel.compiled)(spec, bound, launch_bounds)
     C = np.full((M, N), np.nan, dtype=np.float32)
     return Launch(spec, compiled, (M, K, N), blockspergrid, threadsperblock,
                   cuda.to_device(A), cuda.to_device(B), cuda.to_device(C), bound, launch_bounds)
-
-
-def _chosen(kernel, spec, error):
-    """`error` from binding `spec`, saying that "best" chose it, when it did."""
-    if isinstance(kernel, str) and kernel == best.NAME:
-        return ValueError(f'"best" runs {spec.name} at this shape: {error}')
-    return error
 
 
 def matmul(A, B, kernel="tiled", tile=None, **constants):

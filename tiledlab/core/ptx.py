@@ -1,26 +1,24 @@
 """What numba-cuda has no words for: a 128-bit load and an asynchronous copy (in PTX), and shared tiles beyond 48 KiB.
 
 PTX is the assembly language of NVIDIA GPUs that numba (through NVVM) writes; `ptxas` turns it into SASS,
-the instructions the GPU runs. Everything numba compiles comes out as PTX it chose itself. Two
-instructions that fast matrix products rely on are not among its choices:
+the instructions the GPU runs. Two instructions that fast matrix products rely on are not among numba's choices:
 
-* `ldg4(A, i, j)` reads A[i, j], A[i, j+1], A[i, j+2], A[i, j+3] with one instruction,
-  `ld.global.nc.v4.f32`: a vector of four floats (v4.f32, 128 bits) from global memory through the
-  read-only data path (`nc`, "non-coherent": the data must not change while the kernel runs). On an
-  H100/H200 it becomes the SASS `LDG.E.128.CONSTANT`. Numba writes four 32-bit loads (`LDG.E`) for four
-  reads A[i, j + q] of a kernel argument: it cannot know that A[i, j] sits on a 16-byte boundary. A
-  quarter of the load instructions issue the same bytes.
+* `ldg4(A, i, j)` reads A[i, j:j+4] with one instruction, `ld.global.nc.v4.f32`: a vector of four floats
+  (v4.f32, 128 bits) through the read-only data path (`nc`, "non-coherent": the data must not change while
+  the kernel runs); SASS `LDG.E.128.CONSTANT` on an H100/H200. For four reads A[i, j + q] of a kernel
+  argument numba writes four 32-bit loads (`LDG.E`): it cannot know that A[i, j] sits on a 16-byte boundary.
+  A quarter of the load instructions issue the same bytes.
 
 * `cp_async4(sA, di, dj, A, si, sj)` copies A[si, sj:sj+4] into the shared array sA[di, dj:dj+4] with
   `cp.async.cg.shared.global [dst], [src], 16;`, 16 bytes from global to shared memory that never pass
-  through the thread's registers. The thread issues it and goes on; the copy lands later. SASS:
-  `LDGSTS.E.BYPASS.128` ("load global, store shared", bypassing L1, 128 bits).
-  `cp_async_commit()` (`cp.async.commit_group;`, SASS `LDGDEPBAR`) closes the copies issued so far into
-  a group, and `cp_async_wait(n)` (`cp.async.wait_group n;`, SASS `DEPBAR.LE SB0, n`) waits until at
-  most the n most recent groups are still in flight. A copy's data is there for the thread that issued
-  it only after a wait that covers its group, and for the other threads of the block only after that
-  wait and a `cuda.syncthreads()` behind it. With n > 0 a block loads the next tile while it computes
-  on this one: a pipeline of stages, one group per stage (Ampere's way, and cuBLAS's on this card).
+  through the thread's registers (SASS `LDGSTS.E.BYPASS.128`, "load global, store shared", bypassing L1).
+  The thread issues it and goes on; the copy lands later. `cp_async_commit()` (`cp.async.commit_group;`,
+  SASS `LDGDEPBAR`) closes the copies issued so far into a group, and `cp_async_wait(n)`
+  (`cp.async.wait_group n;`, SASS `DEPBAR.LE SB0, n`) waits until at most the n most recent groups are in
+  flight. A copy's data is there for the thread that issued it after a wait that covers its group, and for
+  the other threads of the block only after that wait and a `cuda.syncthreads()` behind it. With n > 0 a
+  block loads the next tile while it computes on this one: a pipeline of stages, one group per stage
+  (Ampere's way, and cuBLAS's on this card).
 
 In a kernel (sA, sB declared with `cuda.shared.array((T, T), float32, alignment=16)`):
 
@@ -30,14 +28,12 @@ In a kernel (sA, sB declared with `cuda.shared.array((T, T), float32, alignment=
     cp_async_wait(0)                      # ... which has landed, for this thread
     cuda.syncthreads()                    # ... and for every thread of the block
 
-numba-cuda 0.30.4 (the last numba-cuda; we stay on it for its simulator) offers neither: its vector
-types (`cuda.float32x4`) are built from four scalars, never loaded from an array in one piece, and it
-has no cp.async. It does give `numba.cuda.extending.intrinsic`, with which a function emits LLVM IR
-of its own, and llvmlite's `ir.InlineAsm`, a piece of PTX inside that IR. numba-cuda writes its own
-cache-hint loads (`cuda.ldcg` and the like, numba_cuda/numba/cuda/cache_hints.py) exactly this way; the
-four functions here follow it. numba-cuda's successor, numba-cuda-mlir, would offer `cuda.vector.load`
-and inline PTX as part of the language instead (and TMA, Hopper's tensor copy engine), but it has no
-simulator.
+numba-cuda 0.30.4 (the last numba-cuda; we stay on it for its simulator) offers neither: its vector types
+(`cuda.float32x4`) are built from four scalars, never loaded in one piece, and it has no cp.async. It does
+give `numba.cuda.extending.intrinsic`, with which a function emits LLVM IR of its own, and llvmlite's
+`ir.InlineAsm`, a piece of PTX inside that IR: the way numba-cuda writes its own cache-hint loads (`cuda.ldcg`,
+numba_cuda/numba/cuda/cache_hints.py), which the functions here follow. Its successor, numba-cuda-mlir, would
+offer `cuda.vector.load`, inline PTX and TMA (Hopper's tensor copy engine), but it has no simulator.
 
 The contract, which the caller keeps (nothing checks it on a GPU; the simulator does):
 * every array is float32, 2-D and C-contiguous; `dst` of cp_async4 is a `cuda.shared.array` declared
@@ -47,8 +43,7 @@ The contract, which the caller keeps (nothing checks it on a GPU; the simulator 
 * all four elements lie inside the array, indices are not negative (no wraparound, no bounds check):
   a kernel guards the edges itself, with scalar reads where a group of four would stick out;
 * `cp_async_wait(n)`: n is a number known when the kernel compiles (0, 1, or a bound constant's name).
-A misaligned address is an error on the GPU ("misaligned address"), a read past an edge reads what lies
-there.
+On a GPU a misaligned address is an error ("misaligned address"), a read past an edge reads what lies there.
 
 More than 48 KiB of shared memory per block: a kernel may declare only 48 KiB statically. Beyond that its tiles
 live in dynamic shared memory, `smem = cuda.shared.array(0, float32, alignment=16)`, whose size each launch
@@ -61,13 +56,12 @@ that launches like any other and does the rest: it compiles for the arguments' t
 reserves `nbytes` in every launch. Never launch such a kernel reserving less: on a GPU a read past the reserved
 bytes is an illegal address, which ends the process's CUDA context.
 
-On numba's CUDA simulator (tiledlab.SIMULATOR) there is no PTX to run, so each name is a Python
-function with the same effect, chosen when this module is imported: ldg4 returns the four elements,
-cp_async4 copies at once, commit and wait do nothing. They check the contract above and raise where a
-GPU would fault or read garbage. Because the copy lands at once, a kernel that forgets a wait still
-computes the right product on the simulator; the counting lab (tiledlab.counting) is what catches it:
-it keeps every element a copy writes "pending" until the thread's wait covers its group, and counts a
-read of a pending element as a hazard.
+On numba's CUDA simulator (tiledlab.SIMULATOR) there is no PTX to run, so each name is a Python function with
+the same effect, chosen when this module is imported: ldg4 returns the four elements, cp_async4 copies at once,
+commit and wait do nothing. They check the contract above and raise where a GPU would fault or read garbage.
+Because the copy lands at once, a kernel that forgets a wait still computes the right product on the
+simulator; the counting lab (tiledlab.counting) catches it: it keeps every element a copy writes "pending"
+until the thread's wait covers its group, and counts a read of a pending element as a hazard.
 """
 import numpy as np
 
@@ -236,8 +230,7 @@ def _gpu_definitions():
 
 
 class DynamicShared:
-    """A compiled kernel whose tiles are dynamic shared memory: `kernel[grid, block](...)` launches it reserving
-    `nbytes`; on a GPU, before its first launch for a set of argument types, it is compiled and its limit raised."""
+    """A compiled kernel whose every launch reserves `nbytes` of dynamic shared memory (see the module's docstring)."""
 
     def __init__(self, kernel, nbytes):
         self.kernel, self.nbytes, self._raised = kernel, int(nbytes), set()
@@ -278,8 +271,7 @@ if SIMULATOR:
 else:
     ldg4, cp_async4, cp_async_commit, cp_async_wait, shared_view = _gpu_definitions()
 
-FUNCTIONS = {ldg4: "ldg4", cp_async4: "cp_async4", cp_async_commit: "cp_async_commit", cp_async_wait: "cp_async_wait",
-             shared_view: "shared_view"}
 ARITY = {"ldg4": 3, "cp_async4": 6, "cp_async_commit": 0, "cp_async_wait": 1, "shared_view": 4}
+FUNCTIONS = {globals()[name]: name for name in ARITY}  # each function → its name
 
 __all__ = ["ldg4", "cp_async4", "cp_async_commit", "cp_async_wait", "shared_view", "DynamicShared", "VEC"]

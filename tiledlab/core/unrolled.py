@@ -37,17 +37,13 @@ The thread's TM×TN results are TM tuples, `acc0` … (one per row), updated by 
 function `row_fma` (`generate_helpers`): numba compiles a tuple per row several times faster than
 TM·TN separate variables, to the same machine code. Launch: a BM×BN tile of C per block,
 (BN/TN)×(BM/TM) threads, as for the hand-written kernels. `generated.generated(name, **options)` makes a
-kernel from a set of options; building it at other constants (`specialize`, `matmul(..., BM=64)`) writes
-its source again. Generated source is kept in linecache under a name of its own, so `inspect`, the
-counting lab and `show()` read it like any kernel's.
+kernel from a set of options, whose source is written again at other constants (`matmul(..., BM=64)`).
 
 How the text is written: the conditions on the constants are `RULES` and those on the options
-`OPTION_RULES` (each a `Rule` with its reason), checked first; `plan` then computes the sizes once, and
+`OPTION_RULES` (each a `Rule` with its reason), checked first; `Plan` then computes the sizes once, and
 one short function per part of the kernel (`declarations`, `thread_indices`, ..., `main_loop`,
 `write_back`) returns its lines.
 """
-from dataclasses import dataclass
-
 from .card import DYNAMIC_SHARED_BYTES, MAX_THREADS_PER_BLOCK, STATIC_SHARED_BYTES, VEC, Shared
 from .formulas import threads_per_block as _threads
 from .rules import Rule, check_all, is_whole as _whole
@@ -101,9 +97,8 @@ def shared_memory(BM, BN, BK, transposed, buffers, pad, stages):
 
 def _warp_fits(warp, TYN, TXN):
     """warp = (WY, WX): 32 threads in a WY×WX patch, whole patches across the block's TYN×TXN thread tiles."""
-    if not isinstance(warp, (tuple, list)) or len(warp) != 2 or not _whole(*warp) or min(warp) < 1:
-        return False
-    return warp[0] * warp[1] == 32 and TYN % warp[0] == 0 and TXN % warp[1] == 0
+    pair = isinstance(warp, (tuple, list)) and len(warp) == 2 and _whole(*warp) and min(warp) >= 1
+    return pair and warp[0] * warp[1] == 32 and TYN % warp[0] == 0 and TXN % warp[1] == 0
 
 
 # What generate_source needs of the constants, in the order it is checked.
@@ -169,41 +164,27 @@ def _plus(e, c):
     return f"{e} + {c}" if c else e
 
 
-@dataclass(frozen=True)
 class Plan:
-    """Everything a kernel's text depends on: its name, constants and options, and the sizes they give."""
-    name: str
-    BM: int
-    BN: int
-    BK: int
-    TM: int
-    TN: int
-    transposed: bool
-    edge: str
-    loads: str
-    uidx: bool
-    prefetch: bool
-    buffers: int
-    warp: tuple
-    pad: int
-    stages: int
-    fragments: int
-    TXN: int       # threads along x, one per column group of the block tile
-    TYN: int       # threads along y, one per row group
-    NT: int        # threads per block
-    gm: int        # groups of 4 rows per thread, sm rows apart
-    gn: int        # groups of 4 columns per thread, sn columns apart
-    sm: int
-    sn: int
-    a_k: int       # A's tile: a thread loads a_k consecutive k of a row at a time,
-    a_tpr: int     # a_tpr threads per row of the tile,
-    a_rows: int    # a_rows rows per pass,
-    a_passes: int  # in a_passes passes
-    b_rows: int    # B's tile: a warp loads 32 neighbouring floats of a row, b_rows rows per pass,
-    b_cq: int      # b_cq passes along a row, 32 columns apart,
-    b_passes: int  # b_passes passes down the tile
-    a_shape: tuple
-    b_shape: tuple
+    """Everything a kernel's text depends on: its name, constants and options (checked against RULES and
+    OPTION_RULES), and the sizes they give."""
+
+    def __init__(self, name, BM, BN, BK, TM, TN, **options):
+        self.name, self.BM, self.BN, self.BK, self.TM, self.TN = name, BM, BN, BK, TM, TN
+        vars(self).update(options)  # transposed, edge, loads, ...: every one of OPTIONS
+        self.TXN, self.TYN = BN // TN, BM // TM  # threads along x, one per column group of the block tile; along y
+        self.NT = self.TXN * self.TYN  # threads per block
+        self.gm, self.gn = TM // VEC, TN // VEC  # groups of 4 rows (columns) per thread, sm rows (sn columns) apart
+        self.sm, self.sn = BM // self.gm, BN // self.gn
+        # A's tile: a thread loads a_k consecutive k of a row at a time, a_tpr threads per row of the tile,
+        # a_rows rows per pass, in a_passes passes
+        self.a_k = _a_k(BM, BN, BK, TM, TN, self.loads)
+        self.a_tpr = BK // self.a_k
+        self.a_rows, self.a_passes = self.NT // self.a_tpr, BM * BK // self.NT // self.a_k
+        # B's tile: a warp loads 32 neighbouring floats of a row, b_rows rows per pass, b_cq passes along a row
+        # (32 columns apart), b_passes passes down the tile
+        self.b_rows, self.b_cq = self.NT // 32, BN // 32
+        self.b_passes = BK // self.b_rows
+        self.a_shape, self.b_shape = tile_shapes(BM, BN, BK, self.transposed, self.buffers, self.pad, self.stages)
 
     @property
     def a_regs(self):
@@ -226,19 +207,6 @@ class Plan:
     def b_col(self, q):
         """Column of B a thread loads in column pass q."""
         return f"bc_{q}" if self.edge == "clamp" else _plus("col0 + bn", 32 * q)
-
-
-def plan(name, BM, BN, BK, TM, TN, **options):
-    """The Plan of kernel `name`: constants and options already checked against RULES and OPTION_RULES."""
-    TXN, TYN, gm, gn = BN // TN, BM // TM, TM // VEC, TN // VEC
-    NT = TXN * TYN
-    a_k = _a_k(BM, BN, BK, TM, TN, options["loads"])
-    a_tpr, b_rows = BK // a_k, NT // 32
-    a_shape, b_shape = tile_shapes(BM, BN, BK, options["transposed"], options["buffers"], options["pad"],
-                                   options["stages"])
-    return Plan(name, BM, BN, BK, TM, TN, **options, TXN=TXN, TYN=TYN, NT=NT, gm=gm, gn=gn, sm=BM // gm,
-                sn=BN // gn, a_k=a_k, a_tpr=a_tpr, a_rows=NT // a_tpr, a_passes=BM * BK // NT // a_k,
-                b_rows=b_rows, b_cq=BN // 32, b_passes=BK // b_rows, a_shape=a_shape, b_shape=b_shape)
 
 
 def declarations(p):
@@ -386,18 +354,17 @@ def b_values(p, row):
     return ", ".join(f"sB[{row}, {_plus('cb', g * p.sn + v)}]" for g in range(p.gn) for v in range(VEC))
 
 
-def a_row(p, i):
-    """The thread's row i of A's tile (within the block tile): groups of 4 adjacent rows, sm apart."""
+def thread_row(p, i):
+    """The thread's row i within the block tile (of A's tile, of C's): groups of 4 adjacent rows, sm apart."""
     return _plus("ra", (i // VEC) * p.sm + i % VEC)
 
 
-def multiply_adds(p, ind, h, k):
-    """Step k of the tile in buffer h: the thread's TN values of B, then one row_fma per row."""
-    kk = h * p.BK + k
-    L = [f"{ind}b = ({b_values(p, kk)})  # step k = {k}: the thread's {p.TN} values of B"]
+def multiply_adds(p, ind, k, ka, kb, h=0):
+    """Step k: the thread's TN values of B from row kb of sB, then one row_fma per row with its value of A
+    (from row ka of a transposed sA; else from column k of buffer h)."""
+    L = [f"{ind}b = ({b_values(p, kb)})  # step k = {k}: the thread's {p.TN} values of B"]
     for i in range(p.TM):
-        r = a_row(p, i)
-        a = f"sA[{kk}, {r}]" if p.transposed else f"sA[{_plus(r, h * p.BM)}, {k}]"
+        a = f"sA[{ka}, {thread_row(p, i)}]" if p.transposed else f"sA[{_plus(thread_row(p, i), h * p.BM)}, {k}]"
         L.append(f"{ind}acc{i} = row_fma(acc{i}, {a}, b)")
     return L
 
@@ -417,7 +384,7 @@ def tile_step(p, h):
     else:
         L += tile_loads(p, ind, "k0", False, h)
         L.append(f"{ind}cuda.syncthreads()  # the tile is complete before anyone multiplies")
-    L += [line for k in range(p.BK) for line in multiply_adds(p, ind, h, k)]
+    L += [line for k in range(p.BK) for line in multiply_adds(p, ind, k, h * p.BK + k, h * p.BK + k, h)]
     if p.buffers == 1:
         L.append(f"{ind}cuda.syncthreads()  # nobody overwrites the tile while a neighbour still reads it")
     return L
@@ -442,12 +409,17 @@ def main_loop(p):
     return L
 
 
+def _async_passes(p):
+    """(passes, rows per pass) of the 16-byte pieces of A's tile, and of B's."""
+    a_row, b_row = p.BK // VEC, p.BN // VEC
+    return (p.BM * a_row // p.NT, p.NT // a_row), (p.BK * b_row // p.NT, p.NT // b_row)
+
+
 def async_indices(p):
     """Which 16-byte pieces of A's and B's tiles the thread copies (of B's only, with A through
     registers), and the clamped edges."""
     a_row, b_row = p.BK // VEC, p.BN // VEC
-    a_step, b_step = p.NT // a_row, p.NT // b_row
-    a_passes, b_passes = p.BM * a_row // p.NT, p.BK * b_row // p.NT
+    (a_passes, a_step), (b_passes, b_step) = _async_passes(p)
     if p.transposed:  # A: as the register path loads it
         L = load_indices(p)[:2] + [f"    ar_{i} = min({_plus('row0 + am', i * p.a_rows)}, M - 1)" for i in range(p.a_passes)]
     else:
@@ -464,11 +436,6 @@ def async_indices(p):
     L += [f"    bc_{q} = min({_plus('col0 + bn', q)}, N - 1)  # column of element q, for the scalar path"
           for q in range(VEC)]
     return L
-
-
-def _async_passes(p):
-    a_row, b_row = p.BK // VEC, p.BN // VEC
-    return (p.BM * a_row // p.NT, p.NT // a_row), (p.BK * b_row // p.NT, p.NT // b_row)
 
 
 def async_tile(p, ind, kx, fa, fb):
@@ -503,7 +470,7 @@ def async_multiply_adds(p, ind):
     L = []
     for g in range(p.BK // VEC):
         for i in range(p.TM):
-            r = _plus("sa", _plus("ra", (i // VEC) * p.sm + i % VEC))
+            r = _plus("sa", thread_row(p, i))
             L.append(f"{ind}a{i} = (" + ", ".join(f"sA[{r}, {VEC * g + v}]" for v in range(VEC))
                      + f")  # row {i}, k = {VEC * g} .. {VEC * g + 3}")
         for v in range(VEC):
@@ -516,17 +483,6 @@ def async_multiply_adds(p, ind):
 def a_to_shared(p, ind, fa):
     """The registers pa_* (A's next tile) stored transposed into the stage whose rows of sA start at fa."""
     return [f"{ind}sA[{_plus(fa, _plus('ak', q))}, {_plus('am', i * p.a_rows)}] = pa_{i}_{q}" for i, q in p.a_regs]
-
-
-def stage_multiply_adds(p, ind):
-    """Transposed A: the tile in the stage at rows sa (sA) and sb (sB), k by k as in `multiply_adds`."""
-    L = []
-    for k in range(p.BK):
-        L.append(f"{ind}b = ({b_values(p, _plus('sb', k))})  # step k = {k}: the thread's {p.TN} values of B")
-        for i in range(p.TM):
-            r = a_row(p, i)
-            L.append(f"{ind}acc{i} = row_fma(acc{i}, sA[{_plus('sa', k)}, {r}], b)")
-    return L
 
 
 def hybrid_main_loop(p):
@@ -553,7 +509,8 @@ def hybrid_main_loop(p):
     L += async_tile(p, "            ", "k1", "", "nxt")
     L += ["        cp_async_commit()  # one group per step, empty or not: the wait above counts groups",
           f"        sa = (t % {S}) * {p.BK}  # tile t's stage: rows of sA", "        sb = sa  # ... and of sB"]
-    return L + stage_multiply_adds(p, "        ")
+    ind = "        "
+    return L + [line for k in range(p.BK) for line in multiply_adds(p, ind, k, _plus("sa", k), _plus("sb", k))]
 
 
 def async_main_loop(p):
@@ -584,7 +541,7 @@ def fragment_loads(p, ind, h, k, s, note=""):
     """Register set s (a<s>, b<s>): the thread's TM values of A and TN values of B at step k of shared tile h,
     four adjacent floats at a time (one 128-bit read each)."""
     row = h * p.BK + k
-    a = ", ".join(f"sA[{row}, {a_row(p, i)}]" for i in range(p.TM))
+    a = ", ".join(f"sA[{row}, {thread_row(p, i)}]" for i in range(p.TM))
     return [f"{ind}a{s} = ({a})  # k = {k}{note}: {p.TM} values of A",
             f"{ind}b{s} = ({b_values(p, row)})  # ... and {p.TN} of B"]
 
@@ -628,8 +585,7 @@ def write_back(p):
     """The TM×TN results stored to C, skipping rows and columns past its edges."""
     L = ["    # Store the TM×TN results; rows and columns past the edges of C are skipped."]
     for i in range(p.TM):
-        g, v = divmod(i, VEC)
-        L += [f"    row = row0 + {_plus('ra', g * p.sm + v)}", "    if row < M:"]
+        L += [f"    row = row0 + {thread_row(p, i)}", "    if row < M:"]
         for j in range(p.TN):
             c = _plus("col0 + cb", (j // VEC) * p.sn + j % VEC)
             L += [f"        if {c} < N:", f"            C[row, {c}] = acc{i}[{j}]"]
@@ -644,22 +600,15 @@ def generate_source(BM=128, BN=128, BK=8, TM=8, TN=8, transposed=True, edge="cla
                    warp=warp, pad=pad, stages=stages, fragments=fragments)
     check_all(RULES, constants, name)
     check_all(OPTION_RULES, {**constants, **options}, name)
-    p = plan(name, **constants, **options)
-    parts = (declarations, thread_indices, block_origin, load_indices, clamped_edges, accumulators, main_loop,
-             write_back)
-    if p.stages:
-        parts = (declarations, thread_indices, block_origin, async_indices, accumulators, async_main_loop, write_back)
-    if p.fragments == 2:
-        parts = (declarations, thread_indices, block_origin, load_indices, clamped_edges, accumulators,
-                 fragment_main_loop, write_back)
+    p = Plan(name, **constants, **options)
+    indices = (async_indices,) if p.stages else (load_indices, clamped_edges)
+    loop = fragment_main_loop if p.fragments == 2 else async_main_loop if p.stages else main_loop
+    parts = (declarations, thread_indices, block_origin, *indices, accumulators, loop, write_back)
     return "\n".join(line for part in parts for line in part(p)) + "\n"
 
 
 def generate_helpers(TN=8):
-    """Source of the device function the kernel calls: one row of the thread tile gets a·b added.
-
-    A tile step is TM calls of it per k. Written as a function so that numba types TM tuples per step
-    instead of TM·TN separate statements: the same machine code, several times faster to compile."""
+    """Source of the device function the kernel calls TM times per k: one row of the thread tile gets a·b added."""
     terms = "".join(f"        acc[{j}] + a * b[{j}],\n" for j in range(TN))
     return (f"def row_fma(acc, a, b):\n"
             f"    # acc: {TN} results of one row of the thread tile; a: this row's value of A at step k;\n"

@@ -4,6 +4,6 @@ reads and stores, its stores to C, and barrier hazards while it computes the sam
 checked against operands that record every element read (`recorded`); changed copies of a kernel for
 experiments (`variants`); exercise checks (`exercises`); and a small LRU cache model replayed over a
 counted trace (`cachesim`)."""
-from .count import LoadCount, count_loads
+from .count import LoadCount, count_loads, count_on_simulator
 
-__all__ = ["LoadCount", "count_loads"]
+__all__ = ["LoadCount", "count_loads", "count_on_simulator"]

@@ -29,26 +29,36 @@ class CountingBuffers:
 
     def __init__(self, shared, targets=(), asynchronous=False):
         self.shared = dict(shared)
-        grid = _thread_grid
-        self.layout = [  # (name, dtype, shape from the launch, initial value)
-            *[(f"count_{op}", np.int64, _operand_shape(k), 0) for k, op in enumerate(OPERANDS)],
-            ("thread_loads", np.int64, grid, 0),       # global loads per thread, indexed [y, x] of cuda.grid(2)
-            ("trace", np.int32, _trace_shape, -1),    # one row per global load, fields TRACE_FIELDS
-            ("trace_pos", np.int64, _one, 0),
-            ("shared_trace", np.int32, _shared_trace_shape, -1),
-            ("shared_trace_pos", np.int64, _one, 0),
+
+        def grid(L, cap):  # one per thread, indexed [y, x] of cuda.grid(2)
+            return L.blockspergrid[1] * L.threadsperblock[1], L.blockspergrid[0] * L.threadsperblock[0]
+
+        def per_block(*shape):  # per block: an element of a shared array, or a thread
+            return lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1], *shape)
+
+        def C(L, cap):
+            return L.C.shape
+        self.layout = [  # (name, dtype, shape from the launch and the trace's capacity, initial value)
+            *[(f"count_{op}", np.int64, lambda L, cap, op=op: getattr(L, op).shape, 0) for op in OPERANDS],
+            ("thread_loads", np.int64, grid, 0),       # global loads per thread
+            ("trace", np.int32, lambda L, cap: (cap, len(TRACE_FIELDS)), -1),  # one row per global load
+            ("trace_pos", np.int64, lambda L, cap: (1,), 0),
+            ("shared_trace", np.int32, lambda L, cap: (2 * cap, len(SHARED_TRACE_FIELDS)), -1),
+            ("shared_trace_pos", np.int64, lambda L, cap: (1,), 0),
             ("shared_reads", np.int64, grid, 0),
             ("shared_stores", np.int64, grid, 0),
             ("hazards", np.int64, lambda L, cap: (len(HAZARDS),), 0),
             ("examples", np.int64, lambda L, cap: (len(HAZARDS) + 1, len(EXAMPLE_FIELDS)), 0),
-            ("C_stores", np.int64, _operand_shape(2), 0),         # stores into each element of C
-            ("C_writer", np.int64, _operand_shape(2), -1),        # stamp (block * STAMP + thread) of its first
-            ("C_other_writer", np.int64, _operand_shape(2), -1),  # ... and of another thread storing it too
-            *[(f"{rw}_{name}", np.int64, _stamp_table(shape), -1)  # writers / readers of each element this epoch
+            ("C_stores", np.int64, C, 0),         # stores into each element of C
+            ("C_writer", np.int64, C, -1),        # stamp (block * STAMP + thread) of its first
+            ("C_other_writer", np.int64, C, -1),  # ... and of another thread storing it too
+            # per block and element, who touched it this epoch: the highest stamp, the lowest counted
+            # downwards, the line of the latest touch (rewrite._tl_touch)
+            *[(f"{rw}_{name}", np.int64, per_block(*shape, 3), -1)
               for name, shape in self.shared.items() for rw in ("wrote", "read")],
-            *[(f"pending_{name}", np.int64, _block_table(self.shared[name]), -1)  # group, thread of the last copy
+            *[(f"pending_{name}", np.int64, per_block(*self.shared[name]), -1)  # group, thread of the last copy
               for name in targets],
-            *[("async_done", np.int64, _block_table((STAMP,)), 0)] * bool(asynchronous or targets),  # groups done
+            *[("async_done", np.int64, per_block(STAMP), 0)] * bool(asynchronous or targets),  # groups done
         ]
 
     @property
@@ -64,40 +74,6 @@ class CountingBuffers:
     def read(self, arrays):
         """{name: host array} of the device arrays that `allocate` made."""
         return {name: a.copy_to_host() for (name, *_), a in zip(self.layout, arrays)}
-
-
-def _operand_shape(k):
-    def shape(L, cap):
-        M, K, N = L.shape
-        return [(M, K), (K, N), (M, N)][k]
-    return shape
-
-
-def _thread_grid(L, cap):
-    return (L.blockspergrid[1] * L.threadsperblock[1], L.blockspergrid[0] * L.threadsperblock[0])
-
-
-def _trace_shape(L, cap):
-    return (cap, len(TRACE_FIELDS))
-
-
-def _shared_trace_shape(L, cap):
-    return (2 * cap, len(SHARED_TRACE_FIELDS))
-
-
-def _one(L, cap):
-    return (1,)
-
-
-def _stamp_table(shape):
-    # per block and element: the highest stamp of this epoch, the lowest counted downwards, the line of the
-    # latest touch (rewrite._tl_touch)
-    return lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1], *shape, 3)
-
-
-def _block_table(shape):
-    # per block: an element of a shared array (pending copies) or a thread (its completed groups)
-    return lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1], *shape)
 
 
 def as_records(rows, fields=TRACE_FIELDS):

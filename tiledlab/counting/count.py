@@ -1,5 +1,9 @@
 """Run a kernel with counting switched on and return what it fetched, from where, and how often."""
 import linecache
+import multiprocessing
+import os
+import traceback
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -11,7 +15,7 @@ from ..backend import SIMULATOR
 from ..core.launch import prepare
 from ..i18n import _
 from .buffers import EXAMPLE_FIELDS, HAZARDS, LINES, OPERANDS, SHARED_TRACE_FIELDS, STAMP, as_records
-from .recorded import second_count
+from .recorded import SecondCount
 from .rewrite import instrumented
 
 
@@ -97,21 +101,18 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
     """Launch `kernel` (a name such as 'naive', 'tiled', 'regtile_2d', or a @cuda.jit(A, B, C) function)
     with counting on: at tile width `tile` (the lesson's kernels, 16 by default) or at the named
     constants of a register-tiled kernel (`count_loads("regtile_2d", A, B, BM=32, TM=4)`).
-
     With trace=True, also record every global load (`trace`) and every shared-memory access
     (`shared_trace`), each with the thread that made it; meant for small examples.
-
-    On the simulator every launch is counted twice, by the rewrite and by operands that record each
-    element read and stored (`recorded`); when the two differ this raises a RuntimeError instead of
-    returning a count. On a GPU only the rewrite counts. A read or store outside its array, or an
-    error of the kernel, is a LaunchFailed (a ValueError) naming the line and the thread.
+    On the simulator every launch is counted twice (`recorded`): when the two counts differ this raises
+    a RuntimeError instead of returning a count. A read or store outside its array, or an error of the
+    kernel, is a LaunchFailed (a ValueError) naming the line and the thread.
     """
     launch = prepare(kernel, A, B, tile, build=instrumented, **constants)
     capacity = trace_room(launch) if trace else 0
     build = launch.kernel
     buffers = build.buffers
     arrays = buffers.allocate(launch, capacity)
-    second = second_count(launch, SIMULATOR)
+    second = SecondCount(launch) if SIMULATOR else None  # on a GPU only the rewrite counts
     failure = None
     with second.armed() if second else nullcontext(), \
             simulator.watching() if SIMULATOR else nullcontext([]) as divergent:
@@ -138,6 +139,24 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         C_stores=got["C_stores"], C_races=races(got["C_writer"], got["C_other_writer"], launch),
         unused_shared=tuple(name for name in buffers.shared if (got[f"wrote_{name}"][..., 0] < 0).all() and
                             (got[f"read_{name}"][..., 0] < 0).all()))
+
+
+def count_on_simulator(kernel, A, B, tile=None, **constants):
+    """count_loads(kernel, A, B, tile, **constants) run by the CUDA simulator: here, on the simulator; on a GPU,
+    in a child Python started with the simulator on. The count is the same (and checked twice there), without
+    the GPU's counting build, which for a fully unrolled rung compiles for minutes. `kernel` is a registry name."""
+    if SIMULATOR:
+        return count_loads(kernel, A, B, tile, **constants)
+    before = os.environ.get("NUMBA_ENABLE_CUDASIM")
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # read by the child as it imports numba
+    try:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:
+            return child.submit(count_loads, kernel, A, B, tile, **constants).result()
+    finally:
+        if before is None:
+            del os.environ["NUMBA_ENABLE_CUDASIM"]
+        else:
+            os.environ["NUMBA_ENABLE_CUDASIM"] = before
 
 
 def _block(launch, b):
@@ -202,11 +221,8 @@ def _refuse_failure(f, failure, launch):
                                                access=_("store") if f["f7"] else _("read"))) from None
     if failure is None:
         return
-    line = None
-    tb = failure.__traceback__
-    while tb:  # the last frame in the kernel's own file: the student's line
-        line = tb.tb_lineno if tb.tb_frame.f_code.co_filename == build.filename else line
-        tb = tb.tb_next
+    line = next((n for frame, n in reversed(list(traceback.walk_tb(failure.__traceback__)))
+                 if frame.f_code.co_filename == build.filename), None)  # the kernel's file's last frame: the student's
     if line is None:
         raise failure
     raise LaunchFailed(_("line {line}: {code}: the kernel failed here: {error}").format(

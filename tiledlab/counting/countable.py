@@ -1,21 +1,17 @@
 """What the counting rewrite can follow, checked on a kernel's syntax tree before it is rewritten.
 
-The rewrite counts the accesses it can see, `X[i, j]` of an argument or a shared array, and advances
-the barrier epoch at each `cuda.syncthreads()` (or `_count`, `_and`, `_or`) it can see. Anything through
-which an access or a barrier could happen unseen is refused here, with its line and what to write
-instead: another name for an array (an alias, a tuple, a list, a function's parameter, a lambda or a
-nested function), a view (a row, a slice anywhere, `.T`), an index that is not one element, iteration
-over an array, `global`/`nonlocal`, numba's `cuda` module or its barriers and `cuda.shared` under
-another name (local, global, through a module, `from numba.cuda import ...`), a shared array declared
-other than as `name = cuda.shared.array(shape, dtype)` (core.contract), a barrier inside an expression,
-and a helper function that uses `cuda` itself, under any name (a barrier, shared array or atomic in it
-would not be seen). A helper that takes and returns numbers only (such as the generated kernels'
-`row_fma`) is fine: it loads nothing.
+The rewrite counts the accesses it can see, `X[i, j]` of an argument or a shared array, and the barriers
+(`cuda.syncthreads()`, `_count`, `_and`, `_or`) it can see. Anything through which an access or a barrier
+could happen unseen is refused, with its line and what to write instead: another name for an array (an
+alias, a container, a parameter, a lambda or nested function), a view (a row, a slice, `.T`), an index that
+is not one element, iteration over an array, `global`/`nonlocal`, numba's `cuda`, its barriers or
+`cuda.shared` under another name (however imported), a shared array declared other than as
+`name = cuda.shared.array(shape, dtype)` (core.contract), a barrier inside an expression, and a helper
+function that uses `cuda` under any name. A helper of numbers only (the generated kernels' `row_fma`) is fine.
 
-The inline-PTX calls of tiledlab.core.ptx are counted too, so each must be written where the rewrite can
-see all of it: called by its own name in the kernel itself (not aliased, not inside a helper), with its
-number of arguments and no keywords; `ldg4(A, i, j)` of an input A or B; `cp_async4(sA, di, dj, A, si, sj)`
-from an input into a shared array declared with alignment=16, as a statement of its own, like
+tiledlab.core.ptx's calls must stand where the rewrite sees all of them: by their own names in the kernel
+itself, with all their arguments by position; `ldg4(A, i, j)` of an input; `cp_async4(sA, di, dj, A, si, sj)`
+from an input into a shared array declared with alignment=16, a statement of its own, like
 `cp_async_commit()` and `cp_async_wait(n)` with n a literal or a constant's name (known when it compiles).
 """
 import ast
@@ -409,10 +405,6 @@ def shared_alignment(func, namespace, shapes=False):
     return found
 
 
-def _user_function(value):
-    return isinstance(value, types.FunctionType) or hasattr(value, "py_func")
-
-
 def helper_problem(value, name, seen=None):
     """Why a call of the helper `value` could hide a barrier or an access (None when it cannot): a helper
     may take and return numbers, but may not use cuda (under any name), nor call a helper that does."""
@@ -421,7 +413,7 @@ def helper_problem(value, name, seen=None):
     if _ptx_of(value):
         return _("{name} is tiledlab.core.ptx's {ptx} inside a helper: its loads, stores and "
                  "groups would not be counted; call it in the kernel itself").format(name=name, ptx=_ptx_of(value))
-    if not _user_function(value):
+    if not (isinstance(value, types.FunctionType) or hasattr(value, "py_func")):
         return None  # a builtin, a numba type, a math function
     seen = set() if seen is None else seen
     fn = getattr(value, "py_func", value)

@@ -44,12 +44,6 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
     """
     if max_shared_reads and max_shared_reads_per_fma is not None:
         raise ValueError(_("give max_shared_reads or max_shared_reads_per_fma, not both"))
-    passed = _checked(kernel, tile, limit_loads, max_loads, shapes, seed, max_shared_reads, hint,
-                      max_shared_reads_per_fma)
-    return passed
-
-
-def _checked(kernel, tile, limit_loads, max_loads, shapes, seed, max_shared_reads, hint, max_shared_reads_per_fma):
     rng = np.random.default_rng(seed)
     shapes = list(shapes) + [tuple(int(n) for n in rng.integers(1, 3 * tile + 5, size=3)) for _draw in range(2)]
 
@@ -218,11 +212,6 @@ def predict(prediction, measured, rtol=0.0):
     """Compare a prediction with a measurement. The measured number is shown only once the prediction
     is right, so the stored output of an unanswered exercise gives nothing away. Returns True/False,
     or None while `prediction` is still None. Tuples and lists are compared item by item."""
-    verdict = _predicted(prediction, measured, rtol)
-    return verdict
-
-
-def _predicted(prediction, measured, rtol):
     if prediction is None:
         print(_("Write your prediction in `prediction`, then run this cell again: it measures and compares."))
         return None

@@ -1,11 +1,10 @@
 """The second count: on the simulator, operands that record every element a kernel reads and stores.
 
-The rewrite counts the loads it sees in the kernel's source. On the simulator, A, B and C also go to
-the kernel as arrays of a class of their own, which count every element read and stored as it happens,
-whatever the source looks like (numba's simulator keeps an ndarray subclass on its "device" copy and
-forwards each `X[i, j]` of the kernel to it). `count_loads` compares the two counts on every launch: a
-disagreement is a RuntimeError naming the operand and the first element that differs, never a number.
-On a GPU there is no second count: the kernel reads device memory directly and only the rewrite counts.
+The rewrite counts the loads it sees in the source. On the simulator A, B and C also go to the kernel as
+arrays of a class of their own that count every element read and stored, whatever the source looks like
+(numba's simulator keeps an ndarray subclass on its "device" copy and forwards each `X[i, j]` to it).
+`count_loads` compares the two counts on every launch: a disagreement is a RuntimeError naming the operand
+and the first element that differs, never a number. On a GPU only the rewrite counts.
 """
 import threading
 from contextlib import contextmanager
@@ -44,12 +43,6 @@ def _whole(k):
     return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
 
 
-def _recording_class(shape):
-    state = {"reads": np.zeros(shape, np.int64), "stores": np.zeros(shape, np.int64), "odd": [],
-             "lock": threading.Lock(), "armed": False}
-    return type("Recording", (_Recording,), state)
-
-
 class SecondCount:
     """A, B and C of a launch (tiledlab.core.launch.Launch) replaced by recording copies."""
 
@@ -57,7 +50,9 @@ class SecondCount:
         self.recorders = {}
         for op in OPERANDS:
             host = getattr(launch, op).copy_to_host()
-            self.recorders[op] = _recording_class(host.shape)
+            self.recorders[op] = type("Recording", (_Recording,), {
+                "reads": np.zeros(host.shape, np.int64), "stores": np.zeros(host.shape, np.int64), "odd": [],
+                "lock": threading.Lock(), "armed": False})
             setattr(launch, op, cuda.to_device(host.view(self.recorders[op])))
 
     @contextmanager
@@ -91,8 +86,3 @@ def _same(recorded, rewritten, message):
         i, j = (int(v) for v in differ[0])
         raise RuntimeError(message.format(i=i, j=j, a=int(rewritten[i, j]), b=int(recorded[i, j])) +
                            ". tiledlab could not follow this kernel, so it gives no count; please report it.")
-
-
-def second_count(launch, simulator):
-    """A SecondCount for `launch` on the simulator; None on a GPU, where there is no second count."""
-    return SecondCount(launch) if simulator else None

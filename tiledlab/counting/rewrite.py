@@ -1,43 +1,36 @@
 """Rewrite a kernel so that it tallies its own memory traffic while it computes the same result.
 
-Every read `X[i, j]` of a kernel argument becomes `_tl_gload(...)`, which counts one global load
-(per element, per thread, and optionally into a trace) and then returns `X[i, j]`. Reads and writes
-of `cuda.shared.array`s are counted too, and checked for barrier hazards: two threads touching one
-shared element between the same pair of `cuda.syncthreads()` calls, at least one of them writing.
-Every store `C[i, j] = v` is counted per element, with the first thread that stored it and any other
-(two threads storing one element is a race). `X[i, j] += v` counts as the load and the store it is,
-its index evaluated once, as Python does. Every barrier form (`cuda.syncthreads()`, `_count`, `_and`,
-`_or`) starts a new epoch. Index expressions and arithmetic are left exactly as written. Each helper call
-carries its line: an access outside its array is skipped and the launch's first one kept, and so is the
-first hazard of each kind with the thread it met, for messages that name the line, the element and the
-threads. What the rewrite could not follow (`countable`: aliases, views, arrays passed to functions,
-nested functions, `cuda` under another name, ...) is refused with the line it is on, never skipped.
+Each read `X[i, j]` of a kernel argument becomes `_tl_gload(...)`, which counts one global load (per element,
+per thread, and optionally into a trace) and returns `X[i, j]`. Reads and writes of `cuda.shared.array`s are
+counted and checked for barrier hazards: two threads touching one shared element between the same two
+barriers, one of them writing. Each store `C[i, j] = v` is counted per element, with the first thread that
+stored it and any other (a race). `X[i, j] += v` is the load and the store it is, its index evaluated once;
+every barrier form (`cuda.syncthreads()`, `_count`, `_and`, `_or`) starts a new epoch; index expressions and
+arithmetic stay as written. Each helper call carries its line: an access outside its array is skipped and the
+launch's first one kept, as is the first hazard of each kind with the thread it met, for messages that name
+the line, the element and the threads. What the rewrite cannot follow is refused (`countable`), never skipped.
 
-The inline-PTX calls of tiledlab.core.ptx are counted as what they move, element by element:
-`ldg4(A, i, j)` as four global loads A[i, j..j+3]; `cp_async4(sA, di, dj, A, si, sj)` as four global loads
-of A and four shared stores into sA, hazard-checked as stores in the epoch the copy is issued in (the
-copy itself then runs as written: on a GPU the real instruction). `cp_async_commit()` and
-`cp_async_wait(n)` count nothing, but the check follows them: each element a copy writes is pending
-until the issuing thread's wait covers the copy's group (`wait(n)` completes all groups but the n
-most recent committed ones; copies not yet committed stay pending), and a read or store of a pending
-element, by any thread, is a hazard (read-after-write, write-after-write). On the simulator a copy
-lands at once, so a missing wait changes no result there: this is where it shows.
+tiledlab.core.ptx's calls count what they move: `ldg4(A, i, j)` four global loads A[i, j..j+3];
+`cp_async4(sA, di, dj, A, si, sj)` four of A and four shared stores into sA, hazard-checked in the epoch the
+copy is issued in, which then runs as written. `cp_async_commit()` and `cp_async_wait(n)` count nothing, but
+each element a copy writes is pending until the issuing thread's wait covers its group (`wait(n)` completes
+all but the n most recent committed groups; uncommitted copies stay pending), and a read or store of a
+pending element, by any thread, is a hazard. On the simulator a copy lands at once, so a missing wait changes
+no result there: this is where it shows.
 """
 import ast
 import inspect
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
 from ..core import build, ptx
 from ..core.contract import dynamic_bytes, is_call, refusal, shared_declarations
 from ..core.launch import resolve
-from .buffers import LINES, OPERANDS, STAMP, CountingBuffers
+from .buffers import LINES as _LINES, OPERANDS, STAMP as _STAMP, CountingBuffers  # the helpers' names for them
 from .countable import check_countable, is_barrier, ptx_call
 from ..i18n import _
-
-_STAMP = STAMP  # the helpers' name for it: they are compiled apart from this module
-_LINES = LINES
 
 # Run at the top of the rewritten kernel: where this thread is, and how many barriers it has passed.
 _PROLOGUE = """
@@ -397,23 +390,20 @@ def _rewrite(kernel, bound):
     shared = shared_arrays(func, namespace)
     check_countable(func, params[:2], params[2], shared, namespace)
     calls = [(name, node) for node in ast.walk(func) if (name := ptx_call(node, namespace))]
-    use = PtxUse({name for name, _ in calls},
-                 tuple(dict.fromkeys(node.args[0].id for name, node in calls if name == "cp_async4")))
+    names = {name for name, _ in calls}
+    use = PtxUse(names, tuple(dict.fromkeys(node.args[0].id for name, node in calls if name == "cp_async4")),
+                 bool(names - {"ldg4", "shared_view"}))
     func = _Rewrite(params, shared, namespace, use.targets).visit(func)
     if use.asynchronous:
         func.body[:0] = ast.parse(_ASYNC_PROLOGUE).body
     return func, shared, code, use
 
 
-@dataclass(frozen=True)
-class PtxUse:
+class PtxUse(NamedTuple):
     """Which tiledlab.core.ptx functions a kernel calls, and the shared arrays cp_async4 copies into."""
     names: set
     targets: tuple
-
-    @property
-    def asynchronous(self):
-        return bool(self.names - {"ldg4", "shared_view"})
+    asynchronous: bool  # it copies or waits
 
 
 @dataclass(frozen=True)

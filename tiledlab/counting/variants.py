@@ -1,16 +1,10 @@
-"""Deliberately changed copies of a kernel, derived from its one source, for experiments.
+"""Deliberately changed copies of a kernel, derived from its one source, for experiments: `without_barrier`,
+`swapped_xy` (threadIdx.x walks rows), `transposed` (B's tile stored transposed and read down a column: bank
+conflicts), `padded` (that tile one column wider, which spreads a column over all 32 banks) and
+`without_write_back` (C stored only where the sum is NaN: the computation stays, the M·N stores go).
 
-- `without_barrier(tiled, 0)`: the tiled kernel with its first `cuda.syncthreads()` deleted;
-- `swapped_xy(naive)`: x and y exchanged in every thread and block index, so threadIdx.x walks rows;
-- `transposed(tiled, "sB")`: B's tile stored transposed and read down a column (bank conflicts);
-- `padded(kernel, "sB")`: that tile declared one column wider, (T, T + 1), which spreads a column
-  over all 32 banks;
-- `without_write_back(tiled)`: C written only where the sum is NaN, never for finite inputs, so the
-  computation stays and the M·N stores go.
-
-A variant is a Kernel like any other: matmul, count_loads and the experiments accept it. Constants
-given here (a tile width T, or BM=... of a generated kernel, whose code depends on them) become the
-variant's own defaults.
+A variant is a Kernel like any other: matmul, count_loads and the experiments accept it. Constants given here
+(a tile width T, or BM=... of a generated kernel, whose code depends on them) become the variant's defaults.
 """
 import ast
 import copy
@@ -19,31 +13,29 @@ from ..core.contract import is_call
 from ..core.launch import resolve
 
 
-class _DropBarrier(ast.NodeTransformer):
-    def __init__(self, which):
-        self.which, self.seen = which, -1
+class _Change(ast.NodeTransformer):
+    """Changes `name` (an array, or the barrier's number) in a kernel's tree, counting its changes."""
 
-    @property
-    def changed(self):
-        return self.seen >= self.which
+    def __init__(self, name=None):
+        self.name, self.changed, self.seen = name, 0, -1
 
-    def nothing(self, name):
-        return f"{name} has {self.seen + 1} cuda.syncthreads() calls, not {self.which + 1}"
+
+class _DropBarrier(_Change):
+    def nothing(self, kernel):
+        return f"{kernel} has {self.seen + 1} cuda.syncthreads() calls, not {self.name + 1}"
 
     def visit_Expr(self, node):
         if is_call(node.value, "cuda.syncthreads"):
             self.seen += 1
-            if self.seen == self.which:
+            if self.seen == self.name:
+                self.changed += 1
                 return ast.copy_location(ast.Pass(), node)
         return node
 
 
-class _SwapXY(ast.NodeTransformer):
-    def __init__(self):
-        self.changed = 0
-
-    def nothing(self, name):
-        return f"{name} names no threadIdx/blockIdx/blockDim/gridDim .x or .y to swap"
+class _SwapXY(_Change):
+    def nothing(self, kernel):
+        return f"{kernel} names no threadIdx/blockIdx/blockDim/gridDim .x or .y to swap"
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
@@ -55,10 +47,7 @@ class _SwapXY(ast.NodeTransformer):
         return node
 
 
-class _Transpose(ast.NodeTransformer):
-    def __init__(self, name):
-        self.name, self.changed = name, 0
-
+class _Transpose(_Change):
     def visit_Subscript(self, node):
         self.generic_visit(node)
         if isinstance(node.value, ast.Name) and node.value.id == self.name and \
@@ -68,10 +57,7 @@ class _Transpose(ast.NodeTransformer):
         return node
 
 
-class _Pad(ast.NodeTransformer):
-    def __init__(self, name):
-        self.name, self.changed = name, 0
-
+class _Pad(_Change):
     def visit_Assign(self, node):
         target = node.targets[0]
         if isinstance(target, ast.Name) and target.id == self.name and is_call(node.value, "cuda.shared.array"):
@@ -81,13 +67,10 @@ class _Pad(ast.NodeTransformer):
         return node
 
 
-class _StoreNever(ast.NodeTransformer):
-    def __init__(self, output):
-        self.output, self.changed = output, 0
-
+class _StoreNever(_Change):
     def visit_Assign(self, node):
         target = node.targets[0]
-        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == self.output:
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == self.name:
             nan = ast.Compare(left=copy.deepcopy(node.value), ops=[ast.NotEq()], comparators=[copy.deepcopy(node.value)])
             self.changed += 1
             return ast.copy_location(ast.If(test=nan, body=[node], orelse=[]), node)

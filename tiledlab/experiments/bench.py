@@ -62,25 +62,18 @@ def simulator_seconds(ns, tiles, warmup, repeats, kernels=(), fair=False, naive_
 
 
 def jobs(ns, tiles, kernels=(), cublas=False, fair=False, naive_tiles=(NAIVE_TILE,)):
-    """(kernel, N, tile) in the order they run: at each N naive in each block shape of `naive_tiles` and
-    tiled at each tile width (and with `fair` naive_unsigned and tiled_unsigned likewise), then the
-    kernels by name (each once, those of the sweep left out), then cuBLAS."""
+    """(kernel, N, tile) in the order they run: at each N each pair of `swept` (naive in each block shape of
+    `naive_tiles`, tiled at each tile width), then the kernels by name (each once, the sweep's left out),
+    then cuBLAS."""
     sweep = [(k, n, t) for n in ns for naive, tiled in swept(fair)
              for k, t in [(naive, t) for t in naive_tiles] + [(tiled, t) for t in tiles]]
     return sweep + [(k, n, "") for n in ns for k in _named(kernels, fair)] + \
         ([("cublas", n, 0) for n in ns] if cublas else [])
 
 
-def sass_jobs(tiles, kernels=(), fair=False):
-    """(kernel, tile) of every kernel a sweep times, once each: what `sass.table` reads."""
-    return [(k, t) for k, _, t in jobs([0], tiles, kernels, fair=fair)]
-
-
 def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=(), fair=False,
         naive_tiles=(NAIVE_TILE,), run=1):
-    """One row per (kernel, N, tile), numbered `run`: naive in each block shape of `naive_tiles`, tiled
-    at each tile width, with `fair` the fair pair likewise, each of `kernels` (names of the registry, at
-    their own constants), cuBLAS when CuPy is there; every one timed back to back (timing.back_to_back)."""
+    """One row, numbered `run`, per job of `jobs` (cuBLAS when CuPy is there), timed back to back."""
     provenance = {**stamp(), "cupy": cupy_version() if cublas else ""}
     todo = jobs(ns, tiles, kernels, cublas=bool(provenance["cupy"]), fair=fair, naive_tiles=naive_tiles)
     rows, inputs = [], {}

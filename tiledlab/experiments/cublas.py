@@ -51,7 +51,4 @@ def sgemm(A, B):
 def timed_sgemm(A, B, timer):
     """(timing, C): cuBLAS's product of A and B timed by `timer(launch) -> Timing`; None without CuPy."""
     launch = sgemm(A, B)
-    if launch is None:
-        return None
-    timing = timer(launch)
-    return timing, launch.result()
+    return None if launch is None else (timer(launch), launch.result())

@@ -1,18 +1,12 @@
 """The card's own description, read from the driver: what every other experiment is judged against."""
-from dataclasses import dataclass, fields
-
 from numba import cuda
 
 from ..core.card import DEVICE_ATTRIBUTES
 from . import require_gpu
 
 ATTRIBUTES = {  # column → CUDA device attribute (CU_DEVICE_ATTRIBUTE_...); the card's limits from core.card
-    "sms": "MULTIPROCESSOR_COUNT",
-    "sm_clock_khz": "CLOCK_RATE",
-    "memory_clock_khz": "MEMORY_CLOCK_RATE",
-    "memory_bus_bits": "GLOBAL_MEMORY_BUS_WIDTH",
-    "l2_bytes": "L2_CACHE_SIZE",
-    **DEVICE_ATTRIBUTES,
+    "sms": "MULTIPROCESSOR_COUNT", "sm_clock_khz": "CLOCK_RATE", "memory_clock_khz": "MEMORY_CLOCK_RATE",
+    "memory_bus_bits": "GLOBAL_MEMORY_BUS_WIDTH", "l2_bytes": "L2_CACHE_SIZE", **DEVICE_ATTRIBUTES,
     "warp_size": "WARP_SIZE",
 }
 FP32_LANES_PER_SM = {(9, 0): 128, (8, 0): 64, (8, 6): 128, (8, 9): 128, (7, 0): 64}  # CUDA Programming Guide
@@ -33,35 +27,6 @@ def properties():
 def fp32_datasheet_tflops(sms, lanes_per_sm, sm_clock_khz):
     """The datasheet's FP32 rate: SMs × FP32 lanes per SM × 2 FLOP per FMA × SM clock."""
     return sms * lanes_per_sm * 2 * sm_clock_khz * 1e3 / 1e12
-
-
-@dataclass(frozen=True)
-class Facts:
-    """What the latency and roof experiments judge their numbers by: a few of `properties()`."""
-    sms: int
-    sm_clock_khz: int  # the maximum the device reports
-    fp32_lanes_per_sm: int
-    l2_bytes: int
-    dram_datasheet_gbps: float
-
-    @classmethod
-    def of(cls, row):
-        """The facts in a row of properties (a dict, or a row of the committed device.csv)."""
-        return cls(**{f.name: row[f.name] for f in fields(cls)})
-
-    @property
-    def sm_clock_mhz(self):
-        return self.sm_clock_khz / 1000
-
-    @property
-    def fp32_datasheet_tflops(self):
-        return fp32_datasheet_tflops(self.sms, self.fp32_lanes_per_sm, self.sm_clock_khz)
-
-
-def device_facts(what="this experiment"):
-    """The current device's Facts; `what` names the experiment in the error without a GPU."""
-    require_gpu(what)
-    return Facts.of(properties())
 
 
 def run():

@@ -42,11 +42,10 @@ class Timing:
 
 
 def time_launch(launch, warmup=2, repeats=10, min_sample_ms=0.0):
-    """Median, min and max of `repeats` samples after `warmup` untimed calls of `launch()`.
-
-    A sample is one call; or, with `min_sample_ms` on a GPU, as many back-to-back calls as take that
-    long, timed together and divided by their number: the host's launch overhead then hides behind
-    the GPU's work, as it does in any real program, and stops counting for kernels faster than it."""
+    """Median, min and max of `repeats` samples after `warmup` untimed calls of `launch()`. A sample is one
+    call; or, with `min_sample_ms` on a GPU, as many back-to-back calls as take that long (at most
+    MAX_LAUNCHES_PER_SAMPLE), timed together and divided by their number, as a real program hides the
+    host's launch overhead behind the GPU's work."""
     for _ in range(warmup):
         launch()
     per_sample = 1

@@ -27,10 +27,9 @@ __all__ = ["setup", "banner", "show", "table", "timings", "device", "measured", 
 
 
 def setup(seed=0):
-    """Start a lesson: say which backend runs it, set figure defaults that read well when projected,
-    and return `rand(*shape)`, which draws float32 standard-normal arrays from a fixed seed. In the
-    Chinese edition, the words the notebook's own cells print and draw are Chinese from the next cell on
-    (tiledlab.i18n.translate_cells)."""
+    """Start a lesson: say which backend runs it, set figure defaults that read well when projected, and
+    return `rand(*shape)`: float32 standard-normal arrays from a fixed seed. In the Chinese edition the
+    notebook's own cells print and draw Chinese from the next cell on (tiledlab.i18n.translate_cells)."""
     banner()
     plots.style()
     i18n.translate_cells()
@@ -83,11 +82,10 @@ def show(kernel, shape=None, **constants):
 
 def table(frame, rows=None, columns=None, formats=None):
     """Print a DataFrame, or a header and its rows, as an aligned text table (plain text, so notebook
-    checks can compare it): whole numbers with thousands separators, a missing value as "-".
-    For a DataFrame, `columns` picks and orders its columns ({column: heading} also renames them) and
-    `formats` gives a column's format, e.g. {"value": "{:.2f}"}. In the Chinese edition a heading or a
-    cell of words that notebooks.po translates is shown translated (a value of the data, such as a
-    level's name, as well as the cell's own words), and columns are aligned by their width on screen."""
+    checks can compare it): whole numbers with thousands separators, a missing value as "-". For a
+    DataFrame, `columns` picks and orders its columns ({column: heading} also renames them) and `formats`
+    gives a column's format, e.g. {"value": "{:.2f}"}. In the Chinese edition, headings and cells that
+    notebooks.po translates are shown translated, aligned by their width on screen."""
     if isinstance(frame, pd.DataFrame):
         frame = frame if columns is None else frame[list(columns)]
         for column, spec in (formats or {}).items():
@@ -140,8 +138,8 @@ def timings(view="lesson", tile=16, n=None, gpu_ns=(1024, 2048, 4096), tiles=(8,
     - "effects": the committed layout variants (h200/effects.csv at `n`, its largest N by default):
       each one's time over its plain kernel's, beside the lesson pair timed live.
 
-    Every view but the default prints what its committed panel says, computed from the rows.
-    Returns (live, committed): two DataFrames, the rows the two panels draw."""
+    Every view but the default prints what its committed panel says, computed from the rows. Returns
+    (live, committed): the rows the two panels draw."""
     if view not in VIEWS:
         raise ValueError(f"view must be one of {sorted(VIEWS)}, got {view!r}")
     ns, ts = (sim_ns, sim_tiles) if SIMULATOR else (gpu_ns, tiles)

@@ -12,10 +12,8 @@ points is ahead, in the reader's language (tiledlab.i18n), for a notebook's code
 
 The order counts only with MIN_RUNS runs or more and a margin beyond the spread (the sum of both points'
 half-ranges over the runs); otherwise the sentence says "within noise", or claims no order. A metric
-ending in _ms or _ns is better lower, any other higher; a pct metric is compared in points. Notebook 7's
-peers, for instance: compare(peers, dict(kernel="triton", N=4096), dict(kernel="w_…", N=4096), "pct_cublas")
-says "triton is ahead of w_… by 0.9 points (beyond …)" or "… are within noise of each other (…)".
-`Comparison.holds` is what a test asserts.
+ending in _ms or _ns is better lower, any other higher; a pct metric is compared in points ("triton is
+ahead of w_… by 0.9 points"). `Comparison.holds` is what a test asserts.
 """
 from dataclasses import dataclass
 
@@ -89,8 +87,7 @@ class Comparison:
 
     @property
     def margin(self):
-        """How far a is ahead of b (negative: behind), in points for pct metrics, else in per cent of the
-        value behind."""
+        """How far a is ahead of b (negative: behind): points for pct metrics, else % of the value behind."""
         a, b = self.a.value, self.b.value
         if self.metric.startswith("pct"):
             return a - b
@@ -151,7 +148,7 @@ def times(x):  # a factor as a table shows it, "1.53×", or "-" for a point not 
 
 
 def outlying(value, others, tolerance=0.01):
-    """Whether `value` lies outside the range of `others` (the same quantity in other runs) by more than
-    `tolerance` of that range's nearest end: a reference row to flag, not to divide by."""
+    """Whether `value` lies outside the range of `others` (other runs) by more than `tolerance` of its
+    nearest end: a reference row to flag, not to divide by."""
     low, high = min(others), max(others)
     return value < low * (1 - tolerance) or value > high * (1 + tolerance)

@@ -1,12 +1,9 @@
 """python -m tiledlab hub: a JupyterHub class server on one machine (classroom/jupyterhub_config.py).
 
-Each student logs in and gets a JupyterLab of their own on a working copy of notebooks/ (never
-solutions/: the key stays with the teacher) in ``<class folder>/<student>/notebooks``; the class folder
-is ``my-class/`` beside notebooks/ by default and ignores itself in git, like ``my-notebooks/``.
-
-JupyterHub needs npm's configurable-http-proxy; this command looks for it on PATH and in
-``build/chp/`` (where ``npm install --prefix build/chp configurable-http-proxy@5.3.0`` puts it) and
-puts its folder on the hub's PATH. Any option it does not know goes on to ``jupyterhub``
+Each student logs in and gets a JupyterLab of their own on a working copy of notebooks/ (never solutions/:
+the key stays with the teacher) in ``<class folder>/<student>/notebooks``; the class folder is ``my-class/``
+beside notebooks/ by default, git-ignored like ``my-notebooks/``. JupyterHub's configurable-http-proxy
+(npm) is looked for on PATH and in ``build/chp/`` (CHP_INSTALL). Other options go on to ``jupyterhub``
 (``--port 8000``, ``--ip 127.0.0.1``, ``--JupyterHub.authenticator_class=...``).
 """
 from __future__ import annotations
@@ -23,8 +20,7 @@ import sys
 
 from . import lab
 
-#: The checkout: notebooks/, classroom/ and build/ live here.
-ROOT = lab.SOURCE.parent
+ROOT = lab.SOURCE.parent  # the checkout: notebooks/, classroom/ and build/
 CONFIG = ROOT / "classroom" / "jupyterhub_config.py"
 DEFAULT_CLASS_NAME = "my-class"
 CHP_PREFIX = ROOT / "build" / "chp"  # npm install --prefix build/chp ...
@@ -53,21 +49,20 @@ def class_folder(path=None) -> pathlib.Path:
 
 
 def student_home(class_dir, username) -> pathlib.Path:
-    """A student's home in the class folder; a ValueError for a name that is not a plain file name
-    (it must not climb out of the class folder, nor hide as a dot file)."""
+    """A student's home in the class folder; a ValueError for a name that could climb out of it or hide."""
     if not _PLAIN_NAME.match(username):
         raise ValueError(f"user name {username!r}: use letters, digits and . _ @ + - (not first)")
     return pathlib.Path(class_dir) / username
 
 
 def give_working_copy(home, src=None, say=print) -> pathlib.Path:
-    """The student's working copy, ``home/notebooks``: the committed notebooks copied in where missing,
-    the student's own edits kept (``lab.working_copy``). Only ``*.ipynb`` of notebooks/ are copied."""
+    """The student's working copy, ``home/notebooks`` (``lab.working_copy``: missing notebooks copied in,
+    the student's edits kept)."""
     return lab.working_copy(src or lab.SOURCE, pathlib.Path(home) / NOTEBOOK_FOLDER, say=say)
 
 
-#: JupyterLab settings a new student starts with: no "get notified about Jupyter news?" toast over the
-#: first notebook, no update check (``--LabApp.news_url=None`` alone does not stop the toast).
+#: A new student's JupyterLab settings: no news toast over the first notebook (``--LabApp.news_url=None``
+#: alone does not stop it), no update check.
 QUIET_SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
                   {"fetchNews": "false", "checkForUpdates": False}}
 
@@ -97,9 +92,8 @@ def _chown_tree(folder, owner):
 
 
 def pre_spawn_hook(spawner):
-    """JupyterHub's Spawner.pre_spawn_hook: the working copy, and quiet JupyterLab settings, in the
-    home the spawner will start in: SimpleLocalProcessSpawner's home in the class folder or, with
-    LocalProcessSpawner, the system user's own home (the copy then made theirs)."""
+    """JupyterHub's Spawner.pre_spawn_hook: the working copy and quiet settings in the spawner's home (in
+    the class folder; with LocalProcessSpawner the system user's own, the copy then made theirs)."""
     home, owner = getattr(spawner, "home_dir", None), None
     if home is None:
         home, owner = _system_home(spawner.user.name)

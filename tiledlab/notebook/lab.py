@@ -1,18 +1,14 @@
 """python -m tiledlab lab: open the series in JupyterLab on a working copy of the notebooks.
 
-JupyterLab saves a notebook as soon as it has run, so "Run All" on the committed notebooks would write
-simulator outputs over their H200 ones. The lab copies notebooks/ into a git-ignored working copy
-(``my-notebooks/``) and opens that; a student's edits there survive the next start, and ``--fresh`` puts
-the committed notebooks back after moving the edited ones to ``my-notebooks-backup-<date>-<time>/``.
-The copy is written only where nothing but a notebook file is in the way: never through a link, never
-into the committed notebooks, never blocked reading a pipe. As root it passes ``--allow-root``.
+JupyterLab saves a notebook once it has run, so "Run All" on the committed notebooks would write simulator
+outputs over their H200 ones. The lab copies notebooks/ into a git-ignored ``my-notebooks/`` and opens that;
+edits there survive the next start, and ``--fresh`` moves edited ones to ``my-notebooks-backup-<date>-<time>/``
+first. The copy never writes through a link, into the committed notebooks, or blocks reading a pipe.
 
 ``--lang zh`` copies notebooks/zh/ into ``my-notebooks/zh/``, with TILEDLAB_LANG=zh for the kernels and,
-when JupyterLab's Chinese language pack is installed (the ``zh`` extra), its menus in Chinese through
-settings of the working copy's own (``.lab-settings/``, a copy of the user's with zh_CN set).
-
-Other options go on to ``jupyter lab`` (``--no-browser``, ``--port 8899``), checked first by
-JupyterLab's own parser, so that a bad one is refused here in one line.
+with JupyterLab's Chinese language pack (the ``zh`` extra), its menus in Chinese through the working copy's
+own settings (``.lab-settings/``: the user's, with zh_CN set). Other options go on to ``jupyter lab``
+(``--no-browser``, ``--port 8899``), checked first by JupyterLab's own parser and refused here in one line.
 """
 from __future__ import annotations
 
@@ -39,22 +35,15 @@ def _series_notebooks() -> pathlib.Path:
     return here.parents[1] / "notebooks"  # not a checkout (pip install .): main() says so
 
 
-#: The committed notebooks, next to the package in a source checkout.
-SOURCE = _series_notebooks()
-#: Where the working copy goes, unless --dest says otherwise: beside notebooks/, git-ignored.
-DEFAULT_DEST_NAME = "my-notebooks"
-
+SOURCE = _series_notebooks()  # the committed notebooks, next to the package in a source checkout
+DEFAULT_DEST_NAME = "my-notebooks"  # the working copy unless --dest says otherwise: beside notebooks/
 _IGNORE_ALL = "# A working copy made by `python -m tiledlab lab`: git ignores all of it.\n*\n"
-
-#: The languages of the series: English (notebooks/) and the generated Chinese edition (notebooks/zh/).
-LANGUAGES = ("en", "zh")
-#: JupyterLab's name of the Chinese language pack (its entry point in jupyterlab.languagepack) and the setting.
-LANGUAGE_PACK = "zh_CN"
+LANGUAGES = ("en", "zh")  # English (notebooks/) and the generated Chinese edition (notebooks/zh/)
+LANGUAGE_PACK = "zh_CN"  # JupyterLab's Chinese language pack: its jupyterlab.languagepack entry point, its setting
 TRANSLATION_SETTINGS = pathlib.Path("@jupyterlab", "translation-extension", "plugin.jupyterlab-settings")
 SETTINGS_NAME = ".lab-settings"  # in the Chinese working copy: JupyterLab's user settings for its runs
-#: JupyterLab's page config for the lab's runs (found through JUPYTER_CONFIG_PATH): without the announcements
-#: plugin, no "Would you like to get notified about official Jupyter news?" toast over the first notebook
-#: (--LabApp.news_url=None alone leaves it) and no update check.
+#: The lab's page config (found through JUPYTER_CONFIG_PATH): without the announcements plugin, no "get
+#: notified about Jupyter news?" toast (--LabApp.news_url=None alone leaves it) and no update check.
 CONFIG_NAME = ".lab-config"
 PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
 
@@ -97,20 +86,11 @@ def has_language_pack(locale=LANGUAGE_PACK) -> bool:
     return any(e.name == locale for e in entry_points(group="jupyterlab.languagepack"))
 
 
-def user_settings_dir() -> pathlib.Path:
-    """JupyterLab's user settings folder as it would find it (JUPYTERLAB_SETTINGS_DIR, else the default)."""
-    given = os.environ.get("JUPYTERLAB_SETTINGS_DIR")
-    if given:
-        return pathlib.Path(given)
-    from jupyter_core.paths import jupyter_config_dir
-    return pathlib.Path(jupyter_config_dir()) / "lab" / "user-settings"
-
-
 def chinese_settings(folder, mine=None) -> pathlib.Path:
     """JupyterLab user settings for the Chinese edition in `folder`: a copy of `mine` (the user's, made
     once, so their theme and shortcuts come along) whose translation setting is zh_CN."""
-    folder = pathlib.Path(folder)
-    mine = user_settings_dir() if mine is None else pathlib.Path(mine)
+    from jupyterlab.commands import get_user_settings_dir  # $JUPYTERLAB_SETTINGS_DIR, else its default
+    folder, mine = pathlib.Path(folder), pathlib.Path(get_user_settings_dir() if mine is None else mine)
     if not _entry(folder, folder=True) and mine.is_dir():
         shutil.copytree(mine, folder)
     path = folder / TRANSLATION_SETTINGS
@@ -250,13 +230,8 @@ def as_copied(notebook) -> bytes:
 
 
 def working_copy(src, dest, *, fresh=False, say=print) -> pathlib.Path:
-    """Copy every ``*.ipynb`` of ``src`` into ``dest`` and return ``dest``.
-
-    A notebook that already exists in ``dest`` is left alone (it may hold the student's work) unless
-    ``fresh`` is true; then an edited one is first moved to a backup folder beside ``dest`` (``say``
-    tells where). ``dest`` gets a ``.gitignore`` that ignores everything in it, so the copy never
-    shows up in ``git status`` even without an entry in the repository's own ``.gitignore``.
-    """
+    """Copy ``src``'s notebooks into ``dest`` as ``plan`` says (``say`` tells where edited ones went) and
+    return ``dest``, which gets a ``.gitignore`` of its own: the copy never shows in ``git status``."""
     todo = plan(src, dest, fresh=fresh)
     todo.dest.mkdir(parents=True, exist_ok=True)
     ignore = todo.dest / ".gitignore"
@@ -282,12 +257,8 @@ QUIET = ["--LabApp.news_url=None",  # no news fetched (the toast that asks is PA
 
 
 def lab_argv(notebook_dir, extra=(), *, root=None, python=None) -> list[str]:
-    """The command that starts JupyterLab on ``notebook_dir``, without news or update toasts.
-
-    ``--allow-root`` is added when ``root`` is true (default: when running as root) and the caller
-    did not pass it already. ``extra`` options go to ``jupyter lab`` as they are (after ours, so
-    they win).
-    """
+    """The command that starts JupyterLab on ``notebook_dir``, without news or update toasts; with
+    ``--allow-root`` when ``root`` (default: running as root); ``extra`` after ours, so they win."""
     root = is_root() if root is None else root
     extra = list(extra)
     argv = [python or sys.executable, "-m", "jupyter", "lab", str(notebook_dir), *QUIET]

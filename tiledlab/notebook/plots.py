@@ -3,13 +3,15 @@
 In the Chinese edition (tiledlab.i18n.language() == "zh") the words these helpers write into a figure are
 Chinese when a font with Chinese glyphs is installed (`tr`); without one they stay English, never boxes of
 missing glyphs, and a short Chinese caption printed below the figure says why and how to install a font."""
+import io
 import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.colors import BoundaryNorm, Normalize
-from matplotlib.ticker import MaxNLocator
+from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator, NullFormatter
 
 from .. import i18n
 from ..i18n import N_
@@ -26,9 +28,8 @@ _caption = {"shown": False}  # the caption is printed once per notebook cell (on
 
 
 def chinese_labels():
-    """True when figures are labelled in Chinese: the Chinese edition, with a CJK font, which is then put
-    first in font.sans-serif (the fonts after it still draw what it lacks). In the Chinese edition without
-    such a font, the caption that says so is printed below the figure."""
+    """True when figures are labelled in Chinese: the Chinese edition with a CJK font, then put first in
+    font.sans-serif (the fonts after it draw what it lacks); without one, the caption says so."""
     if i18n.language() != "zh":
         return False
     font = i18n.cjk_font()
@@ -57,10 +58,7 @@ def _english_caption():
     if _caption["shown"]:
         return
     _caption["shown"] = True
-    try:
-        shell = __import__("IPython").get_ipython()
-    except ImportError:
-        shell = None
+    shell = __import__("IPython").get_ipython()  # IPython comes with JupyterLab (ipykernel)
     if shell is None:
         print(i18n.gettext(NO_FONT_CAPTION))
         return
@@ -72,27 +70,28 @@ def _english_caption():
     shell.events.register("post_execute", after_cell)
 
 
+def png(fig, dpi):
+    """The figure as PNG bytes; the figure is closed."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    plt.close(fig)
+    return buffer.getvalue()
+
+
 def color(kernel, tile):
     return {"naive": "C0", "naive_unsigned": "C9", "cublas": "C4"}.get(kernel) or TILE_COLOR.get(tile, "C7")
 
 
 def style():
-    """Figure defaults that stay readable when projected in a classroom (in the Chinese edition, the CJK
-    font first, so that a notebook's own figures draw Chinese too)."""
+    """Figure defaults readable when projected (the Chinese edition's CJK font first, for the notebook's own)."""
     plt.rcParams.update({"figure.dpi": 100, "font.size": 12, "axes.titlesize": 13, "axes.labelsize": 12,
                          "legend.fontsize": 10, "xtick.labelsize": 11, "ytick.labelsize": 11})
     chinese_labels()
 
 
-def integer_ticks(ax):
-    """Ticks only at whole numbers: rows, columns and thread indices have no halves."""
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-
-
 def label(kernel, tile, text=i18n.gettext):
-    """A line's name: the lesson's kernels with their block shape, a kernel by name (no tile) as its name.
-    `text` translates its words (in the reader's language; plots.tr in a figure)."""
+    """A line's name: the lesson's kernels with their block shape, one without a tile by its name; `text`
+    translates its words (plots.tr in a figure)."""
     if kernel == "cublas":
         return "cuBLAS (CuPy)"
     if pd.isna(tile) or tile == "":
@@ -129,19 +128,13 @@ def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
             lo, hi = picked["min_ms"].to_numpy(float), picked["max_ms"].to_numpy(float)
         ax.errorbar(picked["N"].to_numpy(), y, yerr=[y - lo, hi - y], fmt=line, marker=marker, capsize=3,
                     color=color(kernel, tile), label=label(kernel, tile, tr))
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ns = sorted(table["N"].unique())
-    ax.set_xticks(ns, [str(n) for n in ns])
-    ax.minorticks_off()
+    _log_axes(ax, sorted(table["N"].unique()), title)
     low, high = table[metric].min(), table[metric].max()
     ticks = [v * 10.0**e for e in range(-3, 6) for v in (1, 2, 5) if low / 2 <= v * 10.0**e <= high * 2]
     ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
     ax.set_xlabel(tr(N_("N (square matrices N×N)")))
     ax.set_ylabel(tr({"tflops": N_("TFLOP/s (median; bars: min–max)"),
                       "median_ms": N_("time per launch, ms (median; bars: min–max)")}.get(metric, metric)))
-    ax.set_title(tr(title))
-    ax.grid(True, which="major", alpha=0.3)
     if legend:
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0)
     return ax
@@ -172,15 +165,20 @@ def tile_plot(table, title, ax=None):
                label=label("naive_unsigned", naive["tile"], tr) + tr(N_(": no tiling")))
     ax.plot(ts, naive["median_ms"] / ts, ":o", color="0.4", ms=6,
             label=tr(N_("naive_unsigned / T: if time fell as loads do")))
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xticks(ts, [str(t) for t in ts])
-    ax.minorticks_off()
+    _log_axes(ax, ts, title)
     ax.set_xlabel(tr(N_("tile width T (N = {n})")).format(n=naive["N"]))
     ax.set_ylabel(tr(N_("time per launch, ms (median; bars: min–max)")))
+    return ax
+
+
+def _log_axes(ax, xs, title):
+    """Log axes (x in powers of two) ticked at each of `xs`, the title and a light grid."""
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(xs, [str(x) for x in xs])
+    ax.minorticks_off()
     ax.set_title(tr(title))
     ax.grid(True, which="major", alpha=0.3)
-    return ax
 
 
 def effect_factors(effects):
@@ -258,16 +256,10 @@ def _fitting_size(ax, shape, chars):
 
 
 def cell_fontsize(ax, shape, chars, largest=None):
-    """Font size (points) for labels of `chars` characters in the cells of a rows×cols grid on `ax`:
-    the lesson's size on a small grid, smaller on a large one, never below SMALLEST_LABEL (a grid too
-    large for that should not be labelled, or should be drawn larger)."""
+    """Font size (points) for labels of `chars` characters in a rows×cols grid on `ax`: the lesson's size
+    on a small grid, smaller on a large one, never below SMALLEST_LABEL."""
     largest = largest or 0.85 * plt.rcParams["font.size"]
     return max(SMALLEST_LABEL, min(largest, _fitting_size(ax, shape, chars)))
-
-
-def fits_in_cells(ax, shape, chars):
-    """Whether labels of `chars` characters fit the cells at SMALLEST_LABEL points or more."""
-    return _fitting_size(ax, shape, chars) >= SMALLEST_LABEL
 
 
 def grid_figsize(rows, cols, chars, margin=(1.6, 1.4)):
@@ -299,7 +291,8 @@ def heatmap(counts, title, ax=None, cmap="viridis", annotate=None, vmin=None, vm
     ax.set_title(tr(title))
     ax.set_xlabel(tr(N_("column")))
     ax.set_ylabel(tr(N_("row")))
-    integer_ticks(ax)
+    for axis in (ax.xaxis, ax.yaxis):  # rows and columns have no halves
+        axis.set_major_locator(MaxNLocator(integer=True))
     if colorbar:
         plt.colorbar(im, ax=ax, fraction=0.046, ticks=ticks)
     annotate_counts(ax, im, counts, annotate)
@@ -310,7 +303,8 @@ def annotate_counts(ax, image, counts, annotate=None):
     """Each count written in its cell, white on dark colours, when asked or (annotate=None) when the
     grid is small enough for the numbers to be read."""
     chars = len(str(int(counts.max())))
-    if annotate is False or (annotate is None and (counts.size > 256 or not fits_in_cells(ax, counts.shape, chars))):
+    if annotate is False or (annotate is None and (counts.size > 256 or
+                                                   _fitting_size(ax, counts.shape, chars) < SMALLEST_LABEL)):
         return
     rgb = image.cmap(image.norm(counts))[..., :3]
     dark = rgb @ [0.299, 0.587, 0.114] < 0.5  # the cell's luminance
@@ -318,9 +312,8 @@ def annotate_counts(ax, image, counts, annotate=None):
 
 
 def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2, annotate=None, figsize=None):
-    """Panels meant to be compared, side by side on ONE colour scale from 0 to the largest count
-    (whole-number ticks only), each `size` inches (or the whole figure `figsize`). The counts are
-    written in once the layout is final, so their size fits it."""
+    """Panels to compare, side by side on ONE colour scale from 0 to the largest count, each `size` inches
+    (or the whole figure `figsize`); the counts written in once the layout is final, so their size fits."""
     vmax = max(int(m.max()) for m in maps)
     fig, axes = plt.subplots(1, len(maps), figsize=figsize or (size * len(maps) + 1, size), squeeze=False,
                              layout="constrained")
@@ -380,9 +373,7 @@ def rung_points(rungs):
 
 
 def plain_log_ticks(ax, xs, ys):
-    """Log axes ticked at the given values, written as plain numbers (a zoomed panel spans too little
-    of a decade for powers of ten)."""
-    from matplotlib.ticker import NullFormatter
+    """Log axes ticked at the given values as plain numbers (a zoom spans too little for powers of ten)."""
     ax.set_xticks(xs, [f"{v:g}" for v in xs])
     ax.set_yticks(ys, [f"{v:g}" for v in ys])
     ax.xaxis.set_minor_formatter(NullFormatter())
@@ -391,7 +382,6 @@ def plain_log_ticks(ax, xs, ys):
 
 def group_legend(groups):
     """Legend handles that name the colour of each group of rungs."""
-    from matplotlib.patches import Patch
     return [Patch(color=RUNG_GROUPS[g][0], label=tr(N_("colour: {group}")).format(group=tr(RUNG_GROUPS[g][2])))
             for g in dict.fromkeys(groups)]
 

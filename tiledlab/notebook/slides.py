@@ -3,16 +3,13 @@ DIR/slides.html.
 
 Per notebook: what it teaches, the kernel lines the lesson turns on (highlighted, from the kernel's own
 source), its takeaway figure (takeaways.py), each prediction exercise with its answer on the next slide
-(from the teacher's key, solutions/key.py, when the checkout has it), and its summary. Every slide has
-speaker notes: the notebook's modelled minutes, the misconception to watch (the guide's table,
-docs/teaching.md), what the lines or the figure show. One self-contained file: figures as PNG data,
-styles and script inline, nothing fetched. → ← space Page Up/Down Home End move; S opens the presenter
-view (this slide, the next, the notes, a clock) in a second window that follows this one; P prints one
-slide per page, or, from the presenter view, each slide with its notes.
+(from the teacher's key, solutions/key.py, when the checkout has it), and its summary; speaker notes give
+the modelled minutes, the misconception to watch (docs/teaching.md) and what the lines or figure show.
+One self-contained file, nothing fetched. → ← space Page Up/Down Home End move; S opens the presenter view
+(this slide, the next, the notes, a clock) in a window that follows; P prints (KEYS_NOTE).
 """
 import base64
 import html
-import io
 import pathlib
 import runpy
 from dataclasses import dataclass
@@ -70,7 +67,7 @@ def _lines(text, tokens, first, stop=None):
 
 
 def _blocks(text):
-    """The Markdown cell as (first inline text, start index) of each top-level block, and its tokens."""
+    """The cell's tokens, and (first inline text, start index) of each top-level block."""
     tokens = MD.parse(text)
     starts = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0 and t.map]
     return tokens, [(tokens[i + 1].content if tokens[i].nesting == 1 else "", i) for i in starts]
@@ -156,14 +153,6 @@ def code_html(spec):
     return highlight("\n".join(lines), PythonLexer(), HtmlFormatter(cssclass="code", hl_lines=marked))
 
 
-def _png(fig):
-    import matplotlib.pyplot as plt
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100)
-    plt.close(fig)
-    return base64.b64encode(buffer.getvalue()).decode()
-
-
 def _minutes(parts):
     total = parts[["reading_min", "execution_min", "exercise_min", "minutes"]].sum()
     return (f"<p>Modelled minutes (a scripted walkthrough, not observed students): reading {total.reading_min:.0f}, "
@@ -193,8 +182,9 @@ def notebook_slides(path, figure=None, key=None, told=None, parts=None, shows=""
         deck.append(("code", f"{text['title'].split(' · ')[0]} · the lines that matter: {CODE[stem].kernel}",
                      code_html(CODE[stem]), f"<p>{html.escape(CODE[stem].why)}</p>"))
     if figure is not None:
-        alt = html.escape(f"takeaway figure of {text['title']}", quote=True)
-        deck.append(("figure", text["title"], f'<img alt="{alt}" src="data:image/png;base64,{_png(figure)}">',
+        from .plots import png
+        alt, data64 = html.escape(f"takeaway figure of {text['title']}", quote=True), base64.b64encode(png(figure, 100))
+        deck.append(("figure", text["title"], f'<img alt="{alt}" src="data:image/png;base64,{data64.decode()}">',
                      f"<p>{html.escape(shows)} Counted live, or read from the committed H200 data.</p>"))
     for number, statement in text["predictions"].items():
         allowed = parts.loc[parts["part"] == f"Exercise {number}", "exercise_min"].sum()

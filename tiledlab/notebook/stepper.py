@@ -4,37 +4,25 @@
     step_through(N=8, T=4, block=(0, 0), thread=(1, 2))   # the static strip, then the widget
     step_through(N=8, T=4, kernel=tiled)                  # your own tiled kernel, as you edited it
 
-Every square, label and number drawn here is read from two counted launches: of the tiled kernel
-given as `kernel=` (a @cuda.jit kernel or a Kernel; the library's `tiled` by default),
-`count_loads(kernel, A, B, tile=T, trace=True)`, and of the lesson's `naive` for comparison. The global
-trace says which thread fetched which element of A and B, and when (its barrier epoch); the shared
-trace says which thread stored which element of sA and sB, and which thread read which. Nothing here
-knows the kernel's index arithmetic: tile positions are found by pairing each thread's global load
-with the shared store it made in the same epoch, and `TiledTrace` checks the structure it relies on
-(below) before anything is drawn, so an edited kernel that broke it (a barrier removed, a tile loaded
-differently) is refused with what failed, not drawn wrongly.
+Everything drawn is read from two counted launches: `count_loads(kernel, A, B, tile=T, trace=True)` of
+the tiled `kernel` (a @cuda.jit kernel or a Kernel; the library's `tiled` by default) and of `naive`. The
+global trace says which thread fetched which element of A and B in which barrier epoch; the shared trace,
+which thread stored and read which element of sA and sB. Nothing here knows the kernel's index
+arithmetic: a tile's position is found by pairing each thread's global load with its shared store.
 
-**Phase.** Tile phase t is read off the barrier epoch as t = epoch // 2. In the tiled kernel the
-thread passes two `cuda.syncthreads()` per trip of the t loop, so phase t spans epoch 2t (the global
-loads and the shared stores of the cooperative load) and epoch 2t + 1 (the shared reads of the
-multiply-adds). `TiledTrace` verifies this on the trace: global loads and shared stores happen only
-in even epochs, shared reads only in odd ones; in each block and phase every element of sA and of sB
-is stored exactly once; the reads of epoch 2t + 1 read exactly the elements the stores of epoch 2t
-wrote, in the same block; each thread's global load of A (B) is paired with its own store into sA (sB)
-in the same epoch, at one offset for the whole tile (that offset is where the tile sits in A or B);
-and no element is fetched twice by one block.
+**Phase.** Tile phase t = epoch // 2: the t loop passes two `cuda.syncthreads()` a trip, so epoch 2t holds
+the cooperative load (global loads, shared stores) and epoch 2t + 1 the multiply-adds (shared reads).
+`TiledTrace` checks this before anything is drawn: loads and stores only in even epochs, reads only in odd
+ones; every element of sA and sB stored once per block and phase; the reads of epoch 2t + 1 read exactly
+what epoch 2t stored; each global load paired with its thread's store, at one offset per tile (where the
+tile sits in A or B); no element fetched twice by one block. An edited kernel that breaks this (a barrier
+removed, a tile loaded differently) is refused with what failed, never drawn wrongly.
 
-Counted launches are cached per (N, T, seed, kernel), so moving a slider back to a size seen before does not
-count again. On numba's CUDA simulator counting N = 8, T = 4 takes well under a second; N = 16 a
-few seconds for T = 2 (more blocks, more Python threads), so the defaults stay small.
-
-Layout: the trace model (`TiledTrace`, `launches`, `TileStepper.frame`: plain data), the counts text
-(`counts_text`, which the strip's panel and the widget's table both render), the drawing (matplotlib),
-and the widget (ipywidgets).
+Counted launches are cached per (N, T, seed, kernel). On the simulator N = 8, T = 4 counts in well under a
+second, N = 16 in a few seconds for T = 2, so the defaults stay small.
 """
 import functools
 import html
-import io
 from collections import Counter, defaultdict
 
 import matplotlib.pyplot as plt
@@ -63,8 +51,7 @@ CELL_FONT = 11  # the labels inside cells
 
 
 class TraceMismatch(RuntimeError):
-    """The counted trace does not have the structure the stepper draws (see the module docstring);
-    `problems` lists what failed."""
+    """The counted trace lacks the structure the stepper draws (the module docstring's); `problems`: what failed."""
 
     def __init__(self, message, problems=None):
         super().__init__(message)
@@ -110,10 +97,6 @@ def _validate(N, T, block=None, thread=None):
                            "0 to {top}").format(thread=tuple(thread), T=T, top=T - 1))
 
 
-def _traced(kernel, A, B, T):
-    return count_loads(kernel, A, B, tile=T, trace=True)
-
-
 def _key(r, *fields):
     return tuple(int(r[f]) for f in fields)
 
@@ -124,9 +107,7 @@ class TiledTrace:
     stores[(block, phase, array)] = {(a, b): storing thread}; reads[(block, phase, thread, array)] =
     [(a, b), ...] in the order made; fetches[(block, phase, name)] = {(i, j): fetching thread};
     origin[(block, phase, name)] = where the tile sits in A or B. Raises TraceMismatch, listing what
-    failed, when the trace lacks the structure described in the module docstring (phase t = epochs 2t
-    and 2t + 1, one store per shared element per phase, reads of phase t = the stores of phase t, each
-    fetch paired with its own store at one offset per tile).
+    failed, when the trace lacks the structure of the module docstring.
     """
 
     def __init__(self, counted):
@@ -169,9 +150,8 @@ def _epoch_problems(c, phases):
         problems.append(_("{total:,} barrier hazards ({effect})").format(total=total, effect=_(EFFECT)))
     if len(g) and not set(np.unique(g.operand).tolist()) <= {0, 1}:
         problems.append(_("global loads of C: the tiled kernel loads only A and B"))
-    if np.any(g.epoch % 2 == 1):
-        problems.append(_("{n} global loads in an odd epoch (after the first barrier of a phase)").format(
-            n=int(np.sum(g.epoch % 2 == 1))))
+    if n := int(np.sum(g.epoch % 2 == 1)):
+        problems.append(_("{n} global loads in an odd epoch (after the first barrier of a phase)").format(n=n))
     stores, reads = s[s.store == 1], s[s.store == 0]
     if np.any(stores.epoch % 2 == 1):
         problems.append(_("{n} shared stores in an odd epoch").format(n=int(np.sum(stores.epoch % 2 == 1))))
@@ -259,20 +239,15 @@ def _missing_tiles(origin, blocks, phases):
 def launches(N, T, seed=0, kernel=None):
     """(TiledTrace, naive LoadCount) from counted launches at N×N, tile T, of `kernel` (a @cuda.jit
     kernel or a Kernel; the library's tiled by default) and of naive: cached per (N, T, seed, kernel)."""
-    _validate(N, T)
-    return _launches(int(N), int(T), int(seed), _tiled_kernel(kernel))  # one key however it was written
-
-
-def _tiled_kernel(kernel):
-    """The Kernel to replay: one object per kernel, so that it can key the cache."""
-    return resolve("tiled" if kernel is None else kernel)
+    _validate(N, T)  # the cache's key: one Kernel object per kernel, however it was written
+    return _launches(int(N), int(T), int(seed), resolve("tiled" if kernel is None else kernel))
 
 
 @functools.lru_cache(maxsize=48)
 def _launches(N, T, seed, kernel):
     A, B = operands(N, seed)
     try:
-        return TiledTrace(_traced(kernel, A, B, T)), _naive(N, T, seed)
+        return TiledTrace(count_loads(kernel, A, B, tile=T, trace=True)), _naive(N, T, seed)
     except TraceMismatch as problem:
         raise _refusal(kernel, N, T, problem) from None
 
@@ -299,9 +274,8 @@ class TileStepper:
     def __init__(self, N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
         _validate(N, T, block, thread)
         self.N, self.T, self.seed = int(N), int(T), seed
-        self.block = tuple(int(b) for b in block)
-        self.thread = tuple(int(t) for t in thread)
-        self.kernel = _tiled_kernel(kernel)
+        self.block, self.thread = tuple(map(int, block)), tuple(map(int, thread))
+        self.kernel = resolve("tiled" if kernel is None else kernel)
         self.tiled, self.naive = launches(self.N, self.T, seed, self.kernel)
         self.phases = self.tiled.phases
         try:  # every frame now: a kernel that breaks the structure is refused before anything is drawn
@@ -378,16 +352,13 @@ class TileStepper:
         gb = g[(g.by == b[0]) & (g.bx == b[1]) & (g.epoch <= 2 * t + 1)]
         sb = s[(s.by == b[0]) & (s.bx == b[1]) & (s.epoch <= 2 * t + 1)]
         mine = lambda r: r[(r.ty == th[0]) & (r.tx == th[1])]  # noqa: E731
+        tally = lambda g, s: {"global": len(g), "shared_stores": int(np.sum(s.store == 1)),  # noqa: E731
+                              "shared_reads": int(np.sum(s.store == 0))}
         n = self.naive.trace
         # The naive kernel has no phases: "the same k range" is k < k_end, where k is A's column / B's row.
         nb = n[(n.by == b[0]) & (n.bx == b[1]) & (np.where(n.operand == 0, n.j, n.i) < k_end)]
-        return {
-            "block": {"global": len(gb), "shared_stores": int(np.sum(sb.store == 1)),
-                      "shared_reads": int(np.sum(sb.store == 0))},
-            "thread": {"global": len(mine(gb)), "shared_stores": int(np.sum(mine(sb).store == 1)),
-                       "shared_reads": int(np.sum(mine(sb).store == 0))},
-            "naive": {"block": len(nb), "thread": len(mine(nb)), "k_end": k_end},
-        }
+        return {"block": tally(gb, sb), "thread": tally(mine(gb), mine(sb)),
+                "naive": {"block": len(nb), "thread": len(mine(nb)), "k_end": k_end}}
 
     def _loads_so_far(self, t):
         Mp, Kp, Np = self.tiled.padded
@@ -605,13 +576,6 @@ def _legend():
 
 
 # ---- the widget (ipywidgets) ----------------------------------------------------------------------
-def _png(fig):
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()
-
-
 def _counts_html(frame):
     """counts_text as HTML, for the widget (browser text stays readable at any zoom)."""
     cell = 'style="padding: 1px 10px; text-align: {}"'
@@ -647,16 +611,41 @@ def stepper_widget(stepper=None):
             return _(FALLBACK_TEXT)
 
     s = stepper or TileStepper()
-    controls = _controls(w, s)
+    c = _controls(w, s)
     status, image = w.HTML(), w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
-    box = StepperBox([_control_rows(w, controls), status, image])
-    box.stepper, box.frame, box.controls = s, None, controls
-    stepping = _Stepping(box, status, image)
+    tile_row = w.HBox([w.HTML('<div style="text-align: right; padding-right: 8px">T</div>',
+                              layout=w.Layout(width="78px")), c["T"]])
+    rows = w.HBox([w.VBox([c["N"], tile_row]), w.VBox([c["by"], c["bx"]]), w.VBox([c["ty"], c["tx"]]),
+                   w.VBox([c["phase"], c["play"]])])
+    box = StepperBox([rows, status, image])
+    box.stepper, box.frame, box.controls = s, None, c
+    busy = []  # non-empty while a rebuild moves the sliders itself: those changes are ignored
+
+    def redraw(*_args):
+        if not busy:
+            t = c["phase"].value
+            box.frame = box.stepper.frame(t)
+            image.value = plots.png(box.stepper.frame_figure(t, counts=False), dpi=90)
+            status.value = _counts_html(box.frame)
+
+    def rebuild(*_args):
+        if busy:
+            return
+        busy.append(True)
+        try:
+            box.stepper = _new_stepper(c, box.stepper, status)
+        except TraceMismatch as refused:  # e.g. an edited kernel with one phase at the old size, more now
+            status.value = html.escape(str(refused))
+            return
+        finally:
+            busy.clear()
+        redraw()
+
     for name in ("N", "T", "by", "bx", "ty", "tx"):
-        controls[name].observe(stepping.rebuild, names="value")
-    controls["phase"].observe(stepping.redraw, names="value")
+        c[name].observe(rebuild, names="value")
+    c["phase"].observe(redraw, names="value")
     _seen.add((s.N, s.T, s.seed, s.kernel))
-    stepping.redraw()
+    redraw()
     return box
 
 
@@ -680,13 +669,6 @@ def _controls(w, s):
     return c
 
 
-def _control_rows(w, c):
-    tile_row = w.HBox([w.HTML('<div style="text-align: right; padding-right: 8px">T</div>',
-                              layout=w.Layout(width="78px")), c["T"]])
-    return w.HBox([w.VBox([c["N"], tile_row]), w.VBox([c["by"], c["bx"]]), w.VBox([c["ty"], c["tx"]]),
-                   w.VBox([c["phase"], c["play"]])])
-
-
 def _clamp(slider, top):
     """slider.max = top, its value clamped: widen first, so min ≤ value ≤ max holds throughout."""
     slider.max = max(slider.max, top)
@@ -694,46 +676,18 @@ def _clamp(slider, top):
     slider.max = top
 
 
-class _Stepping:
-    """Keeps the widget's stepper, frame, image and counts in step with its controls. `busy` ignores
-    the changes rebuild itself makes to the sliders."""
-
-    def __init__(self, box, status, image):
-        self.box, self.status, self.image, self.busy = box, status, image, False
-
-    def redraw(self, *_):
-        if self.busy:
-            return
-        box, t = self.box, self.box.controls["phase"].value
-        box.frame = box.stepper.frame(t)
-        self.image.value = _png(box.stepper.frame_figure(t, counts=False))
-        self.status.value = _counts_html(box.frame)
-
-    def rebuild(self, *_):
-        if self.busy:
-            return
-        self.busy = True
-        try:
-            self._new_stepper()
-        except TraceMismatch as refused:  # e.g. an edited kernel with one phase at the old size, more now
-            self.status.value = html.escape(str(refused))
-            return
-        finally:
-            self.busy = False
-        self.redraw()
-
-    def _new_stepper(self):
-        c, seed, kernel = self.box.controls, self.box.stepper.seed, self.box.stepper.kernel
-        N, T = c["N"].value, c["T"].value
-        if (N, T, seed, kernel) not in _seen:
-            self.status.value = html.escape(_("counting N = {N}, T = {T} …").format(N=N, T=T))
-        for name, top in (("by", -(-N // T) - 1), ("bx", -(-N // T) - 1), ("ty", T - 1), ("tx", T - 1)):
-            _clamp(c[name], top)
-        self.box.stepper = TileStepper(N, T, (c["by"].value, c["bx"].value), (c["ty"].value, c["tx"].value), seed,
-                                       kernel)
-        _seen.add((N, T, seed, kernel))
-        _clamp(c["phase"], self.box.stepper.phases - 1)
-        c["play"].max = self.box.stepper.phases - 1
+def _new_stepper(c, old, status):
+    """The stepper the controls now ask for, the sliders' ranges fitted to it (the status says "counting")."""
+    N, T = c["N"].value, c["T"].value
+    if (N, T, old.seed, old.kernel) not in _seen:
+        status.value = html.escape(_("counting N = {N}, T = {T} …").format(N=N, T=T))
+    for name, top in (("by", -(-N // T) - 1), ("bx", -(-N // T) - 1), ("ty", T - 1), ("tx", T - 1)):
+        _clamp(c[name], top)
+    new = TileStepper(N, T, (c["by"].value, c["bx"].value), (c["ty"].value, c["tx"].value), old.seed, old.kernel)
+    _seen.add((N, T, old.seed, old.kernel))
+    _clamp(c["phase"], new.phases - 1)
+    c["play"].max = new.phases - 1
+    return new
 
 
 _seen = set()  # (N, T, seed, kernel) already counted: the status line says "counting" only for new ones

@@ -1,6 +1,8 @@
 """One slide-ready figure per notebook: the result each lesson proves, drawn from small live counts and
 the committed H200 data. `python -m tiledlab takeaways --out DIR` writes them as PNG files (16:9,
 fonts readable from the back of a room); notebook 00 shows them as the series' index."""
+import pathlib
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -37,8 +39,7 @@ def redundant_reads():
     maps = [count_loads(k, A, B, tile=T).maps["A"] for k in ("naive", "tiled")]
     titles = [tr(N_("naive kernel ({T}×{T} blocks)")).format(T=T), tr(N_("tiled kernel, T = {T}")).format(T=T)]
     suptitle = tr(N_("2 · Global fetches of each element of A, N = {n}, T = {T} (measured)")).format(n=n, T=T)
-    fig, axes = plots.heatmaps(maps, titles, cmap="Reds", figsize=SLIDE, suptitle=suptitle)
-    return fig
+    return plots.heatmaps(maps, titles, cmap="Reds", figsize=SLIDE, suptitle=suptitle)[0]
 
 
 def one_tile_step():
@@ -86,24 +87,15 @@ def line_by_line():
     ax.barh(range(len(lat)), lat["cycles"], color=["C2", "C0", "C1", "C3", "C3"])
     for y, cycles in enumerate(lat["cycles"]):
         ax.text(cycles, y, f" {cycles:.0f}", va="center")
-    for cycles, text in ((20, tr(N_("article: {cycles}")).format(cycles=20)),
-                         (300, tr(N_("article: {cycles}")).format(cycles=300))):
+    for cycles in (20, 300):
         ax.axvline(cycles, color="k", ls="--", lw=2)
-        ax.text(cycles, -0.85, f" {text}", va="center")
+        ax.text(cycles, -0.85, " " + tr(N_("article: {cycles}")).format(cycles=cycles), va="center")
     ax.set_yticks(range(len(lat)), [plots.data_label(v) for v in lat["level"]])
     ax.set_ylim(len(lat) - 0.5, -1.3)
     ax.set_xlim(0, 1.15 * lat["cycles"].max()); ax.set_xlabel(tr(N_("cycles per dependent load (H200)")))
     ax.set_title(tr(N_("5 · Shared memory answers in tens of cycles, DRAM in hundreds\n"
                        "(dashed: the figures the article quotes)")))
     return fig
-
-
-def fair_speedups(n, tiles):
-    """Tiling's own time factor at N = n from bench.csv (the median of its runs): naive_unsigned in 16×16
-    blocks, the shape its counters were profiled in, over tiled_unsigned at each tile width."""
-    bench = claims.points(data.load("h200/bench.csv"))
-    naive = data.value(bench, "median_ms", kernel="naive_unsigned", N=n, tile=16)
-    return [naive / data.value(bench, "median_ms", kernel="tiled_unsigned", N=n, tile=t) for t in tiles]
 
 
 def caches():
@@ -117,7 +109,9 @@ def caches():
     for key, text in (("global_ld_inst", N_("load instructions")), ("l2_read_sectors", N_("L2 sectors")),
                       ("dram_read_bytes", N_("DRAM bytes"))):
         ax.plot(ts, naive[key] / tiled[key], "o-", ms=12, lw=3, label=tr(text))
-    ax.plot(ts, fair_speedups(4096, ts), "o-", ms=12, lw=3, label=tr(N_("time")))
+    bench, naive_16 = data.load("h200/bench.csv"), dict(kernel="naive_unsigned", N=4096, tile=16)  # as profiled
+    speedups = [claims.factor(bench, naive_16, dict(kernel="tiled_unsigned", N=4096, tile=t)) for t in ts]
+    ax.plot(ts, speedups, "o-", ms=12, lw=3, label=tr(N_("time")))  # tiling's own factor, medians of the runs
     ax.plot(ts, ts, "k--", lw=2, label="T")
     ax.set_xscale("log", base=2); ax.set_yscale("log"); ax.set_xticks(ts, [str(t) for t in ts]); ax.minorticks_off()
     ax.set_xlabel(tr(N_("tile width T")))
@@ -162,7 +156,6 @@ def figures():
 
 def write(out):
     """Save every takeaway figure as out/<notebook>.png; returns the paths."""
-    import pathlib
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = []

@@ -96,7 +96,7 @@ def generated(root):
         catalog = catalog_of(root, unit)
         if is_code(unit):
             if catalog is not None:
-                from tiledlab.i18n import compile_catalog
+                from ..code_catalog import compile_catalog
                 files[unit.catalog.with_suffix(".mo")] = compile_catalog(root / unit.catalog, mo=None)
             missing = [] if catalog is None else [m.id for m in catalog if m.id and (not m.string or m.fuzzy)]
         elif unit.source.suffix == ".ipynb":

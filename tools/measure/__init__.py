@@ -9,6 +9,7 @@
   latency     one dependent load per memory level (a pointer chase)
   peaks       the roofs: FP32 FMA rate, DRAM, L2 and shared bandwidth
   racecheck   compute-sanitizer's race report on the tiled kernel without each barrier
+  facts       the card's few facts that latency and peaks judge their numbers by
 
 What the notebooks read of it stays in the package (tiledlab.experiments.profile: the stall reasons and
 what binds a kernel, from the committed counters).

@@ -31,7 +31,7 @@ def _ffma_per_lds(row):
 def _sass(args):
     from tiledlab.core.launch import resolve, validate_tile
     from tiledlab.data import stamp, write_rows
-    from tiledlab.experiments import bench, require_gpu
+    from tiledlab.experiments import require_gpu
 
     from . import sass
     out = _out_folder(args.out)
@@ -41,7 +41,7 @@ def _sass(args):
         resolve(name)
     require_gpu("sass (reading the compiled kernels' SASS)")
     provenance = stamp()
-    rows = [{**r, **provenance} for r in sass.table(bench.sass_jobs(args.tile, args.kernels, args.fair))]
+    rows = [{**r, **provenance} for r in sass.table(sass.sweep_jobs(args.tile, args.kernels, args.fair))]
     out.mkdir(parents=True, exist_ok=True)
     write_rows(rows, out / "sass.csv", ["kernel", "tile", *sass.SASS_FIELDS[1:], *provenance])
     print(f"wrote {out / 'sass.csv'}")

@@ -16,8 +16,9 @@ import numpy as np
 from numba import cuda, int32, uint32
 
 from tiledlab.core import build
-from tiledlab.experiments.device import device_facts
 from tiledlab.experiments.timing import time_launch
+
+from .facts import device_facts
 
 LINE_BYTES = 128  # one step per 128-byte line, so no step hits the line of the step before
 LINE_WORDS = LINE_BYTES // 4
@@ -134,7 +135,7 @@ def cases(l2_bytes, dtype=np.uint32):
 
 def run(steps=20000, launches=5, signed_rows=True, facts=None, levels=None):
     """Rows for every level (uint32 ring), plus shared and L1 with an int32 ring for comparison.
-    `facts` (tiledlab.experiments.device.Facts: its SM clock and L2 size) and `levels` (as `cases`
+    `facts` (tools.measure.facts.Facts: its SM clock and L2 size) and `levels` (as `cases`
     returns) replace the device's."""
     facts = facts or device_facts("latency")
     mhz, l2 = facts.sm_clock_mhz, facts.l2_bytes

@@ -20,8 +20,9 @@ from numba import cuda, float32, int32, uint32
 
 from tiledlab.backend import SIMULATOR
 from tiledlab.core import build
-from tiledlab.experiments.device import device_facts
 from tiledlab.experiments.timing import per_launch_ms
+
+from .facts import device_facts
 
 SHARED_BYTES_PER_CLOCK = 128  # per SM: 32 banks × 4 bytes, one wavefront per clock
 THREADS = 256
@@ -238,7 +239,7 @@ def l2_buffers(l2_bytes, fractions=(2, 4)):
 def run(fma_shapes=FMA_SHAPES, dram_bytes=1 << 30, l2_fractions=(2, 4), memcpy_bytes=2 << 30,
         trips=4096, shared_passes=4096, l2_traffic=2 << 30, seconds=0.3, facts=None):
     """Rows: each roof measured, with the datasheet figure beside it where one exists. `facts`
-    (tiledlab.experiments.device.Facts) replace the device's."""
+    (tools.measure.facts.Facts) replace the device's."""
     facts = facts or device_facts("peaks")
     rows = [{**fma_row(c, u, trips, seconds), "datasheet": facts.fp32_datasheet_tflops} for c, u in fma_shapes]
     if memcpy_bytes:

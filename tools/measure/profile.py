@@ -294,7 +294,7 @@ def child(kind, spec):
         torch.cuda.nvtx.range_pop()
     elif kind == "roofs":
         from . import latency, peaks
-        from tiledlab.experiments.device import device_facts
+        from .facts import device_facts
         (_, l2_half), = peaks.l2_buffers(device_facts("profile").l2_bytes, (2,))
         for setup in (lambda: peaks.fma_setup(*peaks.BEST_FMA), lambda: peaks.stream_setup(1 << 30, 1),
                       lambda: peaks.stream_setup(l2_half, max(1, (2 << 30) // l2_half)),

@@ -184,6 +184,12 @@ def of(kernel, tile=None, **constants):
     return sass_text(next(iter(compiled(kernel, tile, **constants).overloads.values())))
 
 
+def sweep_jobs(tiles, kernels=(), fair=False):
+    """(kernel, tile) of every kernel a bench sweep times (experiments.bench.jobs), once each: what `table` reads."""
+    from tiledlab.experiments import bench
+    return [(k, t) for k, _, t in bench.jobs([0], tiles, kernels, fair=fair)]
+
+
 def table(jobs):
     """One row per (kernel, tile) of `jobs` (tile None or "": the kernel's own constants): registers,
     local and shared memory, and the main loop's counts (the columns of the ladder's sass.csv)."""
