@@ -65,30 +65,29 @@ def tiledlab_cli(capsys):
 ZH_OUTPUTS = pathlib.Path(__file__).resolve().parent / "data" / "zh_outputs.txt"
 
 
-def stored_zh_outputs_are_chinese():
-    """Whether tests/data/zh_outputs.txt says `chinese`: notebooks/zh/ stores a Chinese run's outputs
-    (`english`: copies of the English run's, until the Chinese one on the H200)."""
-    said = [w for line in ZH_OUTPUTS.read_text(encoding="utf-8").splitlines() if not line.startswith("#")
-            for w in line.split()]
-    return said[:1] == ["chinese"]
+def chinese_zh_outputs():
+    """The stems of the zh notebooks whose stored outputs come from a Chinese run (tests/data/zh_outputs.txt
+    says `chinese`); the others store copies of the English run's."""
+    rows = [line.split() for line in ZH_OUTPUTS.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    return {row[0] for row in rows if row[1:] == ["chinese"]}
 
 
 @pytest.fixture(scope="session")
-def zh_outputs_are_chinese():
-    """stored_zh_outputs_are_chinese(): whether the zh notebooks' printed text is compared with their
-    stored outputs (nbval here, the browser's Run All in tests/browser/test_lab.py)."""
-    return stored_zh_outputs_are_chinese()
+def zh_outputs_chinese():
+    """chinese_zh_outputs(): the zh notebooks whose printed text is compared with their stored outputs
+    (nbval here, the browser's Run All in tests/browser/test_lab.py)."""
+    return chinese_zh_outputs()
 
 
 def pytest_collection_modifyitems(config, items):
     """The longest files first (pytest-xdist's --dist loadfile hands out whole files in this order), and
-    while notebooks/zh/ stores the English run's outputs (tests/data/zh_outputs.txt says `english`),
-    nbval runs the Chinese notebooks' cells without comparing their outputs: run, they print Chinese."""
+    where a zh notebook stores the English run's outputs (tests/data/zh_outputs.txt says `english`),
+    nbval runs its cells without comparing their outputs: run, they print Chinese."""
     items[:] = sorted(items, key=_longest_first)  # stable: each file's tests keep their order
-    if stored_zh_outputs_are_chinese():
-        return
+    chinese = chinese_zh_outputs()
     for item in items:
-        if type(item).__name__ == "IPyNbCell" and pathlib.Path(str(item.fspath)).parent.name == "zh":
+        path = pathlib.Path(str(item.fspath))
+        if type(item).__name__ == "IPyNbCell" and path.parent.name == "zh" and path.stem not in chinese:
             item.options["check"] = False
 
 

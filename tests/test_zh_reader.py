@@ -4,9 +4,8 @@ notebooks' own figures use, and every line the zh notebooks store. A Latin word 
 it is a name: a kernel or identifier, a unit, a product or tool, or a term the glossary keeps in English.
 
 The stored outputs of notebooks/zh/ are Chinese only after the zh notebooks have been run in Chinese
-(on the H200, by the lead: see tests/data/zh_outputs.txt). Until that file says `chinese`, the
-stored-output test is an expected failure that says how many lines are still English, and nbval does
-not compare the zh notebooks' stored outputs (tests/conftest.py): it still runs every cell.
+(on the H200, by the lead: tests/data/zh_outputs.txt says which are). The stored-output test reads those;
+nbval does not compare the others' stored outputs (tests/conftest.py), though it still runs every cell.
 
 The slow test (`pytest -m slow`) runs every zh notebook on this backend, in Chinese, and checks every
 figure it draws and every line it prints.
@@ -241,30 +240,31 @@ def english_outputs(paths):
             for i, text in outputs_text(json.loads(p.read_text(encoding="utf-8"))) for line in english_lines(text, names)]
 
 
-def stored_outputs_are_chinese():
-    """Whether tests/data/zh_outputs.txt says the zh notebooks' stored outputs come from a Chinese run."""
-    words = [w for line in FLAG.read_text(encoding="utf-8").splitlines() if not line.startswith("#")
-             for w in line.split()]
-    return words[:1] == ["chinese"]
+def chinese_outputs():
+    """The zh notebooks (paths) whose stored outputs tests/data/zh_outputs.txt says come from a Chinese run."""
+    rows = [line.split() for line in FLAG.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    said = {row[0]: row[1:] for row in rows}
+    paths = sorted(ZH.glob("*.ipynb"))
+    assert set(said) == {p.stem for p in paths} and all(v in (["chinese"], ["english"]) for v in said.values()), \
+        f"{FLAG.relative_to(ROOT)}: one line per zh notebook, its stem and `chinese` or `english`"
+    return [p for p in paths if said[p.stem] == ["chinese"]]
 
 
-def test_no_stored_output_line_of_the_chinese_edition_is_english():
-    lines = english_outputs(sorted(ZH.glob("*.ipynb")))
-    if not stored_outputs_are_chinese():
-        pytest.xfail(f"{len(lines)} stored output lines of notebooks/zh are English: the zh notebooks have not "
-                     f"been run in Chinese yet (then write `chinese` in {FLAG.relative_to(ROOT)})")
-    assert lines == []
+def test_no_stored_output_line_of_a_chinese_run_is_english():
+    assert english_outputs(chinese_outputs()) == []
 
 
 def test_notebook_0_says_where_the_chinese_stored_outputs_come_from():
-    """Notebook 0's Chinese edition note (cell nb0-zh-edition) must be true of the stored outputs: while
-    tests/data/zh_outputs.txt says `english`, it says they are still the English run's (「仍是英文」); once the
-    lead writes `chinese`, that clause must go (edit its msgstr in locale/zh_CN/LC_MESSAGES/notebooks/
-    00_start_here.po, then `python -m tools translate build`)."""
+    """Notebook 0's Chinese edition note (cell nb0-zh-edition) must be true of the stored outputs: while some
+    zh notebook stores the English run's (tests/data/zh_outputs.txt says `english`), it says they are still
+    English (「仍是英文」) and names each one (第 N 本); once every one is `chinese`, that clause must go
+    (edit its msgstr in locale/zh_CN/LC_MESSAGES/notebooks/00_start_here.po, then `python -m tools translate build`)."""
     from tools.edition import catalogs
     po = catalogs.read(ROOT / "locale" / "zh_CN" / "LC_MESSAGES" / "notebooks" / "00_start_here.po")
     note = next(m.string for m in po if m.context == "nb0-zh-edition")
-    assert ("仍是英文" in note) == (not stored_outputs_are_chinese()), note
+    english = sorted(set(ZH.glob("*.ipynb")) - set(chinese_outputs()))
+    assert ("仍是英文" in note) == bool(english), note
+    assert all(f"第 {int(p.stem[:2])} 本" in note for p in english), note
 
 
 @pytest.mark.parametrize("text, english", [
