@@ -16,12 +16,13 @@ def test_here_it_is_count_loads():
 def test_from_a_gpu_process_a_child_counts_on_the_simulator(monkeypatch):
     monkeypatch.setattr(count, "SIMULATOR", False)  # as on a GPU: the count goes to a child Python
     monkeypatch.delenv("NUMBA_ENABLE_CUDASIM")
+    monkeypatch.setenv("TILEDLAB_BACKEND", "gpu")  # the child is the simulator even where the GPU is asked for
     got, want = count_on_simulator("regtile_2d", A, B, BM=16, BN=16, BK=4, TM=4, TN=4), \
         count_loads("regtile_2d", A, B, BM=16, BN=16, BK=4, TM=4, TN=4)
     assert got.constants == want.constants and np.array_equal(got.C, want.C)
     assert all(np.array_equal(got.maps[k], want.maps[k]) for k in want.maps)
     assert np.array_equal(got.shared_reads, want.shared_reads) and got.hazards == want.hazards
     import os
-    assert "NUMBA_ENABLE_CUDASIM" not in os.environ  # put back as it was
+    assert "NUMBA_ENABLE_CUDASIM" not in os.environ and os.environ["TILEDLAB_BACKEND"] == "gpu"  # as it was
     with pytest.raises(ValueError, match="A's columns"):  # the child's error, as count_loads says it
         count_on_simulator("tiled", A, B[1:], tile=8)

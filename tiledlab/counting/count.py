@@ -147,16 +147,18 @@ def count_on_simulator(kernel, A, B, tile=None, **constants):
     the GPU's counting build, which for a fully unrolled rung compiles for minutes. `kernel` is a registry name."""
     if SIMULATOR:
         return count_loads(kernel, A, B, tile, **constants)
-    before = os.environ.get("NUMBA_ENABLE_CUDASIM")
-    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # read by the child as it imports numba
+    child_env = {"NUMBA_ENABLE_CUDASIM": "1", "TILEDLAB_BACKEND": "simulator"}  # read as the child imports numba
+    before = {name: os.environ.get(name) for name in child_env}
+    os.environ.update(child_env)
     try:
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:
             return child.submit(count_loads, kernel, A, B, tile, **constants).result()
     finally:
-        if before is None:
-            del os.environ["NUMBA_ENABLE_CUDASIM"]
-        else:
-            os.environ["NUMBA_ENABLE_CUDASIM"] = before
+        for name, value in before.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
 
 
 def _block(launch, b):
