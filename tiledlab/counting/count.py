@@ -154,11 +154,9 @@ def count_on_simulator(kernel, A, B, tile=None, **constants):
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:
             return child.submit(count_loads, kernel, A, B, tile, **constants).result()
     finally:
-        for name, value in before.items():
-            if value is None:
-                del os.environ[name]
-            else:
-                os.environ[name] = value
+        os.environ.update({name: value for name, value in before.items() if value is not None})
+        for name in [name for name, value in before.items() if value is None]:
+            del os.environ[name]
 
 
 def _block(launch, b):
