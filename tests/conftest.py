@@ -67,8 +67,12 @@ ZH_OUTPUTS = pathlib.Path(__file__).resolve().parent / "data" / "zh_outputs.txt"
 
 def chinese_zh_outputs():
     """The stems of the zh notebooks whose stored outputs come from a Chinese run (tests/data/zh_outputs.txt
-    says `chinese`); the others store copies of the English run's."""
-    rows = [line.split() for line in ZH_OUTPUTS.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    says `chinese`); the others store copies of the English run's. The file must name every zh notebook once."""
+    rows = [line.split() for line in ZH_OUTPUTS.read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith("#")]
+    stems = {p.stem for p in (ZH_OUTPUTS.parents[2] / "notebooks" / "zh").glob("*.ipynb")}
+    assert sorted(row[0] for row in rows) == sorted(stems) and all(row[1:] in (["chinese"], ["english"]) for row in rows), \
+        f"{ZH_OUTPUTS}: one line per zh notebook, its stem and `chinese` or `english`"
     return {row[0] for row in rows if row[1:] == ["chinese"]}
 
 

@@ -95,9 +95,9 @@ def test_the_package_never_imports_the_maintainers_tools():
 
 # What a newcomer can read: the lesson's core and what students and teachers run. Issue 25's goal is 8,000
 # lines; moving the maintainers' GPU measurements to tools/measure brought 10,869 to 9,411, slimming the three wings
-# (catalog tools to tools/code_catalog.py, the CLI table, unrolled.Plan) to 8,985; what is left
+# (catalog tools to tools/code_catalog.py, the CLI table, unrolled.Plan) to 8,982; what is left
 # is the lesson itself (core, counting, notebook). A ratchet: lower it as modules get simpler, never raise it.
-LINE_BUDGET = 8985
+LINE_BUDGET = 8982
 
 
 def test_the_installed_package_stays_within_its_line_budget():

@@ -29,7 +29,6 @@ from tiledlab.core import registry  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ZH = ROOT / "notebooks" / "zh"
-FLAG = ROOT / "tests" / "data" / "zh_outputs.txt"
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")
 # Names written in code form: $math$, `code`, key=value, dotted names and calls, words with _ or digits.
@@ -242,12 +241,8 @@ def english_outputs(paths):
 
 def chinese_outputs():
     """The zh notebooks (paths) whose stored outputs tests/data/zh_outputs.txt says come from a Chinese run."""
-    rows = [line.split() for line in FLAG.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
-    said = {row[0]: row[1:] for row in rows}
-    paths = sorted(ZH.glob("*.ipynb"))
-    assert set(said) == {p.stem for p in paths} and all(v in (["chinese"], ["english"]) for v in said.values()), \
-        f"{FLAG.relative_to(ROOT)}: one line per zh notebook, its stem and `chinese` or `english`"
-    return [p for p in paths if said[p.stem] == ["chinese"]]
+    from conftest import chinese_zh_outputs  # tests/conftest.py: the file's one reader
+    return [p for p in sorted(ZH.glob("*.ipynb")) if p.stem in chinese_zh_outputs()]
 
 
 def test_no_stored_output_line_of_a_chinese_run_is_english():

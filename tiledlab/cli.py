@@ -151,9 +151,7 @@ def count_bytes(n, T):
     from .core.launch import resolve
     from .counting.buffers import CountingBuffers
     blockspergrid, threadsperblock = resolve("tiled").grid(n, n, {"T": T})
-    square = np.broadcast_to(np.float32(0), (n, n))  # A, B and C's shape, no memory
-    launch = SimpleNamespace(shape=(n, n, n), blockspergrid=blockspergrid, threadsperblock=threadsperblock,
-                             A=square, B=square, C=square)
+    launch = SimpleNamespace(shape=(n, n, n), blockspergrid=blockspergrid, threadsperblock=threadsperblock)
     buffers = CountingBuffers({"sA": (T, T), "sB": (T, T)})  # the tiled kernel's two shared tiles
     counting = sum(int(np.prod(shape(launch, 0))) * np.dtype(dtype).itemsize
                    for _, dtype, shape, _ in buffers.layout)

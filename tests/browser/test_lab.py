@@ -10,7 +10,7 @@ run), Run > Run All Cells on the simulator, wait for the kernel to go idle, then
   - every image in an output rendered (complete, naturalWidth > 0), at least as many as the committed
     notebook stores; no widget shows "Error displaying widget";
   - the cells nbval checks (# NBVAL_CHECK_OUTPUT) print what the committed notebook stores (a Chinese
-    notebook's text once tests/data/zh_outputs.txt says `chinese`; until then, output where it stores some);
+    notebook's text where its line in tests/data/zh_outputs.txt says `chinese`; elsewhere, output where it stores some);
   - File > Save wrote the working copy, and the committed notebook did not change;
   - JupyterLab never asked about news over the notebook;
   - the notebook, opened and left alone, was not marked modified (before Run All starts).

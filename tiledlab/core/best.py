@@ -14,17 +14,18 @@
 
 The cache is JSON at $TILEDLAB_CACHE_DIR/tune.json, else platformdirs' user cache dir + /tiledlab/tune.json:
 
-    {"version": 1,
+    {"version": 2,
      "entries": [{"card": {<dataclasses.asdict of a card.Card>}, "shape_class": ["4096", "≤4096", ...],
                   "kernel": "<registry name>", "measured": {<what tune measured: free form>}}]}
 
-`shape_class(M, K, N)` gives each dimension as the power of two it rounds up to, written "≤P" when the candidates'
-block tiles do not divide it (its last blocks run partly empty): 3000³ is ≤4096×≤4096×≤4096, not 4096³'s class,
-where another tile wins. A later entry for the same card and class replaces an earlier one. A file that is missing is no tuned choice; one that cannot be read is
-reported once and ignored (and replaced by tune's next run). `entries`, `entry`, `same_class` and `save` are
-the cache's one reader and writer: tune (tiledlab.experiments.tune) writes through them.
+`shape_class(M, K, N)` gives each dimension as the power of two it rounds up to, written "≤P" when the
+candidates' block tiles do not divide it (its last blocks run partly empty): 3000³ is ≤4096×≤4096×≤4096, not
+4096³'s class, where another tile wins. A later entry for the same card and class replaces an earlier one. A
+file that is missing is no tuned choice; one that cannot be read is reported once and ignored (and replaced by
+tune's next run). `entries`, `entry`, `same_class` and `save` are the cache's one reader and writer: tune (tiledlab.experiments.tune) writes through them.
 """
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -48,11 +49,12 @@ _reported = set()
 
 def shape_class(M, K, N):
     """The shapes one tuned choice stands for: each of M, K, N as the power of two it rounds up to, "≤" before it
-    when the block tile of some candidate in that dimension (BM, BK, BN) does not divide it."""
+    when the block tile of one of best.CANDIDATES in that dimension (BM, BK, BN) does not divide it."""
     return tuple(("" if n % tile == 0 else "≤") + str(1 << (n - 1).bit_length())
                  for n, tile in zip(_shape(M, K, N), _tiles()))
 
 
+@functools.cache
 def _tiles():
     """(BM, BK, BN) that every candidate's block tile divides: a dimension they divide leaves no edge."""
     from .registry import KERNELS

@@ -36,10 +36,11 @@ class CountingBuffers:
         def per_block(*shape):  # per block: an element of a shared array, or a thread
             return lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1], *shape)
 
-        def C(L, cap):
-            return L.C.shape
+        def operand(k):  # A, B or C's shape from the launch's (M, K, N)
+            return lambda L, cap: (lambda M, K, N: ((M, K), (K, N), (M, N))[k])(*L.shape)
+        C = operand(2)
         self.layout = [  # (name, dtype, shape from the launch and the trace's capacity, initial value)
-            *[(f"count_{op}", np.int64, lambda L, cap, op=op: getattr(L, op).shape, 0) for op in OPERANDS],
+            *[(f"count_{op}", np.int64, operand(k), 0) for k, op in enumerate(OPERANDS)],
             ("thread_loads", np.int64, grid, 0),       # global loads per thread
             ("trace", np.int32, lambda L, cap: (cap, len(TRACE_FIELDS)), -1),  # one row per global load
             ("trace_pos", np.int64, lambda L, cap: (1,), 0),

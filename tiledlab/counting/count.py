@@ -7,6 +7,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import NamedTuple
+from unittest import mock
 
 import numpy as np
 
@@ -101,8 +102,10 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
     """Launch `kernel` (a name such as 'naive', 'tiled', 'regtile_2d', or a @cuda.jit(A, B, C) function)
     with counting on: at tile width `tile` (the lesson's kernels, 16 by default) or at the named
     constants of a register-tiled kernel (`count_loads("regtile_2d", A, B, BM=32, TM=4)`).
+
     With trace=True, also record every global load (`trace`) and every shared-memory access
     (`shared_trace`), each with the thread that made it; meant for small examples.
+
     On the simulator every launch is counted twice (`recorded`): when the two counts differ this raises
     a RuntimeError instead of returning a count. A read or store outside its array, or an error of the
     kernel, is a LaunchFailed (a ValueError) naming the line and the thread.
@@ -148,15 +151,9 @@ def count_on_simulator(kernel, A, B, tile=None, **constants):
     if SIMULATOR:
         return count_loads(kernel, A, B, tile, **constants)
     child_env = {"NUMBA_ENABLE_CUDASIM": "1", "TILEDLAB_BACKEND": "simulator"}  # read as the child imports numba
-    before = {name: os.environ.get(name) for name in child_env}
-    os.environ.update(child_env)
-    try:
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:
-            return child.submit(count_loads, kernel, A, B, tile, **constants).result()
-    finally:
-        os.environ.update({name: value for name, value in before.items() if value is not None})
-        for name in [name for name, value in before.items() if value is None]:
-            del os.environ[name]
+    with mock.patch.dict(os.environ, child_env), \
+            ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as child:
+        return child.submit(count_loads, kernel, A, B, tile, **constants).result()
 
 
 def _block(launch, b):

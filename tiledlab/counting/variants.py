@@ -14,20 +14,20 @@ from ..core.launch import resolve
 
 
 class _Change(ast.NodeTransformer):
-    """Changes `name` (an array, or the barrier's number) in a kernel's tree, counting its changes."""
+    """Changes array `name` in a kernel's tree (_DropBarrier: barrier number `which`), counting its changes."""
 
-    def __init__(self, name=None):
-        self.name, self.changed, self.seen = name, 0, -1
+    def __init__(self, name=None, which=None):
+        self.name, self.which, self.changed, self.seen = name, which, 0, -1
 
 
 class _DropBarrier(_Change):
     def nothing(self, kernel):
-        return f"{kernel} has {self.seen + 1} cuda.syncthreads() calls, not {self.name + 1}"
+        return f"{kernel} has {self.seen + 1} cuda.syncthreads() calls, not {self.which + 1}"
 
     def visit_Expr(self, node):
         if is_call(node.value, "cuda.syncthreads"):
             self.seen += 1
-            if self.seen == self.name:
+            if self.seen == self.which:
                 self.changed += 1
                 return ast.copy_location(ast.Pass(), node)
         return node
@@ -113,7 +113,7 @@ def without_write_back(kernel, T=None, **constants):
 
 def without_barrier(kernel, which, T=None, **constants):
     """`kernel` with its `which`-th cuda.syncthreads() (0 = first) removed."""
-    return _changed(kernel, _DropBarrier(which), f"without_barrier_{which}", T, constants)
+    return _changed(kernel, _DropBarrier(which=which), f"without_barrier_{which}", T, constants)
 
 
 def swapped_xy(kernel, T=None, **constants):
