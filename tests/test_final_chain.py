@@ -42,7 +42,7 @@ def test_a_spent_budget_runs_no_step_and_still_brings_back_its_two_files(tmp_pat
 
 def test_the_budget_and_the_wheels_fit_the_device_call():
     budget = int(re.search(r"BUDGET=\$\{BUDGET:-(\d+)\}", (ROOT / "tools/final_h200.sh").read_text()).group(1))
-    assert budget + 30 <= 450  # 30 s for the wheels' install, 450 s the call's timeout_s: 7.5 minutes
+    assert budget + 30 <= 600  # 30 s for the wheels' install, 600 s the device call's most: 10 minutes
 
 
 @pytest.mark.slow
