@@ -65,10 +65,15 @@ def test_ci_runs_the_readme_test_command():
     assert command in (ROOT / "README.md").read_text()
 
 
-def test_ci_also_runs_the_unit_suite_on_python_3_12_with_numpy_2_5():
+def _newer_pythons():
+    """The Pythons .ci/unit-newer runs the unit suite on, after the main run's."""
+    return re.search(r'^PYTHONS="([^"]+)"$', (ROOT / ".ci" / "unit-newer").read_text(), re.M)[1].split()
+
+
+def test_ci_also_runs_the_unit_suite_on_newer_pythons_with_numpy_2_5():
     run = (ROOT / ".ci" / "run").read_text()
-    assert run.rstrip().endswith(".ci/unit-py312") and "set -euo pipefail" in run  # after the main run; failing fails CI
-    script = (ROOT / ".ci" / "unit-py312").read_text()
+    assert run.rstrip().endswith(".ci/unit-newer") and "set -euo pipefail" in run  # after the main run; failing fails CI
+    script = (ROOT / ".ci" / "unit-newer").read_text()
     assert "'numpy>=2.5'" in script and "--ignore=tests/browser" in script and "set -euo pipefail" in script
 
 
@@ -83,13 +88,17 @@ def test_test_tools_are_in_the_test_extra_not_in_the_base_install():
 
 def test_the_pythons_advertised_are_those_ci_runs():
     """pyproject's classifiers and lower bound, environment.yml and the docs name the versions CI runs:
-    the README's command on CI's python3 (3.11) and .ci/unit-py312 (3.12)."""
+    the README's command on CI's python3 (3.11, which .ci/run checks) and .ci/unit-newer's."""
     project = _project()
-    ci = {"3.11", *re.findall(r"Python (3\.\d+)", (ROOT / ".ci" / "unit-py312").read_text())}
-    advertised = {c.rsplit(" :: ", 1)[1] for c in project["classifiers"] if re.search(r"Python :: 3\.\d+$", c)}
-    assert advertised == ci == {"3.11", "3.12"}
+    main = re.search(r"sys\.version_info\[:2\] != \((3), (\d+)\)", (ROOT / ".ci" / "run").read_text())
+    ci = [f"{main[1]}.{main[2]}", *_newer_pythons()]
+    advertised = [c.rsplit(" :: ", 1)[1] for c in project["classifiers"] if re.search(r"Python :: 3\.\d+$", c)]
+    assert advertised == ci == ["3.11", "3.12", "3.13"]
     assert project["requires-python"] == f">={min(ci)}" and _conda_specs()["python"] == f">={min(ci)}"
-    for page in ("README.md", "docs/teaching.md", "docs/classroom.md"):
+    named = f"Python {', '.join(ci[:-1])} or {ci[-1]}"  # what a reader is told, in the pages they read first
+    for page in ("README.md", "classroom/student-README.md"):
+        assert named in (ROOT / page).read_text(), page
+    for page in ("README.md", "docs/teaching.md", "docs/classroom.md", "classroom/student-README.md"):
         assert not re.search(r"Python 3\.(10|9)\b", (ROOT / page).read_text()), page
 
 
