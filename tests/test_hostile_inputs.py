@@ -12,6 +12,7 @@ import nbformat
 import numpy as np
 import pytest
 
+from classroom import cli as classroom_cli
 from tiledlab import cli, i18n
 from tiledlab.notebook import student_copy
 from tools import cli as tools_cli
@@ -256,7 +257,7 @@ def test_hub_dry_run_passes_unknown_options_on(tmp_path, capsys, monkeypatch):
 def test_slides_out_into_a_file_is_refused(tmp_path, capsys):
     a_file = tmp_path / "slides.html"
     a_file.write_text("keep")
-    refused(cli.main(["slides", "--out", str(a_file)]), capsys, "--out", "is a file")
+    refused(classroom_cli.main(["slides", "--out", str(a_file)]), capsys, "--out", "is a file")
     assert a_file.read_text() == "keep"
 
 
@@ -328,7 +329,7 @@ def test_a_json_file_that_is_not_a_notebook_is_bad_input(argv, not_a_notebook, c
 
 
 def test_slides_of_a_json_file_that_is_not_a_notebook_is_bad_input(not_a_notebook):
-    from tiledlab.notebook import slides
+    from classroom import slides
     with pytest.raises(ValueError, match="01_a.ipynb is not a Jupyter notebook"):
         slides.slides([not_a_notebook], figures={})
 

@@ -4,6 +4,8 @@ import pathlib
 import re
 from importlib.util import resolve_name
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "tiledlab"
 
 
@@ -82,15 +84,27 @@ def test_every_wing_says_what_it_holds():
         assert doc and len(doc) > 60, package
 
 
-def test_the_package_never_imports_the_maintainers_tools():
-    """tools/ is not installed with tiledlab: nothing in the package may need it."""
+def absolute_imports(folder, of):
+    """'file: module' for each import of the top-level package `of` in a .py file under `folder`."""
     found = []
-    for path in ROOT.rglob("*.py"):
+    for path in folder.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
-            found += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] == "tools"]
-    assert found == []
+            found += [f"{path.relative_to(folder)}: {n}" for n in names if n.split(".")[0] == of]
+    return found
+
+
+@pytest.mark.parametrize("room", ["tools", "classroom"])
+def test_the_package_never_imports_what_runs_only_from_a_clone(room):
+    """tools/ (the maintainers') and classroom/ (the teacher's) are not installed with tiledlab: nothing
+    in the package may need them."""
+    assert absolute_imports(ROOT, room) == []
+
+
+def test_the_classroom_never_imports_the_maintainers_tools():
+    """A teacher's clone needs no maintainers' extra: tools may use classroom, never the reverse."""
+    assert absolute_imports(ROOT.parent / "classroom", "tools") == []
 
 
 # What a newcomer can read: the lesson's core and what students and teachers run. Issue 25's goal is 8,000

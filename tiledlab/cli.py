@@ -1,4 +1,4 @@
-"""python -m tiledlab {info, count, bench, tune, takeaways, slides, student-copy, lab, hub, class-report}
+"""python -m tiledlab {info, count, bench, tune, takeaways, student-copy, lab, hub, class-report}
 (the maintainers' GPU measurements behind the committed data, ladder, sass, profile and measure: python -m tools).
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
@@ -297,14 +297,6 @@ def _takeaways(args):
     return OK
 
 
-def _slides(args):
-    import matplotlib
-    matplotlib.use("Agg")
-    from .notebook import slides
-    print(f"wrote {slides.write(_out_folder(args.out))}")
-    return OK
-
-
 def _student_copy(args):
     from .notebook.student_copy import student_copy
     path = student_copy(_out_folder(args.dir, "DIR"))
@@ -329,7 +321,7 @@ def _jupyter(name):
 
 
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways,
-            "slides": _slides, "student-copy": _student_copy, "lab": _jupyter("lab"), "hub": _jupyter("hub"),
+            "student-copy": _student_copy, "lab": _jupyter("lab"), "hub": _jupyter("hub"),
             "class-report": _class_report}
 
 
@@ -422,11 +414,6 @@ def parser():
     _command(sub, "takeaways", "one slide-ready PNG per notebook", "Draw each notebook's takeaway figure (16:9, "
              "large fonts) from small live counts and the committed H200 data, and save them as PNG files."
              ).add_argument("--out", default="takeaways", help="folder for the PNG files")
-    _command(sub, "slides", "one offline HTML slide deck built from the notebooks", "Build one self-contained HTML "
-             "slide deck (no network; arrow keys; S: presenter view with speaker notes; printable) from the "
-             "notebooks: what each teaches, its kernel's key lines, its figure, its predictions with their "
-             "answers, its summary: DIR/slides.html.").add_argument("--out", default="slides",
-                                                                   help="folder for slides.html")
     _command(sub, "student-copy", "a copy of the series for students: no solutions/, no tests", "Copy the "
              "package, the notebooks, the README, the environment files and the licences into DIR (new, or "
              "empty), leaving out the key (solutions/), the tests that run it and the teacher's guide."

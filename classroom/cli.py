@@ -1,0 +1,41 @@
+"""python -m classroom {slides}: teaching a class from a clone.
+
+One handler per command (HANDLERS) and its options (parser()); the exit codes are tiledlab's
+(tiledlab.cli.EXIT_CODES, listed by --help).
+"""
+import argparse
+import sys
+
+from tiledlab.cli import EPILOG, OK, Parser, _command, _out_folder, run
+
+
+def _slides(args):
+    import matplotlib
+    matplotlib.use("Agg")  # the takeaway figures are drawn off screen
+    from . import slides
+    print(f"wrote {slides.write(_out_folder(args.out))}")
+    return OK
+
+
+HANDLERS = {"slides": _slides}
+
+
+def parser():
+    top = Parser(prog="python -m classroom", description=__doc__.split("\n\n")[0], epilog=EPILOG,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _command(sub, "slides", "one offline HTML slide deck built from the notebooks", "Build one self-contained HTML "
+             "slide deck (no network; arrow keys; S: presenter view with speaker notes; printable) from the "
+             "notebooks: what each teaches, its kernel's key lines, its figure, its predictions with their "
+             "answers, its summary: DIR/slides.html.").add_argument("--out", default="slides",
+                                                                   help="folder for slides.html")
+    return top
+
+
+def _parse(argv):
+    args = parser().parse_args(argv)
+    return args.command, args
+
+
+def main(argv=None):
+    return run(sys.argv[1:] if argv is None else list(argv), _parse, HANDLERS)
