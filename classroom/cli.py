@@ -1,4 +1,4 @@
-"""python -m classroom {slides}: teaching a class from a clone.
+"""python -m classroom {slides, student-copy}: teaching a class from a clone.
 
 One handler per command (HANDLERS) and its options (parser()); the exit codes are tiledlab's
 (tiledlab.cli.EXIT_CODES, listed by --help).
@@ -17,7 +17,16 @@ def _slides(args):
     return OK
 
 
-HANDLERS = {"slides": _slides}
+def _student_copy(args):
+    from .student_copy import student_copy
+    path = student_copy(_out_folder(args.dir, "DIR"))
+    print(f"wrote a student copy of the series to {path} (without the key or the tests): "
+          f"cd {path} && python3 -m venv .venv && .venv/bin/python -m pip install -e . && "
+          ".venv/bin/python -m tiledlab lab")
+    return OK
+
+
+HANDLERS = {"slides": _slides, "student-copy": _student_copy}
 
 
 def parser():
@@ -29,6 +38,10 @@ def parser():
              "notebooks: what each teaches, its kernel's key lines, its figure, its predictions with their "
              "answers, its summary: DIR/slides.html.").add_argument("--out", default="slides",
                                                                    help="folder for slides.html")
+    _command(sub, "student-copy", "a copy of the series for students: no solutions/, no tests", "Copy the "
+             "package, the notebooks, the README, the environment files and the licences into DIR (new, or "
+             "empty), leaving out the key (solutions/), the tests that run it and the teacher's guide."
+             ).add_argument("dir", metavar="DIR", help="the folder to write the copy into")
     return top
 
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from classroom import cli as classroom_cli
+from classroom import series
 from tiledlab import cli, i18n
-from tiledlab.notebook import student_copy
 from tools import cli as tools_cli
 from tools import edition, links
 from tiledlab.core import launch
@@ -224,9 +224,9 @@ def test_student_copy_refuses_a_full_folder_and_a_file(tmp_path, capsys):
     full.mkdir()
     (full / "mine.txt").write_text("keep")
     a_file.write_text("keep")
-    refused(cli.main(["student-copy", str(full)]), capsys, "not an empty folder")
-    refused(cli.main(["student-copy", str(a_file)]), capsys, "is a file")
-    refused(cli.main(["student-copy", str(a_file / "sub")]), capsys, "is a file")
+    refused(classroom_cli.main(["student-copy", str(full)]), capsys, "not an empty folder")
+    refused(classroom_cli.main(["student-copy", str(a_file)]), capsys, "is a file")
+    refused(classroom_cli.main(["student-copy", str(a_file / "sub")]), capsys, "is a file")
     assert sorted(p.name for p in full.iterdir()) == ["mine.txt"] and a_file.read_text() == "keep"
 
 
@@ -350,8 +350,8 @@ def test_a_notebook_whose_own_cell_fails_names_notebook_cell_and_error(tmp_path,
 
 def test_student_copy_into_the_series_itself_is_refused(tmp_path, capsys):
     for inside in ("notebooks/handout", "tiledlab/copy", "notebooks"):
-        refused(cli.main(["student-copy", str(student_copy.checkout() / inside)]), capsys, "inside the series")
-    assert not (student_copy.checkout() / "notebooks" / "handout").exists()
+        refused(classroom_cli.main(["student-copy", str(series.ROOT / inside)]), capsys, "inside the series")
+    assert not (series.ROOT / "notebooks" / "handout").exists()
 
 
 def test_bench_has_no_triton_option_it_would_ignore(capsys):

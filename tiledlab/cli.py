@@ -1,4 +1,4 @@
-"""python -m tiledlab {info, count, bench, tune, takeaways, student-copy, lab, hub, class-report}
+"""python -m tiledlab {info, count, bench, tune, takeaways, lab, hub, class-report}
 (the maintainers' GPU measurements behind the committed data, ladder, sass, profile and measure: python -m tools).
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
@@ -297,15 +297,6 @@ def _takeaways(args):
     return OK
 
 
-def _student_copy(args):
-    from .notebook.student_copy import student_copy
-    path = student_copy(_out_folder(args.dir, "DIR"))
-    print(f"wrote a student copy of the series to {path} (without the key or the tests): "
-          f"cd {path} && python3 -m venv .venv && .venv/bin/python -m pip install -e . && "
-          ".venv/bin/python -m tiledlab lab")
-    return OK
-
-
 def _class_report(args):
     from .notebook import report
     print(report.write(args.class_dir, _out_file(args.csv, "--csv", "class-report.csv")))
@@ -321,7 +312,7 @@ def _jupyter(name):
 
 
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways,
-            "student-copy": _student_copy, "lab": _jupyter("lab"), "hub": _jupyter("hub"),
+            "lab": _jupyter("lab"), "hub": _jupyter("hub"),
             "class-report": _class_report}
 
 
@@ -414,10 +405,6 @@ def parser():
     _command(sub, "takeaways", "one slide-ready PNG per notebook", "Draw each notebook's takeaway figure (16:9, "
              "large fonts) from small live counts and the committed H200 data, and save them as PNG files."
              ).add_argument("--out", default="takeaways", help="folder for the PNG files")
-    _command(sub, "student-copy", "a copy of the series for students: no solutions/, no tests", "Copy the "
-             "package, the notebooks, the README, the environment files and the licences into DIR (new, or "
-             "empty), leaving out the key (solutions/), the tests that run it and the teacher's guide."
-             ).add_argument("dir", metavar="DIR", help="the folder to write the copy into")
     p = _command(sub, "class-report", "who passed which exercise: one row per student of a class folder",
                  "Tabulate the outcomes each student's check() and predict() recorded in their working copy: one "
                  "row per student, one column per exercise, and minutes per notebook; print it and write it as CSV.")
