@@ -1,4 +1,4 @@
-"""python -m classroom {slides, student-copy}: teaching a class from a clone.
+"""python -m classroom {slides, student-copy, hub}: teaching a class from a clone.
 
 One handler per command (HANDLERS) and its options (parser()); the exit codes are tiledlab's
 (tiledlab.cli.EXIT_CODES, listed by --help).
@@ -26,13 +26,21 @@ def _student_copy(args):
     return OK
 
 
-HANDLERS = {"slides": _slides, "student-copy": _student_copy}
+def _hub(argv):
+    """`hub` parses its own options (hub.py); the others go on to `jupyterhub`."""
+    from . import hub
+    return hub.start(*hub.parser(Parser).parse_known_args(argv))
+
+
+HANDLERS = {"slides": _slides, "student-copy": _student_copy, "hub": _hub}
 
 
 def parser():
     top = Parser(prog="python -m classroom", description=__doc__.split("\n\n")[0], epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
+                               "notebooks/; `hub --help` for its options")
     _command(sub, "slides", "one offline HTML slide deck built from the notebooks", "Build one self-contained HTML "
              "slide deck (no network; arrow keys; S: presenter view with speaker notes; printable) from the "
              "notebooks: what each teaches, its kernel's key lines, its figure, its predictions with their "
@@ -46,6 +54,8 @@ def parser():
 
 
 def _parse(argv):
+    if argv[:1] == ["hub"]:  # before argparse: unknown options go on to `jupyterhub`
+        return "hub", argv[1:]
     args = parser().parse_args(argv)
     return args.command, args
 

@@ -244,13 +244,13 @@ def test_links_refuses_a_repository_that_is_not_owner_slash_name(repo_name, caps
 def test_hub_dry_run_refuses_a_class_folder_it_could_not_make(class_dir, says, tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("keep")
     folder = str(tmp_path / class_dir) if class_dir else ""
-    refused(cli.main(["hub", "--dry-run", "--class-dir", folder]), capsys, "--class-dir", says)
+    refused(classroom_cli.main(["hub", "--dry-run", "--class-dir", folder]), capsys, "--class-dir", says)
 
 
 def test_hub_dry_run_passes_unknown_options_on(tmp_path, capsys, monkeypatch):
-    from tiledlab.notebook import hub
+    from classroom import hub
     monkeypatch.setattr(hub, "_check_installed", lambda: None)
-    assert cli.main(["hub", "--dry-run", "--allow-root", "--class-dir", str(tmp_path / "class"), "--port", "8123"]) == 0
+    assert classroom_cli.main(["hub", "--dry-run", "--allow-root", "--class-dir", str(tmp_path / "class"), "--port", "8123"]) == 0
     assert capsys.readouterr().out.strip().endswith("--port 8123")
 
 

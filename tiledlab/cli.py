@@ -1,4 +1,4 @@
-"""python -m tiledlab {info, count, bench, tune, takeaways, lab, hub, class-report}
+"""python -m tiledlab {info, count, bench, tune, takeaways, lab, class-report}
 (the maintainers' GPU measurements behind the committed data, ladder, sass, profile and measure: python -m tools).
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
@@ -6,7 +6,6 @@ exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
 """
 import argparse
 import errno
-import importlib
 import json
 import os
 import pathlib
@@ -98,7 +97,7 @@ def run(argv, parse, handlers):
 
 
 def _parse(argv):
-    if argv[:1] in (["lab"], ["hub"]):  # before argparse: unknown options go on to `jupyter lab`/`jupyterhub`
+    if argv[:1] == ["lab"]:  # before argparse: unknown options go on to `jupyter lab`
         return argv[0], argv[1:]
     args = parser().parse_args(argv)
     return args.command, args
@@ -303,16 +302,14 @@ def _class_report(args):
     return OK
 
 
-def _jupyter(name):
-    """The handler of `lab` or `hub` (tiledlab.notebook.lab, .hub): their options, the rest for Jupyter."""
-    def start(argv):
-        tool = importlib.import_module(f".notebook.{name}", __package__)
-        return tool.start(*tool.parser(Parser).parse_known_args(argv))
-    return start
+def _lab(argv):
+    """`lab` parses its own options (tiledlab.notebook.lab); the others go on to `jupyter lab`."""
+    from .notebook import lab
+    return lab.start(*lab.parser(Parser).parse_known_args(argv))
 
 
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways,
-            "lab": _jupyter("lab"), "hub": _jupyter("hub"),
+            "lab": _lab,
             "class-report": _class_report}
 
 
@@ -352,14 +349,12 @@ def _command(sub, name, help, description):
 
 
 def parser():
-    """The command line's parser (all but `lab` and `hub`, which parse their own options)."""
+    """The command line's parser (all but `lab`, which parses its own options)."""
     top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
                                "in JupyterLab; `lab --help` for its options")
-    sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
-                               "notebooks/ (classroom/); `hub --help` for its options")
     _command(sub, "info", "backend, device and versions", "Say which backend runs (a GPU or the CUDA simulator), "
              "the device, and the versions of numba and numpy.")
 

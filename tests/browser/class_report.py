@@ -12,8 +12,8 @@ import urllib.parse
 
 import pandas as pd
 
+from classroom import hub
 from tiledlab.counting import outcomes
-from tiledlab.notebook import hub
 
 from .conftest import ROOT
 from .test_lab import CODE_PROMPTS, PANEL, menu, wait_until
