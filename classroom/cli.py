@@ -1,4 +1,4 @@
-"""python -m classroom {slides, student-copy, hub}: teaching a class from a clone.
+"""python -m classroom {slides, student-copy, hub, class-report}: teaching a class from a clone.
 
 One handler per command (HANDLERS) and its options (parser()); the exit codes are tiledlab's
 (tiledlab.cli.EXIT_CODES, listed by --help).
@@ -6,7 +6,7 @@ One handler per command (HANDLERS) and its options (parser()); the exit codes ar
 import argparse
 import sys
 
-from tiledlab.cli import EPILOG, OK, Parser, _command, _out_folder, run
+from tiledlab.cli import EPILOG, OK, Parser, _command, _out_file, _out_folder, run
 
 
 def _slides(args):
@@ -32,15 +32,19 @@ def _hub(argv):
     return hub.start(*hub.parser(Parser).parse_known_args(argv))
 
 
-HANDLERS = {"slides": _slides, "student-copy": _student_copy, "hub": _hub}
+def _class_report(args):
+    from . import report
+    print(report.write(args.class_dir, _out_file(args.csv, "--csv", "class-report.csv")))
+    return OK
+
+
+HANDLERS = {"slides": _slides, "student-copy": _student_copy, "hub": _hub, "class-report": _class_report}
 
 
 def parser():
     top = Parser(prog="python -m classroom", description=__doc__.split("\n\n")[0], epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
-                               "notebooks/; `hub --help` for its options")
     _command(sub, "slides", "one offline HTML slide deck built from the notebooks", "Build one self-contained HTML "
              "slide deck (no network; arrow keys; S: presenter view with speaker notes; printable) from the "
              "notebooks: what each teaches, its kernel's key lines, its figure, its predictions with their "
@@ -50,6 +54,13 @@ def parser():
              "package, the notebooks, the README, the environment files and the licences into DIR (new, or "
              "empty), leaving out the key (solutions/), the tests that run it and the teacher's guide."
              ).add_argument("dir", metavar="DIR", help="the folder to write the copy into")
+    sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
+                               "notebooks/; `hub --help` for its options")
+    p = _command(sub, "class-report", "who passed which exercise: one row per student of a class folder",
+                 "Tabulate the outcomes each student's check() and predict() recorded in their working copy: one "
+                 "row per student, one column per exercise, and minutes per notebook; print it and write it as CSV.")
+    p.add_argument("class_dir", metavar="CLASS_DIR", help="the class folder `hub` made (default there: my-class/)")
+    p.add_argument("--csv", default="class-report.csv", help="the CSV file to write")
     return top
 
 

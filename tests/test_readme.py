@@ -50,7 +50,7 @@ def test_typed_at_a_prompt_the_kernel_is_refused_as_the_readme_says():
 
 def test_every_command_it_lists_exists():
     listed = set(re.findall(r"python -m tiledlab ([a-z-]+)", README))
-    assert {"lab", "class-report"} <= listed
+    assert "lab" in listed
     assert listed <= set(cli.HANDLERS), listed - set(cli.HANDLERS)
     teachers = set(re.findall(r"python -m classroom ([a-z-]+)", README))
-    assert teachers == set(classroom_cli.HANDLERS) == {"slides", "student-copy", "hub"}
+    assert teachers == set(classroom_cli.HANDLERS) == {"slides", "student-copy", "hub", "class-report"}

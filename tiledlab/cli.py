@@ -1,4 +1,4 @@
-"""python -m tiledlab {info, count, bench, tune, takeaways, lab, class-report}
+"""python -m tiledlab {info, count, bench, tune, takeaways, lab}
 (the maintainers' GPU measurements behind the committed data, ladder, sass, profile and measure: python -m tools).
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
@@ -296,12 +296,6 @@ def _takeaways(args):
     return OK
 
 
-def _class_report(args):
-    from .notebook import report
-    print(report.write(args.class_dir, _out_file(args.csv, "--csv", "class-report.csv")))
-    return OK
-
-
 def _lab(argv):
     """`lab` parses its own options (tiledlab.notebook.lab); the others go on to `jupyter lab`."""
     from .notebook import lab
@@ -309,8 +303,7 @@ def _lab(argv):
 
 
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways,
-            "lab": _lab,
-            "class-report": _class_report}
+            "lab": _lab}
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -400,9 +393,4 @@ def parser():
     _command(sub, "takeaways", "one slide-ready PNG per notebook", "Draw each notebook's takeaway figure (16:9, "
              "large fonts) from small live counts and the committed H200 data, and save them as PNG files."
              ).add_argument("--out", default="takeaways", help="folder for the PNG files")
-    p = _command(sub, "class-report", "who passed which exercise: one row per student of a class folder",
-                 "Tabulate the outcomes each student's check() and predict() recorded in their working copy: one "
-                 "row per student, one column per exercise, and minutes per notebook; print it and write it as CSV.")
-    p.add_argument("class_dir", metavar="CLASS_DIR", help="the class folder `hub` made (default there: my-class/)")
-    p.add_argument("--csv", default="class-report.csv", help="the CSV file to write")
     return top
