@@ -18,14 +18,13 @@ import numpy as np
 from .backend import SIMULATOR
 from .experiments import Unavailable
 
-OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL, NOTEBOOK_FAILED = 0, 1, 2, 3, 4, 5
+OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL = 0, 1, 2, 3, 4
 EPILOG = """exit codes, the same for every command:
   0  done
   1  ran, but a measured count differs from its formula (translate check: the edition has problems)
   2  bad input: a one-line message says what to type instead
   3  cannot run here: needs a real GPU, or a tool or Python package that is not installed
-  4  internal error (a bug in tiledlab): a traceback, please report it
-  5  a notebook's own cell failed (python -m tools execute): the notebook, the cell and the error"""
+  4  internal error (a bug in tiledlab): a traceback, please report it"""
 GPU_NS, GPU_TILES = [1024, 2048], [8, 16, 32]  # bench's defaults on a GPU
 SIM_NS, SIM_TILES = [16, 32], [4, 8]  # and on the simulator, where each CUDA thread is a Python thread
 SIM_LIMIT_S = 600  # a longer simulator run needs --force
@@ -49,18 +48,9 @@ def _path_problem(error):
     return f"{error.filename}: {error.strerror}" if error.filename else str(error)
 
 
-class NotebookError(Exception):
-    """A cell of a notebook being run raised: the notebook's problem, not tiledlab's."""
-
-    def __init__(self, path, cell, error):
-        where = f"cell {cell} (counted from 0)" if cell is not None else "its kernel"
-        super().__init__(f"{path}: {where} failed: {error}")
-
-
 FULL = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 FILE_SYSTEM = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)
 EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): the first match wins
-    (NotebookError, None, NOTEBOOK_FAILED, str),
     (Unavailable, None, UNAVAILABLE, lambda e: f"cannot run here: {e}"),
     (ModuleNotFoundError, lambda e: not (e.name or "tiledlab").startswith("tiledlab"), UNAVAILABLE,  # else a bug
      lambda e: f"needs the Python package {e.name}, which is not installed: pip install {e.name}"),
@@ -73,10 +63,10 @@ EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): t
 ]
 
 
-def exit_code(error):
-    """Print what went wrong and return its exit code: one line for what the user can fix, a
-    traceback for anything else (a bug)."""
-    for kind, applies, code, message in EXIT_CODES:
+def exit_code(error, codes=EXIT_CODES):
+    """Print what went wrong and return its exit code (`codes`: a table like EXIT_CODES): one line for
+    what the user can fix, a traceback for anything else (a bug)."""
+    for kind, applies, code, message in codes:
         if isinstance(error, kind) and (applies is None or applies(error)):
             print(f"tiledlab: error: {' '.join(message(error).split())}", file=sys.stderr)  # one line
             return code
@@ -86,14 +76,14 @@ def exit_code(error):
     return INTERNAL
 
 
-def run(argv, parse, handlers):
+def run(argv, parse, handlers, codes=EXIT_CODES):
     """Call the handler of the command `parse(argv)` names (it returns the command and its arguments);
-    whatever goes wrong becomes its exit code (EXIT_CODES). Maintainers' tools (python -m tools) share it."""
+    whatever goes wrong becomes its exit code (`codes`). python -m classroom and python -m tools share it."""
     try:
         command, args = parse(argv)
         return handlers[command](args)
     except Exception as error:
-        return exit_code(error)
+        return exit_code(error, codes)
 
 
 def _parse(argv):

@@ -11,8 +11,9 @@ import tempfile
 import time
 
 from classroom.series import NOTEBOOKS, lessons, read_notebook  # the committed notebooks/ of the clone
-from tiledlab.cli import NotebookError
 from tiledlab.data import stamp
+
+from .cli import NotebookError
 
 INSTALL_TAG = "colab-install"  # Colab's install cell (`python -m tools links`): a no-op anywhere else
 
