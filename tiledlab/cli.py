@@ -11,11 +11,11 @@ import os
 import pathlib
 import sys
 import traceback
-from functools import partial
 
 import numpy as np
 
 from .backend import SIMULATOR
+from .core.rules import whole
 from .experiments import Unavailable
 
 OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL = 0, 1, 2, 3, 4
@@ -305,21 +305,18 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
         return action.help if action.default in (None, False) else super()._get_help_string(action)
 
 
-def _whole(kind, least, below):
-    """An argparse type: a whole number of at least `least`; `below` says what a smaller one is."""
+def _whole(name, least=1):
+    """An argparse type: a whole number of at least `least`, checked where every size is (rules.whole)."""
     def parse(text):
         try:
             value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{kind} must be a whole number, got {text!r}")
-        if value < least:
-            raise argparse.ArgumentTypeError(f"{kind} {below}, got {value}")
-        return value
+        except ValueError:  # not a number: whole() says so
+            value = text
+        try:
+            return whole(name, value, least)
+        except ValueError as error:  # argparse shows an ArgumentTypeError's own words
+            raise argparse.ArgumentTypeError(str(error)) from None
     return parse
-
-
-_positive = partial(_whole, least=1, below="must be at least 1")  # _positive("N"): N, repeats
-_nonnegative = _whole("warm-up launches", 0, "cannot be negative")
 
 
 def _kernels_option(p, help, default=None):
@@ -345,7 +342,7 @@ def parser():
                  "inputs with counting on and compare each kernel's measured global loads with the formula (2N³ "
                  "and 2N³/T). Refuses an N whose counting buffers do not fit in memory; on the simulator, forecasts "
                  f"its time and refuses counts over {SIM_LIMIT_S} s unless --force.")
-    p.add_argument("--n", type=_positive("N"), default=32, help="matrix size N (N×N inputs)")
+    p.add_argument("--n", type=_whole("N"), default=32, help="matrix size N (N×N inputs)")
     p.add_argument("--tile", type=int, default=8, help="tile width T (1 to 32)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--force", action="store_true", help="run a long simulator count anyway")
@@ -356,11 +353,11 @@ def parser():
                  "of at least 2 ms). Defaults: --n 1024 2048 --tile 8 16 32 and --fair on a GPU, --n 16 32 --tile "
                  "4 8 and --no-fair on the simulator, which forecasts its time and refuses sweeps over "
                  f"{SIM_LIMIT_S} s unless --force.")
-    p.add_argument("--n", type=_positive("N"), nargs="+", help="matrix sizes N (default: by backend, see above)")
+    p.add_argument("--n", type=_whole("N"), nargs="+", help="matrix sizes N (default: by backend, see above)")
     p.add_argument("--tile", type=int, nargs="+", help="tile widths T, 1 to 32 (default: by backend, see above)")
     p.add_argument("--out", default="bench-out", help="folder for bench.csv and bench.png")
-    p.add_argument("--repeats", type=_positive("repeats"), default=10, help="timed launches per point")
-    p.add_argument("--warmup", type=_nonnegative, default=2, help="untimed launches first")
+    p.add_argument("--repeats", type=_whole("repeats"), default=10, help="timed launches per point")
+    p.add_argument("--warmup", type=_whole("warm-up launches", 0), default=2, help="untimed launches first")
     _kernels_option(p, "also time these kernels by name, at their own constants (e.g. regtile_2d best)", [])
     p.add_argument("--fair", action=argparse.BooleanOptionalAction, default=None,
                    help="also time naive_unsigned and tiled_unsigned like naive and tiled (default: on a GPU)")
@@ -376,7 +373,7 @@ def parser():
                  "once per GPU, for the sizes you multiply.")
     p.add_argument("--shape", type=_shape, nargs="+",
                    help="M×K×N products to tune for, e.g. 4096x4096x4096 1000x1000x1000")
-    p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
+    p.add_argument("--n", type=_whole("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
     _kernels_option(p, "the candidates (names of the registry; by default tune.CANDIDATES)")
     p.add_argument("--out", default="tune-out", help="folder for tune.csv")
 
