@@ -4,9 +4,21 @@ One handler per command (HANDLERS) and its options (parser()); the exit codes ar
 (tiledlab.cli.EXIT_CODES, listed by --help).
 """
 import argparse
+import pathlib
 import sys
 
-from tiledlab.cli import EPILOG, OK, Parser, _command, _out_file, _out_folder, run
+from tiledlab.cli import EPILOG, OK, Parser, _command, _file_in_the_way, _out_folder, run
+
+
+def out_file(path, option, example):
+    """`path` as a file to write, or a ValueError saying why it cannot be (`example`: a name to suggest).
+    The maintainers' tools use it too."""
+    path = pathlib.Path(path)
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / example}")
+    if blocker := _file_in_the_way(path.parent):
+        raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
+    return path
 
 
 def _slides(args):
@@ -34,7 +46,7 @@ def _hub(argv):
 
 def _class_report(args):
     from . import report
-    print(report.write(args.class_dir, _out_file(args.csv, "--csv", "class-report.csv")))
+    print(report.write(args.class_dir, out_file(args.csv, "--csv", "class-report.csv")))
     return OK
 
 

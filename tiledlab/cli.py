@@ -113,16 +113,6 @@ def _out_folder(path, option="--out"):
     return path
 
 
-def _out_file(path, option, example="times.csv"):
-    """`path` as a file to write, or a ValueError saying why it cannot be (`example`: a name to suggest)."""
-    path = pathlib.Path(path)
-    if path.is_dir():
-        raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / example}")
-    if blocker := _file_in_the_way(path.parent):
-        raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
-    return path
-
-
 def _simulator_forecast(seconds, what, instead, force):
     """Say how long `what` should take on the simulator; refuse it over SIM_LIMIT_S unless `force`."""
     print(f"CUDA simulator: {what} should take about {seconds:,.0f} s (Python's time, not a GPU's)",

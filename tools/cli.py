@@ -8,8 +8,9 @@ import argparse
 import pathlib
 import sys
 
+from classroom.cli import out_file
 from tiledlab import cli
-from tiledlab.cli import MISMATCH, OK, Parser, _Help, _out_file, _out_folder, run
+from tiledlab.cli import MISMATCH, OK, Parser, _Help, _out_folder, run
 
 from .measure import cli as measure
 
@@ -31,7 +32,7 @@ EXIT_CODES = [(NotebookError, None, NOTEBOOK_FAILED, str), *cli.EXIT_CODES]  # o
 def _translate(args):
     from . import edition
     if args.action == "fingerprint":
-        size = edition.write_fingerprint(args.articles, _out_file(args.out, "--out", "seed_runs.txt"))
+        size = edition.write_fingerprint(args.articles, out_file(args.out, "--out", "seed_runs.txt"))
         print(f"wrote {args.out} ({size} runs)")
         return OK
     root = _out_folder(args.root, "--root")
@@ -63,7 +64,7 @@ def _execute(args):
     from tiledlab.data import write_rows
 
     from . import execute
-    times = _out_file(args.times, "--times") if args.times else None
+    times = out_file(args.times, "--times", "times.csv") if args.times else None
     rows = execute.run(execute.notebooks(args.notebooks), inplace=args.inplace)
     if times:
         times.parent.mkdir(parents=True, exist_ok=True)
