@@ -107,15 +107,17 @@ def test_the_classroom_never_imports_the_maintainers_tools():
     assert absolute_imports(ROOT.parent / "classroom", "tools") == []
 
 
-# What a newcomer can read: the lesson's core and what students and teachers run. Issue 25's goal is 8,000
+# What a newcomer can read: the lesson's core and what students run. Issue 25's goal is 8,000
 # lines; moving the maintainers' GPU measurements to tools/measure brought 10,869 to 9,411, slimming the three wings
-# (catalog tools to tools/code_catalog.py, the CLI table, unrolled.Plan) to 8,982; what is left
+# (catalog tools to tools/code_catalog.py, the CLI table, unrolled.Plan) to 8,982, and moving the teacher's
+# class server, class report, slides and student copy to classroom/ to 8,303; what is left
 # is the lesson itself (core, counting, notebook). A ratchet: lower it as modules get simpler, never raise it.
-LINE_BUDGET = 8982
+LINE_BUDGET = 8303
 
 
 def test_the_installed_package_stays_within_its_line_budget():
-    """tiledlab/**/*.py, every line counted (docstrings and comments too); maintainers' tools live in tools/."""
+    """tiledlab/**/*.py, every line counted (docstrings and comments too); maintainers' tools live in tools/,
+    the teacher's in classroom/."""
     lines = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in ROOT.rglob("*.py")}
     largest = sorted(lines.items(), key=lambda kv: -kv[1])[:5]
     assert sum(lines.values()) <= LINE_BUDGET, f"{sum(lines.values())} lines; the largest: {largest}"

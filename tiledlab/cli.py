@@ -1,5 +1,6 @@
 """python -m tiledlab {info, count, bench, tune, takeaways, lab}
-(the maintainers' GPU measurements behind the committed data, ladder, sass, profile and measure: python -m tools).
+(from a clone, the teacher's slides, student-copy, hub and class-report: python -m classroom; the maintainers'
+GPU measurements behind the committed data, ladder, sass, profile and measure: python -m tools).
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
