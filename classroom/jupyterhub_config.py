@@ -1,10 +1,12 @@
-# JupyterHub for a class on one machine. Start it with `python -m tiledlab hub` (docs/classroom.md),
-# which sets TILEDLAB_CLASS_DIR and puts configurable-http-proxy on PATH. Any line here can be
-# overridden on that command line, e.g. `python -m tiledlab hub --port 8000`.
+# JupyterHub for a class on one machine. Start it from the clone's root with `python -m classroom hub`
+# (docs/classroom.md), which sets TILEDLAB_CLASS_DIR and puts configurable-http-proxy on PATH (and
+# JupyterHub, started there, finds classroom/). Any line here can be overridden on that command line,
+# e.g. `python -m classroom hub --port 8000`.
 import os
 import sys
 
-from tiledlab.notebook import hub, lab
+from classroom import hub
+from tiledlab.notebook import lab
 
 c = get_config()  # noqa: F821 (JupyterHub defines it)
 CLASS = hub.class_folder()  # one home per student, and the hub's own state in .hub/

@@ -80,10 +80,11 @@ def test_measure_quick_on_gpu(tools_cli, tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (("bench", "--n", "0"), "N must be at least 1"),
-    (("bench", "--repeats", "0"), "repeats must be at least 1"),
-    (("count", "--n", "-4"), "N must be at least 1"),
-    (("bench", "--warmup", "-1"), "cannot be negative"),
+    (("bench", "--n", "0"), "N must be a whole number of at least 1, got 0"),
+    (("bench", "--repeats", "0"), "repeats must be a whole number of at least 1"),
+    (("count", "--n", "-4"), "N must be a whole number of at least 1"),
+    (("bench", "--warmup", "-1"), "warm-up launches must be a whole number of at least 0"),
+    (("bench", "--n", "8.5"), "N must be a whole number of at least 1, got '8.5'"),
 ])
 def test_bad_numbers_are_refused_with_a_message(args, message, tiledlab_cli):
     run = tiledlab_cli(*args)

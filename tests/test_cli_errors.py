@@ -93,7 +93,8 @@ def test_argparse_errors_are_one_line(capsys):
 def test_help_documents_the_exit_codes():
     text = subprocess.run([sys.executable, "-m", "tiledlab", "--help"], capture_output=True, text=True,
                           timeout=120).stdout  # end to end: the entry point and argparse's help
-    assert all(f"{code} " in text for code in "012345") and "bad input" in text and "please report" in text
+    assert all(f"{code} " in text for code in "01234") and "bad input" in text and "please report" in text
+    assert "5  " in tools_cli.parser().format_help()  # execute's: a notebook's own cell failed
 
 
 @pytest.mark.parametrize("error,code,words", [

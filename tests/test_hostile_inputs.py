@@ -12,8 +12,9 @@ import nbformat
 import numpy as np
 import pytest
 
+from classroom import cli as classroom_cli
+from classroom import series
 from tiledlab import cli, i18n
-from tiledlab.notebook import student_copy
 from tools import cli as tools_cli
 from tools import edition, links
 from tiledlab.core import launch
@@ -223,9 +224,9 @@ def test_student_copy_refuses_a_full_folder_and_a_file(tmp_path, capsys):
     full.mkdir()
     (full / "mine.txt").write_text("keep")
     a_file.write_text("keep")
-    refused(cli.main(["student-copy", str(full)]), capsys, "not an empty folder")
-    refused(cli.main(["student-copy", str(a_file)]), capsys, "is a file")
-    refused(cli.main(["student-copy", str(a_file / "sub")]), capsys, "is a file")
+    refused(classroom_cli.main(["student-copy", str(full)]), capsys, "not an empty folder")
+    refused(classroom_cli.main(["student-copy", str(a_file)]), capsys, "is a file")
+    refused(classroom_cli.main(["student-copy", str(a_file / "sub")]), capsys, "is a file")
     assert sorted(p.name for p in full.iterdir()) == ["mine.txt"] and a_file.read_text() == "keep"
 
 
@@ -243,20 +244,20 @@ def test_links_refuses_a_repository_that_is_not_owner_slash_name(repo_name, caps
 def test_hub_dry_run_refuses_a_class_folder_it_could_not_make(class_dir, says, tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("keep")
     folder = str(tmp_path / class_dir) if class_dir else ""
-    refused(cli.main(["hub", "--dry-run", "--class-dir", folder]), capsys, "--class-dir", says)
+    refused(classroom_cli.main(["hub", "--dry-run", "--class-dir", folder]), capsys, "--class-dir", says)
 
 
 def test_hub_dry_run_passes_unknown_options_on(tmp_path, capsys, monkeypatch):
-    from tiledlab.notebook import hub
+    from classroom import hub
     monkeypatch.setattr(hub, "_check_installed", lambda: None)
-    assert cli.main(["hub", "--dry-run", "--allow-root", "--class-dir", str(tmp_path / "class"), "--port", "8123"]) == 0
+    assert classroom_cli.main(["hub", "--dry-run", "--allow-root", "--class-dir", str(tmp_path / "class"), "--port", "8123"]) == 0
     assert capsys.readouterr().out.strip().endswith("--port 8123")
 
 
 def test_slides_out_into_a_file_is_refused(tmp_path, capsys):
     a_file = tmp_path / "slides.html"
     a_file.write_text("keep")
-    refused(cli.main(["slides", "--out", str(a_file)]), capsys, "--out", "is a file")
+    refused(classroom_cli.main(["slides", "--out", str(a_file)]), capsys, "--out", "is a file")
     assert a_file.read_text() == "keep"
 
 
@@ -328,7 +329,7 @@ def test_a_json_file_that_is_not_a_notebook_is_bad_input(argv, not_a_notebook, c
 
 
 def test_slides_of_a_json_file_that_is_not_a_notebook_is_bad_input(not_a_notebook):
-    from tiledlab.notebook import slides
+    from classroom import slides
     with pytest.raises(ValueError, match="01_a.ipynb is not a Jupyter notebook"):
         slides.slides([not_a_notebook], figures={})
 
@@ -342,15 +343,16 @@ def test_a_notebook_whose_own_cell_fails_names_notebook_cell_and_error(tmp_path,
     nbformat.write(nb, path)
     code = tools_cli.main(["execute", "--inplace", str(path)])
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == cli.NOTEBOOK_FAILED == 5 and len(err) == 1, err
+    assert code == tools_cli.NOTEBOOK_FAILED == 5 and len(err) == 1, err
     assert all(w in err[0] for w in ("fails.ipynb", "cell 2", "ZeroDivisionError")), err[0]
-    assert "5  a notebook's own cell failed" in cli.EPILOG  # documented beside the other codes
+    assert "5  a notebook's own cell failed" in tools_cli.EPILOG  # documented beside the other codes
+    assert "5  " not in cli.EPILOG  # tiledlab runs no notebook
 
 
 def test_student_copy_into_the_series_itself_is_refused(tmp_path, capsys):
     for inside in ("notebooks/handout", "tiledlab/copy", "notebooks"):
-        refused(cli.main(["student-copy", str(student_copy.checkout() / inside)]), capsys, "inside the series")
-    assert not (student_copy.checkout() / "notebooks" / "handout").exists()
+        refused(classroom_cli.main(["student-copy", str(series.ROOT / inside)]), capsys, "inside the series")
+    assert not (series.ROOT / "notebooks" / "handout").exists()
 
 
 def test_bench_has_no_triton_option_it_would_ignore(capsys):

@@ -1,4 +1,4 @@
-"""`python -m tiledlab hub` and classroom/jupyterhub_config.py, without a hub or a browser
+"""`python -m classroom hub` and classroom/jupyterhub_config.py, without a hub or a browser
 (tests/browser/test_hub.py runs the server itself)."""
 import importlib.util
 import json
@@ -7,11 +7,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from tiledlab import cli
-from tiledlab.notebook import hub, lab
+from classroom import cli, hub, series
+from tiledlab.cli import BAD_INPUT, UNAVAILABLE
+from tiledlab.notebook import lab
 
-NOTEBOOKS = sorted(p.name for p in lab.SOURCE.glob("*.ipynb"))
-SOLUTIONS = {p.name for p in (lab.SOURCE.parent / "solutions").iterdir()}
+NOTEBOOKS = sorted(p.name for p in series.NOTEBOOKS.glob("*.ipynb"))
+SOLUTIONS = {p.name for p in (series.ROOT / "solutions").iterdir()}
 
 
 @pytest.mark.parametrize("name", ["../teacher", ".hub", "a/b", "", "-x"])
@@ -76,18 +77,16 @@ def test_dry_run_prints_the_jupyterhub_command(tmp_path, installed, capsys):
 
 
 @pytest.mark.parametrize("missing, code, words", [
-    ("root", cli.BAD_INPUT, "as root"), ("proxy", cli.UNAVAILABLE, "configurable-http-proxy"),
-    ("extra", cli.UNAVAILABLE, "pip install -e '.[hub]'"), ("config", cli.UNAVAILABLE, "classroom/")])
+    ("root", BAD_INPUT, "as root"), ("proxy", UNAVAILABLE, "configurable-http-proxy"),
+    ("extra", UNAVAILABLE, "pip install -e '.[hub]'")])
 def test_dry_run_checks_what_the_hub_checks(missing, code, words, tmp_path, installed, monkeypatch, capsys):
-    """A dry run says what the real start would refuse (a student copy has no classroom/, ...)."""
+    """A dry run says what the real start would refuse (root, no proxy, no JupyterHub)."""
     if missing == "root":
         monkeypatch.setattr(lab, "is_root", lambda: True)
     elif missing == "proxy":
         monkeypatch.setattr(hub, "find_proxy", lambda path=None: None)
-    elif missing == "extra":
-        monkeypatch.setattr(hub.importlib.util, "find_spec", lambda name: None)
     else:
-        monkeypatch.setattr(hub, "CONFIG", tmp_path / "classroom" / "jupyterhub_config.py")
+        monkeypatch.setattr(hub.importlib.util, "find_spec", lambda name: None)
     assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path / "class")]) == code
     err = capsys.readouterr().err
     assert words in err and not (tmp_path / "class").exists(), err
@@ -100,7 +99,7 @@ def _never_exec(*args):
 def test_refuses_root_without_allow_root(monkeypatch, capsys):
     monkeypatch.setattr(hub.os, "execv", _never_exec)
     monkeypatch.setattr(lab, "is_root", lambda: True)
-    assert cli.main(["hub"]) == cli.BAD_INPUT
+    assert cli.main(["hub"]) == BAD_INPUT
     assert "refusing to start the class server as root" in capsys.readouterr().err
 
 
@@ -108,7 +107,7 @@ def test_says_how_to_install_the_proxy(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(hub.os, "execv", _never_exec)
     monkeypatch.setattr(hub, "CHP_PREFIX", tmp_path / "no-chp")
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert cli.main(["hub", "--allow-root", "--class-dir", str(tmp_path / "class")]) == cli.UNAVAILABLE
+    assert cli.main(["hub", "--allow-root", "--class-dir", str(tmp_path / "class")]) == UNAVAILABLE
     err = capsys.readouterr().err
     assert ("npm install --prefix" in err) or ("pip install -e '.[hub]'" in err)
     assert not (tmp_path / "class").exists()

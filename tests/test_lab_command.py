@@ -201,6 +201,7 @@ def test_the_working_copy_carries_this_python_so_jupyterlab_does_not_mark_it_mod
         assert copy["metadata"]["language_info"]["version"] == platform.python_version()
         committed["metadata"]["language_info"]["version"] = platform.python_version()
         assert copy == committed  # nothing else changed
-    assert lab.plan(src, dest, fresh=True).copies == []  # an untouched copy is not "edited"
+    assert lab.plan(src, dest, fresh=True) == ([], [])  # an untouched copy is not "edited"
     (dest / "01_naive_reads.ipynb").write_text((dest / "01_naive_reads.ipynb").read_text().replace("2N", "3N", 1))
-    assert [p.name for p in lab.plan(src, dest, fresh=True).edited] == ["01_naive_reads.ipynb"]
+    copies, edited = lab.plan(src, dest, fresh=True)
+    assert [p.name for p in copies] == [p.name for p in edited] == ["01_naive_reads.ipynb"]

@@ -1,12 +1,12 @@
-"""`python -m tiledlab class-report CLASS_DIR`: the outcomes the students' checks recorded, one row per student."""
+"""`python -m classroom class-report CLASS_DIR`: the outcomes the students' checks recorded, one row per student."""
 import json
 
 import pandas as pd
 import pytest
 
-from tiledlab import cli
+from classroom import cli, report
+from tiledlab.cli import BAD_INPUT
 from tiledlab.counting import outcomes
-from tiledlab.notebook import report
 
 
 def outcome(exercise, passed, time, started, feedback="..."):
@@ -88,8 +88,8 @@ def test_the_command_prints_the_table_and_writes_the_csv(klass, tmp_path, capsys
 
 
 def test_bad_class_folders_are_refused_in_one_line(tmp_path, capsys):
-    assert cli.main(["class-report", str(tmp_path / "nowhere")]) == cli.BAD_INPUT
+    assert cli.main(["class-report", str(tmp_path / "nowhere")]) == BAD_INPUT
     assert "no such folder" in capsys.readouterr().err
-    assert cli.main(["class-report", str(tmp_path), "--csv", str(tmp_path)]) == cli.BAD_INPUT
+    assert cli.main(["class-report", str(tmp_path), "--csv", str(tmp_path)]) == BAD_INPUT
     assert cli.main(["class-report", str(tmp_path), "--csv", str(tmp_path / "r.csv")]) == 0
     assert "no students" in capsys.readouterr().out

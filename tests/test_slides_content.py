@@ -7,12 +7,12 @@ import re
 import nbformat
 import pytest
 
+from classroom import series, slides
 from tiledlab import data
 from tiledlab.core.launch import resolve
 from tiledlab.counting.outcomes import EXERCISE
-from tiledlab.notebook import lab, slides
 
-LESSONS = sorted(lab.SOURCE.glob("[0-9][0-9]_*.ipynb"))
+LESSONS = sorted(series.NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""`python -m tiledlab student-copy DIR`: the series without the key, with a README of its own whose every
+"""`python -m classroom student-copy DIR`: the series without the key, with a README of its own whose every
 command works in the copy (the install itself in a fresh virtual environment: the slow test)."""
 import json
 import os
@@ -11,8 +11,7 @@ import tomllib
 import nbformat
 import pytest
 
-from tiledlab import cli
-from tiledlab.notebook import student_copy
+from classroom import cli, student_copy
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 INSTALL = "python3 -m venv .venv && .venv/bin/python -m pip install -e . && .venv/bin/python -m tiledlab lab"

@@ -9,7 +9,7 @@ import tomllib
 import nbformat
 from markdown_it import MarkdownIt
 
-from tiledlab import cli
+from classroom import cli
 from tiledlab.counting import outcomes
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -49,7 +49,7 @@ def test_the_class_report_command_and_its_pandas_lines_run_as_printed(tmp_path, 
          "started": "2026-12-02T10:00:00+00:00"}) + "\n")
     monkeypatch.chdir(tmp_path)
     argv = command.split()
-    assert argv[:3] == ["python", "-m", "tiledlab"] and cli.main(argv[3:]) == 0
+    assert argv[:3] == ["python", "-m", "classroom"] and cli.main(argv[3:]) == 0
     assert "ada" in capsys.readouterr().out
     namespace = {}
     exec(code, namespace)  # the guide's pandas lines, on the CSV the command wrote

@@ -9,7 +9,7 @@ reads this list):
   counting                  the counting lab: a kernel rewritten to count its loads, variants, exercise checks
   data                      measurements committed from a real GPU, with their provenance
   experiments               GPU experiments (timing, bench, races, tune, ...), each run(...) -> rows
-  notebook                  what the notebooks call: setup(), tables, plots, the lab and the class server
+  notebook                  what the notebooks call: setup(), tables, plots, and the lab
   cli, __main__             python -m tiledlab
 """
 from . import backend  # noqa: F401  first: it chooses GPU or simulator before numba.cuda is imported

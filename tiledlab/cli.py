@@ -1,32 +1,31 @@
-"""python -m tiledlab {info, count, bench, tune, takeaways, slides, student-copy, lab, hub, class-report}
-(the maintainers' GPU measurements behind the committed data, ladder, sass, profile and measure: python -m tools).
+"""python -m tiledlab {info, count, bench, tune, takeaways, lab}
+(from a clone, the teacher's slides, student-copy, hub and class-report: python -m classroom; the maintainers'
+GPU measurements behind the committed data, ladder, sass, profile and measure: python -m tools).
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
 """
 import argparse
 import errno
-import importlib
 import json
 import os
 import pathlib
 import sys
 import traceback
-from functools import partial
 
 import numpy as np
 
 from .backend import SIMULATOR
+from .core.rules import whole
 from .experiments import Unavailable
 
-OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL, NOTEBOOK_FAILED = 0, 1, 2, 3, 4, 5
+OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL = 0, 1, 2, 3, 4
 EPILOG = """exit codes, the same for every command:
   0  done
   1  ran, but a measured count differs from its formula (translate check: the edition has problems)
   2  bad input: a one-line message says what to type instead
   3  cannot run here: needs a real GPU, or a tool or Python package that is not installed
-  4  internal error (a bug in tiledlab): a traceback, please report it
-  5  a notebook's own cell failed (python -m tools execute): the notebook, the cell and the error"""
+  4  internal error (a bug in tiledlab): a traceback, please report it"""
 GPU_NS, GPU_TILES = [1024, 2048], [8, 16, 32]  # bench's defaults on a GPU
 SIM_NS, SIM_TILES = [16, 32], [4, 8]  # and on the simulator, where each CUDA thread is a Python thread
 SIM_LIMIT_S = 600  # a longer simulator run needs --force
@@ -50,18 +49,9 @@ def _path_problem(error):
     return f"{error.filename}: {error.strerror}" if error.filename else str(error)
 
 
-class NotebookError(Exception):
-    """A cell of a notebook being run raised: the notebook's problem, not tiledlab's."""
-
-    def __init__(self, path, cell, error):
-        where = f"cell {cell} (counted from 0)" if cell is not None else "its kernel"
-        super().__init__(f"{path}: {where} failed: {error}")
-
-
 FULL = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 FILE_SYSTEM = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)
 EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): the first match wins
-    (NotebookError, None, NOTEBOOK_FAILED, str),
     (Unavailable, None, UNAVAILABLE, lambda e: f"cannot run here: {e}"),
     (ModuleNotFoundError, lambda e: not (e.name or "tiledlab").startswith("tiledlab"), UNAVAILABLE,  # else a bug
      lambda e: f"needs the Python package {e.name}, which is not installed: pip install {e.name}"),
@@ -74,10 +64,10 @@ EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): t
 ]
 
 
-def exit_code(error):
-    """Print what went wrong and return its exit code: one line for what the user can fix, a
-    traceback for anything else (a bug)."""
-    for kind, applies, code, message in EXIT_CODES:
+def exit_code(error, codes=EXIT_CODES):
+    """Print what went wrong and return its exit code (`codes`: a table like EXIT_CODES): one line for
+    what the user can fix, a traceback for anything else (a bug)."""
+    for kind, applies, code, message in codes:
         if isinstance(error, kind) and (applies is None or applies(error)):
             print(f"tiledlab: error: {' '.join(message(error).split())}", file=sys.stderr)  # one line
             return code
@@ -87,18 +77,18 @@ def exit_code(error):
     return INTERNAL
 
 
-def run(argv, parse, handlers):
+def run(argv, parse, handlers, codes=EXIT_CODES):
     """Call the handler of the command `parse(argv)` names (it returns the command and its arguments);
-    whatever goes wrong becomes its exit code (EXIT_CODES). Maintainers' tools (python -m tools) share it."""
+    whatever goes wrong becomes its exit code (`codes`). python -m classroom and python -m tools share it."""
     try:
         command, args = parse(argv)
         return handlers[command](args)
     except Exception as error:
-        return exit_code(error)
+        return exit_code(error, codes)
 
 
 def _parse(argv):
-    if argv[:1] in (["lab"], ["hub"]):  # before argparse: unknown options go on to `jupyter lab`/`jupyterhub`
+    if argv[:1] == ["lab"]:  # before argparse: unknown options go on to `jupyter lab`
         return argv[0], argv[1:]
     args = parser().parse_args(argv)
     return args.command, args
@@ -121,16 +111,6 @@ def _out_folder(path, option="--out"):
     path = pathlib.Path(path)
     if blocker := _file_in_the_way(path):
         raise ValueError(f"{option} {path}: {blocker} is a file, not a folder; give a folder's name instead")
-    return path
-
-
-def _out_file(path, option, example="times.csv"):
-    """`path` as a file to write, or a ValueError saying why it cannot be (`example`: a name to suggest)."""
-    path = pathlib.Path(path)
-    if path.is_dir():
-        raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / example}")
-    if blocker := _file_in_the_way(path.parent):
-        raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
     return path
 
 
@@ -297,40 +277,14 @@ def _takeaways(args):
     return OK
 
 
-def _slides(args):
-    import matplotlib
-    matplotlib.use("Agg")
-    from .notebook import slides
-    print(f"wrote {slides.write(_out_folder(args.out))}")
-    return OK
-
-
-def _student_copy(args):
-    from .notebook.student_copy import student_copy
-    path = student_copy(_out_folder(args.dir, "DIR"))
-    print(f"wrote a student copy of the series to {path} (without the key or the tests): "
-          f"cd {path} && python3 -m venv .venv && .venv/bin/python -m pip install -e . && "
-          ".venv/bin/python -m tiledlab lab")
-    return OK
-
-
-def _class_report(args):
-    from .notebook import report
-    print(report.write(args.class_dir, _out_file(args.csv, "--csv", "class-report.csv")))
-    return OK
-
-
-def _jupyter(name):
-    """The handler of `lab` or `hub` (tiledlab.notebook.lab, .hub): their options, the rest for Jupyter."""
-    def start(argv):
-        tool = importlib.import_module(f".notebook.{name}", __package__)
-        return tool.start(*tool.parser(Parser).parse_known_args(argv))
-    return start
+def _lab(argv):
+    """`lab` parses its own options (tiledlab.notebook.lab); the others go on to `jupyter lab`."""
+    from .notebook import lab
+    return lab.start(*lab.parser(Parser).parse_known_args(argv))
 
 
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways,
-            "slides": _slides, "student-copy": _student_copy, "lab": _jupyter("lab"), "hub": _jupyter("hub"),
-            "class-report": _class_report}
+            "lab": _lab}
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -342,21 +296,18 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
         return action.help if action.default in (None, False) else super()._get_help_string(action)
 
 
-def _whole(kind, least, below):
-    """An argparse type: a whole number of at least `least`; `below` says what a smaller one is."""
+def _whole(name, least=1):
+    """An argparse type: a whole number of at least `least`, checked where every size is (rules.whole)."""
     def parse(text):
         try:
             value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{kind} must be a whole number, got {text!r}")
-        if value < least:
-            raise argparse.ArgumentTypeError(f"{kind} {below}, got {value}")
-        return value
+        except ValueError:  # not a number: whole() says so
+            value = text
+        try:
+            return whole(name, value, least)
+        except ValueError as error:  # argparse shows an ArgumentTypeError's own words
+            raise argparse.ArgumentTypeError(str(error)) from None
     return parse
-
-
-_positive = partial(_whole, least=1, below="must be at least 1")  # _positive("N"): N, repeats
-_nonnegative = _whole("warm-up launches", 0, "cannot be negative")
 
 
 def _kernels_option(p, help, default=None):
@@ -369,14 +320,12 @@ def _command(sub, name, help, description):
 
 
 def parser():
-    """The command line's parser (all but `lab` and `hub`, which parse their own options)."""
+    """The command line's parser (all but `lab`, which parses its own options)."""
     top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
                                "in JupyterLab; `lab --help` for its options")
-    sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
-                               "notebooks/ (classroom/); `hub --help` for its options")
     _command(sub, "info", "backend, device and versions", "Say which backend runs (a GPU or the CUDA simulator), "
              "the device, and the versions of numba and numpy.")
 
@@ -384,7 +333,7 @@ def parser():
                  "inputs with counting on and compare each kernel's measured global loads with the formula (2N³ "
                  "and 2N³/T). Refuses an N whose counting buffers do not fit in memory; on the simulator, forecasts "
                  f"its time and refuses counts over {SIM_LIMIT_S} s unless --force.")
-    p.add_argument("--n", type=_positive("N"), default=32, help="matrix size N (N×N inputs)")
+    p.add_argument("--n", type=_whole("N"), default=32, help="matrix size N (N×N inputs)")
     p.add_argument("--tile", type=int, default=8, help="tile width T (1 to 32)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--force", action="store_true", help="run a long simulator count anyway")
@@ -395,11 +344,11 @@ def parser():
                  "of at least 2 ms). Defaults: --n 1024 2048 --tile 8 16 32 and --fair on a GPU, --n 16 32 --tile "
                  "4 8 and --no-fair on the simulator, which forecasts its time and refuses sweeps over "
                  f"{SIM_LIMIT_S} s unless --force.")
-    p.add_argument("--n", type=_positive("N"), nargs="+", help="matrix sizes N (default: by backend, see above)")
+    p.add_argument("--n", type=_whole("N"), nargs="+", help="matrix sizes N (default: by backend, see above)")
     p.add_argument("--tile", type=int, nargs="+", help="tile widths T, 1 to 32 (default: by backend, see above)")
     p.add_argument("--out", default="bench-out", help="folder for bench.csv and bench.png")
-    p.add_argument("--repeats", type=_positive("repeats"), default=10, help="timed launches per point")
-    p.add_argument("--warmup", type=_nonnegative, default=2, help="untimed launches first")
+    p.add_argument("--repeats", type=_whole("repeats"), default=10, help="timed launches per point")
+    p.add_argument("--warmup", type=_whole("warm-up launches", 0), default=2, help="untimed launches first")
     _kernels_option(p, "also time these kernels by name, at their own constants (e.g. regtile_2d best)", [])
     p.add_argument("--fair", action=argparse.BooleanOptionalAction, default=None,
                    help="also time naive_unsigned and tiled_unsigned like naive and tiled (default: on a GPU)")
@@ -415,25 +364,11 @@ def parser():
                  "once per GPU, for the sizes you multiply.")
     p.add_argument("--shape", type=_shape, nargs="+",
                    help="M×K×N products to tune for, e.g. 4096x4096x4096 1000x1000x1000")
-    p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
+    p.add_argument("--n", type=_whole("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
     _kernels_option(p, "the candidates (names of the registry; by default tune.CANDIDATES)")
     p.add_argument("--out", default="tune-out", help="folder for tune.csv")
 
     _command(sub, "takeaways", "one slide-ready PNG per notebook", "Draw each notebook's takeaway figure (16:9, "
              "large fonts) from small live counts and the committed H200 data, and save them as PNG files."
              ).add_argument("--out", default="takeaways", help="folder for the PNG files")
-    _command(sub, "slides", "one offline HTML slide deck built from the notebooks", "Build one self-contained HTML "
-             "slide deck (no network; arrow keys; S: presenter view with speaker notes; printable) from the "
-             "notebooks: what each teaches, its kernel's key lines, its figure, its predictions with their "
-             "answers, its summary: DIR/slides.html.").add_argument("--out", default="slides",
-                                                                   help="folder for slides.html")
-    _command(sub, "student-copy", "a copy of the series for students: no solutions/, no tests", "Copy the "
-             "package, the notebooks, the README, the environment files and the licences into DIR (new, or "
-             "empty), leaving out the key (solutions/), the tests that run it and the teacher's guide."
-             ).add_argument("dir", metavar="DIR", help="the folder to write the copy into")
-    p = _command(sub, "class-report", "who passed which exercise: one row per student of a class folder",
-                 "Tabulate the outcomes each student's check() and predict() recorded in their working copy: one "
-                 "row per student, one column per exercise, and minutes per notebook; print it and write it as CSV.")
-    p.add_argument("class_dir", metavar="CLASS_DIR", help="the class folder `hub` made (default there: my-class/)")
-    p.add_argument("--csv", default="class-report.csv", help="the CSV file to write")
     return top

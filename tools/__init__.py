@@ -1,5 +1,6 @@
-"""The maintainers' tools: what makes and checks the series, never installed with it (students and
-teachers get tiledlab/ only). Run from a clone as `python -m tools COMMAND` (docs/maintaining.md):
+"""The maintainers' tools: what makes and checks the series, never installed with it (students get
+tiledlab/ only; teachers run classroom/ from a clone). Run from a clone as `python -m tools COMMAND`
+(tools/README.md):
 
   translate   the Chinese edition: catalogs, notebooks/zh/ and docs/zh/, its check (edition/)
   links       each notebook's "Run it online" cell and Colab install cell, from pyproject.toml
@@ -11,5 +12,5 @@ teachers get tiledlab/ only). Run from a clone as `python -m tools COMMAND` (doc
   profile     Nsight Compute's counters of the kernels (measure/profile.py)
   measure     the GPU reference data: device, latency, peaks, effects, races, racecheck (measure/)
 
-tools imports tiledlab; tiledlab never imports tools (tests/test_layers.py checks both).
+tools imports tiledlab and classroom; neither imports tools (tests/test_layers.py checks it).
 """

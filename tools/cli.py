@@ -1,21 +1,38 @@
 """python -m tools {translate, links, execute, plans, ladder, sass, profile, measure}: the maintainers'
 commands, from a clone.
 
-Their exit codes are tiledlab's (tiledlab.cli.EXIT_CODES, listed by --help).
+Their exit codes are tiledlab's (tiledlab.cli.EXIT_CODES), and 5 when a notebook's own cell fails
+(execute); --help lists them.
 """
 import argparse
 import pathlib
 import sys
 
-from tiledlab.cli import EPILOG, MISMATCH, OK, Parser, _Help, _out_file, _out_folder, run
+from classroom.cli import out_file
+from tiledlab import cli
+from tiledlab.cli import MISMATCH, OK, Parser, _Help, _out_folder, run
 
 from .measure import cli as measure
+
+NOTEBOOK_FAILED = 5
+EPILOG = cli.EPILOG + "\n  5  a notebook's own cell failed (execute): the notebook, the cell and the error"
+
+
+class NotebookError(Exception):
+    """A cell of a notebook being run raised: the notebook's problem, not the tools'."""
+
+    def __init__(self, path, cell, error):
+        where = f"cell {cell} (counted from 0)" if cell is not None else "its kernel"
+        super().__init__(f"{path}: {where} failed: {error}")
+
+
+EXIT_CODES = [(NotebookError, None, NOTEBOOK_FAILED, str), *cli.EXIT_CODES]  # one line, exit 5
 
 
 def _translate(args):
     from . import edition
     if args.action == "fingerprint":
-        size = edition.write_fingerprint(args.articles, _out_file(args.out, "--out", "seed_runs.txt"))
+        size = edition.write_fingerprint(args.articles, out_file(args.out, "--out", "seed_runs.txt"))
         print(f"wrote {args.out} ({size} runs)")
         return OK
     root = _out_folder(args.root, "--root")
@@ -47,7 +64,7 @@ def _execute(args):
     from tiledlab.data import write_rows
 
     from . import execute
-    times = _out_file(args.times, "--times") if args.times else None
+    times = out_file(args.times, "--times", "times.csv") if args.times else None
     rows = execute.run(execute.notebooks(args.notebooks), inplace=args.inplace)
     if times:
         times.parent.mkdir(parents=True, exist_ok=True)
@@ -123,5 +140,5 @@ def _parse(argv):
 
 
 def main(argv=None):
-    return run(sys.argv[1:] if argv is None else list(argv), _parse, HANDLERS)
+    return run(sys.argv[1:] if argv is None else list(argv), _parse, HANDLERS, EXIT_CODES)
 

@@ -10,9 +10,10 @@ import platform
 import tempfile
 import time
 
-from tiledlab.cli import NotebookError
+from classroom.series import NOTEBOOKS, lessons, read_notebook  # the committed notebooks/ of the clone
 from tiledlab.data import stamp
-from tiledlab.notebook.lab import SOURCE, lessons, read_notebook  # the committed notebooks/ of the checkout
+
+from .cli import NotebookError
 
 INSTALL_TAG = "colab-install"  # Colab's install cell (`python -m tools links`): a no-op anywhere else
 
@@ -31,7 +32,7 @@ def notebooks(paths=()):
     if not paths:
         found = lessons()
         if not found:
-            raise FileNotFoundError(f"no notebooks in {SOURCE}: run this from a clone of the series, "
+            raise FileNotFoundError(f"no notebooks in {NOTEBOOKS}: run this from a clone of the series, "
                                     "or name the notebooks to run")
         return found
     paths = [pathlib.Path(p) for p in paths]

@@ -10,7 +10,7 @@ import tomllib
 
 import tomlkit
 
-from tiledlab.notebook.lab import read_notebook
+from classroom.series import read_notebook
 
 from .execute import INSTALL_TAG  # execute leaves that cell as committed
 

@@ -8,7 +8,7 @@ import pathlib
 import re
 from dataclasses import dataclass
 
-from tiledlab.notebook.lab import SOURCE, read_notebook
+from classroom.series import ROOT, read_notebook
 
 # --- modelled student minutes: a scripted walkthrough, not observed students ---------------------------
 
@@ -228,6 +228,6 @@ def guide_text(text, table=None):
 
 def update_guide(path=None):
     """Rewrite the generated blocks of docs/teaching.md from the committed walkthrough; return its path."""
-    path = pathlib.Path(path) if path else SOURCE.parent / "docs" / "teaching.md"
+    path = pathlib.Path(path) if path else ROOT / "docs" / "teaching.md"
     path.write_text(guide_text(path.read_text()))
     return path

@@ -1,7 +1,7 @@
 """class-report on the class server, in a real Chromium: two students log in to the hub (test_hub's
 `class_server`, where this test runs, after test_hub's own on the same hub and students' servers, as a
 class works through notebook 0, then notebook 1: one hub started for both), open notebook 1, run the cells exercise 1.2 needs and answer it in its cell, one right, one wrong; then
-`python -m tiledlab class-report` on the class folder gives one row per student with those verdicts,
+`python -m classroom class-report` on the class folder gives one row per student with those verdicts,
 the feedback of the failed ones, and minutes for notebook 1. The outcomes lie in each student's working
 copy only. Screenshots go to $TILEDLAB_SCREENSHOTS/class-report/."""
 import json
@@ -12,8 +12,8 @@ import urllib.parse
 
 import pandas as pd
 
+from classroom import hub
 from tiledlab.counting import outcomes
-from tiledlab.notebook import hub
 
 from .conftest import ROOT
 from .test_lab import CODE_PROMPTS, PANEL, menu, wait_until
@@ -102,7 +102,7 @@ def test_two_students_checks_reach_the_class_report(class_server, open_page, scr
     assert logs == {name: [] for name in ANSWERS}
 
     csv = tmp_path / "class-report.csv"
-    done = subprocess.run([sys.executable, "-m", "tiledlab", "class-report", str(class_server["class"]),
+    done = subprocess.run([sys.executable, "-m", "classroom", "class-report", str(class_server["class"]),
                            "--csv", str(csv)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     (shots / "class-report.txt").write_text(done.stdout)

@@ -1,4 +1,4 @@
-"""The class server (`python -m tiledlab hub`, classroom/jupyterhub_config.py) in a real Chromium.
+"""The class server (`python -m classroom hub`, classroom/jupyterhub_config.py) in a real Chromium.
 
 The hub starts on free ports with the configuration a class gets, but for one explicit change on its
 command line: DummyAuthenticator with one shared password instead of NativeAuthenticator's sign-up
@@ -27,7 +27,7 @@ import urllib.request
 
 import pytest
 
-from tiledlab.notebook import hub
+from classroom import hub
 
 from .conftest import ROOT, _missing
 from .test_lab import CODE_PROMPTS, NEWS, OUTPUTS, PANEL, STDERR, free_port, menu, prompt_problems, sha256, wait_until
@@ -55,14 +55,14 @@ def students_servers(hub_port):
 
 @pytest.fixture(scope="module")
 def class_server(browser, tmp_path_factory, screenshots):
-    """The hub, as `python -m tiledlab hub` starts it, on free ports, with a test login."""
+    """The hub, as `python -m classroom hub` starts it, on free ports, with a test login."""
     if importlib.util.find_spec("jupyterhub") is None or importlib.util.find_spec("nativeauthenticator") is None:
         _missing("the class-server test needs JupyterHub: pip install -e '.[hub]'")
     if hub.find_proxy() is None:
         _missing(f"the class-server test needs configurable-http-proxy: {hub.CHP_INSTALL}")
     tmp = tmp_path_factory.mktemp("hub")
     port, hub_port, password = free_port(), free_port(), secrets.token_hex(8)
-    cmd = [sys.executable, "-m", "tiledlab", "hub", "--class-dir", str(tmp / "class"),
+    cmd = [sys.executable, "-m", "classroom", "hub", "--class-dir", str(tmp / "class"),
            *(["--allow-root"] if os.geteuid() == 0 else []),
            "--ip=127.0.0.1", f"--port={port}", f"--JupyterHub.hub_port={hub_port}",
            f"--ConfigurableHTTPProxy.api_url=http://127.0.0.1:{free_port()}",
@@ -80,7 +80,7 @@ def class_server(browser, tmp_path_factory, screenshots):
     deadline = time.monotonic() + 60
     while True:
         if proc.poll() is not None:
-            pytest.fail(f"`python -m tiledlab hub` exited with {proc.returncode}:\n{log_tail()}")
+            pytest.fail(f"`python -m classroom hub` exited with {proc.returncode}:\n{log_tail()}")
         try:
             urllib.request.urlopen(f"{url}/hub/health", timeout=5).close()
             break

@@ -1,4 +1,4 @@
-"""The slide deck (`python -m tiledlab slides --out DIR`) in a real Chromium, opened from a file with the
+"""The slide deck (`python -m classroom slides --out DIR`) in a real Chromium, opened from a file with the
 network cut off: every slide shows and fits, every figure decodes, the arrow keys move, nothing is
 fetched, no console error; S opens the presenter view (this slide, the next, the notes, a clock), which
 follows the audience window; printing gives one slide per page, and from the presenter view each slide
@@ -32,7 +32,7 @@ def pages_of(pdf):
 @pytest.fixture(scope="module")
 def deck(tmp_path_factory):
     out = tmp_path_factory.mktemp("slides")
-    done = subprocess.run([sys.executable, "-m", "tiledlab", "slides", "--out", str(out)], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "classroom", "slides", "--out", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     return out / "slides.html"

@@ -23,7 +23,6 @@ import stat
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 
 
 def _series_notebooks() -> pathlib.Path:
@@ -32,7 +31,7 @@ def _series_notebooks() -> pathlib.Path:
     for folder in here.parents:
         if (folder / "notebooks").is_dir() and (folder / "pyproject.toml").is_file():
             return folder / "notebooks"
-    return here.parents[1] / "notebooks"  # not a checkout (pip install .): main() says so
+    return here.parents[1] / "notebooks"  # not a checkout (pip install .): committed() says so
 
 
 SOURCE = _series_notebooks()  # the committed notebooks, next to the package in a source checkout
@@ -46,27 +45,6 @@ SETTINGS_NAME = ".lab-settings"  # in the Chinese working copy: JupyterLab's use
 #: notified about Jupyter news?" toast (--LabApp.news_url=None alone leaves it) and no update check.
 CONFIG_NAME = ".lab-config"
 PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
-
-
-def read_notebook(path):
-    """The notebook at `path` (nbformat, version 4), or a ValueError naming the file when it is not a
-    valid notebook (any JSON but a notebook's, or one whose cells are malformed)."""
-    import nbformat
-    try:
-        nb = nbformat.read(path, as_version=4)
-        nbformat.validate(nb)
-        return nb
-    except OSError:
-        raise
-    except Exception as error:  # nbformat's and jsonschema's errors, or a KeyError/TypeError on odd JSON
-        reason = " ".join(str(error).split())[:160] or type(error).__name__
-        raise ValueError(f"{path} is not a Jupyter notebook ({reason}): give an .ipynb file saved by "
-                         "Jupyter") from None
-
-
-def lessons(folder=SOURCE):
-    """The series' notebooks in order (00, 01, ...)."""
-    return sorted(pathlib.Path(folder).glob("[0-9][0-9]_*.ipynb"))
 
 
 def edition(src, dest, lang):
@@ -163,29 +141,15 @@ def _outside(dest, src):
                              "beside notebooks/)")
 
 
-@dataclass
-class Plan:
-    """What ``working_copy`` will do: the notebooks it copies in, and the edited ones it moves aside first."""
-    dest: pathlib.Path
-    copies: list
-    edited: list
-
-    def describe(self) -> list[str]:
-        """What the plan would do, in lines (for --dry-run)."""
-        lines = [f"would copy {_notebooks(len(self.copies))} into {self.dest}"]
-        if self.edited:
-            lines.append(f"would move {len(self.edited)} edited {_notebooks(len(self.edited), '')} to "
-                         f"{_backup_name(self.dest)}/ first")
-        return lines
+def _notebooks(n, edited=""):
+    """'1 notebook', '2 edited notebooks'."""
+    return f"{n} {edited}notebook{'' if n == 1 else 's'}"
 
 
-def _notebooks(n, count=True):
-    return (f"{n} " if count else "") + ("notebook" if n == 1 else "notebooks")
-
-
-def plan(src, dest, *, fresh=False) -> Plan:
-    """Which committed notebooks go into ``dest``: those missing there and, when ``fresh``, those that
-    differ from the committed ones (the student's edits, which are moved to a backup first)."""
+def plan(src, dest, *, fresh=False) -> tuple[list, list]:
+    """(copies, edited): the committed notebooks that go into ``dest``, those missing there and, when
+    ``fresh``, those that differ from the committed ones; and the student's edited ones among them in
+    ``dest``, which are moved to a backup first."""
     src, dest = pathlib.Path(src), pathlib.Path(dest)
     notebooks = committed(src)
     if dest.exists() and not dest.is_dir():
@@ -194,7 +158,7 @@ def plan(src, dest, *, fresh=False) -> Plan:
     _entry(dest / ".gitignore")
     copies = [nb for nb in notebooks if not _entry(dest / nb.name)
               or fresh and as_copied(nb) != (dest / nb.name).read_bytes()]
-    return Plan(dest, copies, [dest / nb.name for nb in copies if _entry(dest / nb.name)])
+    return copies, [dest / nb.name for nb in copies if _entry(dest / nb.name)]
 
 
 def _backup_name(dest) -> pathlib.Path:
@@ -232,19 +196,20 @@ def as_copied(notebook) -> bytes:
 def working_copy(src, dest, *, fresh=False, say=print) -> pathlib.Path:
     """Copy ``src``'s notebooks into ``dest`` as ``plan`` says (``say`` tells where edited ones went) and
     return ``dest``, which gets a ``.gitignore`` of its own: the copy never shows in ``git status``."""
-    todo = plan(src, dest, fresh=fresh)
-    todo.dest.mkdir(parents=True, exist_ok=True)
-    ignore = todo.dest / ".gitignore"
+    copies, edited = plan(src, dest, fresh=fresh)
+    dest = pathlib.Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    ignore = dest / ".gitignore"
     if not _entry(ignore):
         ignore.write_text(_IGNORE_ALL)
-    if todo.edited:
-        folder = backup_folder(todo.dest)
-        for path in todo.edited:
+    if edited:
+        folder = backup_folder(dest)
+        for path in edited:
             shutil.move(path, folder / path.name)
-        say(f"moved {_notebooks(len(todo.edited))} you had edited to {folder}")
-    for nb in todo.copies:
-        (todo.dest / nb.name).write_bytes(as_copied(nb))
-    return todo.dest
+        say(f"moved {_notebooks(len(edited))} you had edited to {folder}")
+    for nb in copies:
+        (dest / nb.name).write_bytes(as_copied(nb))
+    return dest
 
 
 def is_root() -> bool:
@@ -329,7 +294,10 @@ def start(args, extra) -> int:
     check_options(extra)
     cmd, env = lab_argv(dest, extra), lab_env(lang, dest)
     if args.dry_run:
-        print("\n".join(plan(src, dest, fresh=args.fresh).describe()))
+        copies, edited = plan(src, dest, fresh=args.fresh)
+        print(f"would copy {_notebooks(len(copies))} into {dest}")
+        if edited:
+            print(f"would move {_notebooks(len(edited), 'edited ')} to {_backup_name(dest)}/ first")
         _say_if_menus_stay_english(lang)
         print(" ".join([*(f"{k}={v}" for k, v in env.items()), *cmd]))
         return 0

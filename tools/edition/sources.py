@@ -14,7 +14,7 @@ import tokenize
 
 import nbformat
 
-from tiledlab.notebook import lab
+from classroom.series import read_notebook  # noqa: F401  (the edition's modules read notebooks from here)
 
 NOTEBOOKS = pathlib.Path("notebooks")
 ZH_NOTEBOOKS = NOTEBOOKS / "zh"
@@ -37,10 +37,6 @@ def english_notebooks(root):
 def doc_pages(root):
     """docs/<page>.md of each of DOC_PAGES under `root`, those that exist."""
     return [p for p in (pathlib.Path(root) / DOCS / f"{s}.md" for s in DOC_PAGES) if p.exists()]
-
-
-def read_notebook(path):
-    return lab.read_notebook(path)
 
 
 def is_links(cell):

@@ -1,5 +1,5 @@
 """`python -m tools ladder|sass|profile|measure`: their handlers and options (tools/cli.py lists them)."""
-from tiledlab.cli import GPU_TILES, OK, _Help, _kernels_option, _number, _out_folder, _positive
+from tiledlab.cli import GPU_TILES, OK, _Help, _kernels_option, _number, _out_folder, _whole
 
 
 def _ladder(args):
@@ -84,7 +84,7 @@ def _ladder_options(sub):
                        "kernel, tiled at T = 32, every rung of register tiling, a small search and cuBLAS "
                        "(CuPy), at each N; write DIR/ladder.csv (TFLOP/s, % of cuBLAS, errors, registers, "
                        "formulas) and DIR/sass.csv (the main loop's instructions). Needs a GPU.")
-    p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="matrix sizes N")
+    p.add_argument("--n", type=_whole("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="matrix sizes N")
     _kernels_option(p, "only these kernels (names of the registry)")
     p.add_argument("--no-search", action="store_true", help="the rungs only, not the search")
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
@@ -111,19 +111,19 @@ def _profile_options(sub):
                        formatter_class=_Help, description="Launch naive and tiled once each under ncu "
                        "(and, if asked, the effects' variants, cuBLAS and the roof kernels) and write their "
                        "hardware counters to DIR/profile.csv. Needs a GPU and ncu.")
-    p.add_argument("--n", type=_positive("N"), nargs="+", default=[1024], help="matrix sizes N")
+    p.add_argument("--n", type=_whole("N"), nargs="+", default=[1024], help="matrix sizes N")
     p.add_argument("--tile", type=int, nargs="+", default=[8, 16, 32], help="tile widths T of the tiled kernel")
-    p.add_argument("--effects-n", type=_positive("N"), help="also profile the variants of `effects` at this N")
-    p.add_argument("--cublas-n", type=_positive("N"), nargs="+", default=[], help="also profile cuBLAS (through "
+    p.add_argument("--effects-n", type=_whole("N"), help="also profile the variants of `effects` at this N")
+    p.add_argument("--cublas-n", type=_whole("N"), nargs="+", default=[], help="also profile cuBLAS (through "
                    "CuPy) at these N")
     p.add_argument("--roofs", action="store_true", help="also profile the roof kernels and two latency chases")
     p.add_argument("--fair", action="store_true", help="also profile the fair pair (naive_unsigned, "
                    "tiled_unsigned) at each N and T")
-    p.add_argument("--ladder-n", type=_positive("N"), help="also profile the ladder (tiled T = 32, every "
+    p.add_argument("--ladder-n", type=_whole("N"), help="also profile the ladder (tiled T = 32, every "
                    "register-tiled rung, the best of the search) at this N")
     _kernels_option(p, "also profile these kernels (names of the registry) at each N of --kernels-n", [])
-    p.add_argument("--kernels-n", type=_positive("N"), nargs="+", default=[], help="the sizes N of --kernels")
-    p.add_argument("--triton-n", type=_positive("N"), nargs="+", default=[], help="also profile Triton's FP32 "
+    p.add_argument("--kernels-n", type=_whole("N"), nargs="+", default=[], help="the sizes N of --kernels")
+    p.add_argument("--triton-n", type=_whole("N"), nargs="+", default=[], help="also profile Triton's FP32 "
                    "matmul (its autotuned choice) at these N (needs Triton and PyTorch)")
     p.add_argument("--out", default="profile-out", help="folder for profile.csv")
 

@@ -1,4 +1,4 @@
-"""`python -m tiledlab class-report CLASS_DIR`: who passed which exercise, from what each student's
+"""`python -m classroom class-report CLASS_DIR`: who passed which exercise, from what each student's
 check() and predict() recorded in their working copy (tiledlab.counting.outcomes), and their minutes
 per notebook.
 
@@ -11,7 +11,8 @@ import pathlib
 
 import pandas as pd
 
-from ..counting import outcomes
+from tiledlab.counting import outcomes
+
 from .hub import NOTEBOOK_FOLDER
 
 PASSED, NOT_YET = "passed", "not yet"
@@ -22,7 +23,7 @@ def homes(class_dir):
     """The students' folders of `class_dir`, by name."""
     folder = pathlib.Path(class_dir)
     if not folder.is_dir():
-        raise ValueError(f"CLASS_DIR {folder}: no such folder; give the class folder that `python -m tiledlab "
+        raise ValueError(f"CLASS_DIR {folder}: no such folder; give the class folder that `python -m classroom "
                          "hub` made (my-class/ beside notebooks/ unless --class-dir said otherwise)")
     return sorted(p for p in folder.iterdir() if not p.name.startswith(".") and (p / NOTEBOOK_FOLDER).is_dir())
 

@@ -1,4 +1,4 @@
-"""python -m tiledlab hub: a JupyterHub class server on one machine (classroom/jupyterhub_config.py).
+"""python -m classroom hub: a JupyterHub class server on one machine (jupyterhub_config.py, beside it).
 
 Each student logs in and gets a JupyterLab of their own on a working copy of notebooks/ (never solutions/:
 the key stays with the teacher) in ``<class folder>/<student>/notebooks``; the class folder is ``my-class/``
@@ -18,17 +18,19 @@ import shutil
 import subprocess
 import sys
 
-from . import lab
+from tiledlab.experiments import Unavailable
+from tiledlab.notebook import lab
 
-ROOT = lab.SOURCE.parent  # the checkout: notebooks/, classroom/ and build/
-CONFIG = ROOT / "classroom" / "jupyterhub_config.py"
+from .series import NOTEBOOKS, ROOT
+
+CONFIG = pathlib.Path(__file__).with_name("jupyterhub_config.py")
 DEFAULT_CLASS_NAME = "my-class"
 CHP_PREFIX = ROOT / "build" / "chp"  # npm install --prefix build/chp ...
 CHP_INSTALL = f"npm install --prefix {CHP_PREFIX} configurable-http-proxy@5.3.0"
 CLASS_ENV = "TILEDLAB_CLASS_DIR"  # how the command tells the config file where the class folder is
 NOTEBOOK_FOLDER = "notebooks"  # inside each student's home: what their JupyterLab opens
 
-_IGNORE_ALL = "# The class folder of `python -m tiledlab hub`: git ignores all of it.\n*\n"
+_IGNORE_ALL = "# The class folder of `python -m classroom hub`: git ignores all of it.\n*\n"
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]*\Z")
 
 
@@ -58,7 +60,7 @@ def student_home(class_dir, username) -> pathlib.Path:
 def give_working_copy(home, src=None, say=print) -> pathlib.Path:
     """The student's working copy, ``home/notebooks`` (``lab.working_copy``: missing notebooks copied in,
     the student's edits kept)."""
-    return lab.working_copy(src or lab.SOURCE, pathlib.Path(home) / NOTEBOOK_FOLDER, say=say)
+    return lab.working_copy(src or NOTEBOOKS, pathlib.Path(home) / NOTEBOOK_FOLDER, say=say)
 
 
 #: A new student's JupyterLab settings: no news toast over the first notebook (``--LabApp.news_url=None``
@@ -119,7 +121,7 @@ def _folder_name(text) -> pathlib.Path:
 def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The hub command's options (``cls``: the command line's own parser class, for its error messages)."""
     p = cls(
-        prog="python -m tiledlab hub",
+        prog="python -m classroom hub",
         description="Start a JupyterHub class server on this machine (classroom/jupyterhub_config.py): "
                     "each student signs up, logs in and gets their own working copy of the notebooks. "
                     "Options not listed here are passed to `jupyterhub`.")
@@ -135,10 +137,6 @@ def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def _check_installed():
-    from ..experiments import Unavailable
-    if not CONFIG.is_file():
-        raise Unavailable(f"the class server's configuration {CONFIG} is not here: run the hub from a clone "
-                          "of the series (a student copy has no classroom/)")
     if importlib.util.find_spec("jupyterhub") is None or importlib.util.find_spec("nativeauthenticator") is None:
         raise Unavailable("the class server needs JupyterHub and its authenticator: pip install -e '.[hub]'")
     if find_proxy() is None:

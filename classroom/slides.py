@@ -1,4 +1,4 @@
-"""A slide deck to teach from, built from the series: `python -m tiledlab slides --out DIR` writes
+"""A slide deck to teach from, built from the series: `python -m classroom slides --out DIR` writes
 DIR/slides.html.
 
 Per notebook: what it teaches, the kernel lines the lesson turns on (highlighted, from the kernel's own
@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 
-from .. import data
-from ..counting.outcomes import EXERCISE
-from .lab import SOURCE, lessons, read_notebook
+from tiledlab import data
+from tiledlab.counting.outcomes import EXERCISE
+
+from .series import ROOT, lessons, read_notebook
 
 MD = MarkdownIt("commonmark", {"html": False}).enable("table")
-CHECKOUT = SOURCE.parent  # notebooks/, docs/ and (in the teacher's clone) solutions/
 WALKTHROUGH = "simulator/walkthrough.csv"  # the modelled minutes of every part of every notebook
 
 
@@ -118,7 +118,7 @@ def content(path):
 
 def guide(path=None):
     """{notebook number ("01"): {column: text}} from the guide's notebook-by-notebook table."""
-    path = pathlib.Path(path) if path else CHECKOUT / "docs" / "teaching.md"
+    path = pathlib.Path(path) if path else ROOT / "docs" / "teaching.md"
     tables = []
     for t in MD.parse(path.read_text(encoding="utf-8") if path.is_file() else ""):
         if t.type == "table_open":
@@ -132,8 +132,8 @@ def guide(path=None):
 
 
 def answers():
-    """The teacher's key ({number: Answer}) when this checkout has it; {} in a student copy."""
-    key = CHECKOUT / "solutions" / "key.py"
+    """The teacher's key ({number: Answer}) when this clone has it (solutions/key.py), else {}."""
+    key = ROOT / "solutions" / "key.py"
     return runpy.run_path(str(key))["ANSWERS"] if key.is_file() else {}
 
 
@@ -143,7 +143,7 @@ def code_html(spec):
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import PythonLexer
 
-    from ..core.launch import resolve
+    from tiledlab.core.launch import resolve
     lines = resolve(spec.kernel).source({}).rstrip().splitlines()
     if spec.span:
         first = next(i for i, line in enumerate(lines) if spec.span[0] in line)
@@ -182,7 +182,7 @@ def notebook_slides(path, figure=None, key=None, told=None, parts=None, shows=""
         deck.append(("code", f"{text['title'].split(' · ')[0]} · the lines that matter: {CODE[stem].kernel}",
                      code_html(CODE[stem]), f"<p>{html.escape(CODE[stem].why)}</p>"))
     if figure is not None:
-        from .plots import png
+        from tiledlab.notebook.plots import png
         alt, data64 = html.escape(f"takeaway figure of {text['title']}", quote=True), base64.b64encode(png(figure, 100))
         deck.append(("figure", text["title"], f'<img alt="{alt}" src="data:image/png;base64,{data64.decode()}">',
                      f"<p>{html.escape(shows)} Counted live, or read from the committed H200 data.</p>"))
@@ -200,7 +200,7 @@ def notebook_slides(path, figure=None, key=None, told=None, parts=None, shows=""
 
 def slides(notebooks=None, figures=None, key=None, told=None):
     """The deck's slides, in order: (kind, heading, body HTML, notes HTML)."""
-    from . import takeaways
+    from tiledlab.notebook import takeaways
     notebooks = lessons() if notebooks is None else notebooks
     figures = takeaways.figures() if figures is None else figures
     walkthrough = data.load(WALKTHROUGH)

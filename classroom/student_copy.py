@@ -1,17 +1,20 @@
 """For teachers: a copy of the series to hand to students, without the key.
 
-`python -m tiledlab student-copy DIR` writes the package, the notebooks, the environment files, the
+`python -m classroom student-copy DIR` writes the package, the notebooks, the environment files, the
 licences and a README of the copy's own (classroom/student-README.md: how to open the series, run a
 notebook, check an exercise) into DIR, and leaves out `solutions/` (the key), the tests (several run the
-key against the notebooks), the docs and the class server. The copy installs and runs as the clone does:
-`pip install -e .` there, then `python -m tiledlab lab`. Nothing in the package imports `solutions`.
+key against the notebooks), the docs, this classroom/ and the maintainers' tools/. The copy installs and
+runs as the clone does: `pip install -e .` there, then `python -m tiledlab lab`. Nothing in the package
+imports `solutions`.
 """
 import os
 import pathlib
 import re
 import shutil
 
-#: What a student copy holds, relative to the checkout: folders, then single files (missing ones skipped).
+from .series import ROOT
+
+#: What a student copy holds, relative to the clone: folders, then single files (missing ones skipped).
 FOLDERS = ("tiledlab", "notebooks", ".binder")
 FILES = ("LICENSE", "LICENSE-CONTENT.md", "pyproject.toml", "environment.yml", ".gitignore")
 UNTRACKED = {".git", ".venv", "build", "node_modules"}  # not the series' files: not searched for pointers
@@ -22,19 +25,9 @@ POINTER = {".md": re.compile(r"solutions/"), ".ipynb": re.compile(r"solutions/")
            ".py": re.compile(r"^\s*(from|import)\s+solutions\b", re.M)}
 
 
-def checkout():
-    """The source checkout this package lives in (the folder with pyproject.toml and notebooks/)."""
-    here = pathlib.Path(__file__).resolve()
-    for folder in here.parents:
-        if (folder / "pyproject.toml").is_file() and (folder / "notebooks").is_dir():
-            return folder
-    raise FileNotFoundError("student-copy needs a clone of the series (pyproject.toml and notebooks/ beside "
-                            "the package); run it from a clone, not from an installed package")
-
-
 def student_copy(dest, source=None):
-    """Write a copy of the series for students into `dest` (new, or an empty folder); return its path."""
-    source = pathlib.Path(source) if source else checkout()
+    """Write a copy of `source` (this clone) for students into `dest`, new or an empty folder; return it."""
+    source = pathlib.Path(source or ROOT)
     dest = pathlib.Path(dest)
     inside = [name for name in FOLDERS if dest.resolve().is_relative_to((source / name).resolve())]
     if inside:  # copying a folder into itself never ends

@@ -1,0 +1,87 @@
+"""python -m classroom {slides, student-copy, hub, class-report}: teaching a class from a clone.
+
+One handler per command (HANDLERS) and its options (parser()); the exit codes are tiledlab's
+(tiledlab.cli.EXIT_CODES, listed by --help).
+"""
+import argparse
+import pathlib
+import sys
+
+from tiledlab.cli import EPILOG, OK, Parser, _command, _file_in_the_way, _out_folder, run
+
+
+def out_file(path, option, example):
+    """`path` as a file to write, or a ValueError saying why it cannot be (`example`: a name to suggest).
+    The maintainers' tools use it too."""
+    path = pathlib.Path(path)
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / example}")
+    if blocker := _file_in_the_way(path.parent):
+        raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
+    return path
+
+
+def _slides(args):
+    import matplotlib
+    matplotlib.use("Agg")  # the takeaway figures are drawn off screen
+    from . import slides
+    print(f"wrote {slides.write(_out_folder(args.out))}")
+    return OK
+
+
+def _student_copy(args):
+    from .student_copy import student_copy
+    path = student_copy(_out_folder(args.dir, "DIR"))
+    print(f"wrote a student copy of the series to {path} (without the key or the tests): "
+          f"cd {path} && python3 -m venv .venv && .venv/bin/python -m pip install -e . && "
+          ".venv/bin/python -m tiledlab lab")
+    return OK
+
+
+def _hub(argv):
+    """`hub` parses its own options (hub.py); the others go on to `jupyterhub`."""
+    from . import hub
+    return hub.start(*hub.parser(Parser).parse_known_args(argv))
+
+
+def _class_report(args):
+    from . import report
+    print(report.write(args.class_dir, out_file(args.csv, "--csv", "class-report.csv")))
+    return OK
+
+
+HANDLERS = {"slides": _slides, "student-copy": _student_copy, "hub": _hub, "class-report": _class_report}
+
+
+def parser():
+    top = Parser(prog="python -m classroom", description=__doc__.split("\n\n")[0], epilog=EPILOG,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _command(sub, "slides", "one offline HTML slide deck built from the notebooks", "Build one self-contained HTML "
+             "slide deck (no network; arrow keys; S: presenter view with speaker notes; printable) from the "
+             "notebooks: what each teaches, its kernel's key lines, its figure, its predictions with their "
+             "answers, its summary: DIR/slides.html.").add_argument("--out", default="slides",
+                                                                   help="folder for slides.html")
+    _command(sub, "student-copy", "a copy of the series for students: no solutions/, no tests", "Copy the "
+             "package, the notebooks, the README, the environment files and the licences into DIR (new, or "
+             "empty), leaving out the key (solutions/), the tests that run it and the teacher's guide."
+             ).add_argument("dir", metavar="DIR", help="the folder to write the copy into")
+    sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
+                               "notebooks/; `hub --help` for its options")
+    p = _command(sub, "class-report", "who passed which exercise: one row per student of a class folder",
+                 "Tabulate the outcomes each student's check() and predict() recorded in their working copy: one "
+                 "row per student, one column per exercise, and minutes per notebook; print it and write it as CSV.")
+    p.add_argument("class_dir", metavar="CLASS_DIR", help="the class folder `hub` made (default there: my-class/)")
+    p.add_argument("--csv", default="class-report.csv", help="the CSV file to write")
+    return top
+
+
+def _parse(argv):
+    if argv[:1] == ["hub"]:  # before argparse: unknown options go on to `jupyterhub`
+        return "hub", argv[1:]
+    args = parser().parse_args(argv)
+    return args.command, args
+
+
+def main(argv=None):
+    return run(sys.argv[1:] if argv is None else list(argv), _parse, HANDLERS)
