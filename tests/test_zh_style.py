@@ -69,3 +69,19 @@ def test_the_chinese_prose_reads_like_a_chinese_author_wrote_it():
                                         ("| 表头 | 中文 |\n- 列表项", ["表头", "中文", "列表项"])])
 def test_sentences_split_at_stops_lines_and_cells(text, want):
     assert list(sentences(text)) == want
+
+
+_COMMAND = re.compile(r"python -m [a-z]+(?: [a-z-]+)?")
+
+
+def test_every_command_a_message_names_is_named_alike_in_chinese():
+    """A translation that names `python -m tiledlab execute` where the English says `python -m tools execute`
+    sends a Chinese reader to a command that does not exist (it happened once)."""
+    wrong = []
+    for path in sorted((ROOT / sources.LOCALE).glob("**/*.po")):
+        for m in catalogs.read(path):
+            if m.id and m.string:
+                said = " ".join(m.string.split())
+                wrong += [f"{path.stem} {m.context}: {c}" for c in set(_COMMAND.findall(" ".join(m.id.split())))
+                          if c not in said]
+    assert wrong == []
