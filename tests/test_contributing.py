@@ -1,6 +1,9 @@
 """CONTRIBUTING.md's "adding a rung", done: a rung added by one `_gen` line (here into the registry in
 memory) gets every per-kernel test of its own from the registry and passes them, brings its own source-hash
 case, and notebook 7's ladder cells run, naming it "not measured on a GPU yet" instead of failing."""
+import functools
+import pathlib
+
 import nbformat
 import pytest
 
@@ -47,3 +50,12 @@ def test_notebook_7_names_it_not_measured_yet(new_rung, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert f"{NAME}: counted on the simulator, not measured on a GPU yet" in out
     assert NAME not in scope["order"] and scope["order"][:2] == ["naive", "tiled"]
+
+
+def test_it_names_every_family_and_the_one_line_helper_of_each():
+    """CONTRIBUTING.md's families and `_gen` partials are the registry's (a new family is named there)."""
+    text = (pathlib.Path(NOTEBOOK).parents[1] / "CONTRIBUTING.md").read_text()
+    families = {k.family for k in registry.KERNELS.values()}
+    helpers = [n for n, v in vars(registry).items() if isinstance(v, functools.partial) and v.func is registry._gen]
+    assert len(helpers) >= 5 and [f for f in sorted(families) if f"`{f}`" not in text] == []
+    assert [h for h in helpers if f"`{h}`" not in text] == []
