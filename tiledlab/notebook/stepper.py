@@ -32,6 +32,7 @@ from matplotlib.patches import Patch, Rectangle
 
 from ..core.launch import resolve
 from ..core.operands import operands as core_operands
+from ..core.rules import is_whole
 from ..counting import count_loads
 from ..counting.hazards import EFFECT
 from ..i18n import N_, _
@@ -78,7 +79,7 @@ def operands(N, seed=0):
 
 
 def _validate(N, T, block=None, thread=None):
-    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N not in SIZES:
+    if not is_whole(N) or N not in SIZES:
         raise ValueError(_("N must be a whole number from {low} to {high}, got {N!r}").format(
             low=SIZES.start, high=SIZES.stop - 1, N=N))
     if T not in TILES:
@@ -580,33 +581,29 @@ def stepper_widget(stepper=None):
                    w.VBox([c["phase"], c["play"]])])
     box = StepperBox([rows, status, image])
     box.stepper, box.frame, box.controls = s, None, c
-    busy = []  # non-empty while a rebuild moves the sliders itself: those changes are ignored
+    busy = []  # non-empty while the widget updates itself: the slider moves it makes are not the reader's
 
-    def redraw(*_args):
-        if not busy:
-            t = c["phase"].value
-            box.frame = box.stepper.frame(t)
-            image.value = plots.png(box.stepper.frame_figure(t, counts=False), dpi=90)
-            status.value = _counts_html(box.frame)
-
-    def rebuild(*_args):
+    def show(change=None):
+        """Recount when N, T, block or thread moved (fitting the sliders to it), then draw the phase."""
         if busy:
             return
         busy.append(True)
         try:
-            box.stepper = _new_stepper(c, box.stepper, status)
+            if change and change["owner"] is not c["phase"]:
+                box.stepper = _new_stepper(c, box.stepper, status)
+            t = c["phase"].value
+            box.frame = box.stepper.frame(t)
+            image.value = plots.png(box.stepper.frame_figure(t, counts=False), dpi=90)
+            status.value = _counts_html(box.frame)
         except TraceMismatch as refused:  # e.g. an edited kernel with one phase at the old size, more now
             status.value = html.escape(str(refused))
-            return
         finally:
             busy.clear()
-        redraw()
 
-    for name in ("N", "T", "by", "bx", "ty", "tx"):
-        c[name].observe(rebuild, names="value")
-    c["phase"].observe(redraw, names="value")
+    for name in ("N", "T", "by", "bx", "ty", "tx", "phase"):
+        c[name].observe(show, names="value")
     _seen.add((s.N, s.T, s.seed, s.kernel))
-    redraw()
+    show()
     return box
 
 
@@ -614,11 +611,10 @@ def _controls(w, s):
     """The sliders for N, T, block, thread and phase, at the stepper's values; play steps the phases."""
     layout, style = w.Layout(width="260px"), {"description_width": "70px"}
 
-    def slider(value, top, description, **more):
-        return w.IntSlider(value, min=0, max=top, description=description, layout=layout, style=style, **more)
+    def slider(value, top, description, low=0, **more):
+        return w.IntSlider(value, min=low, max=top, description=description, layout=layout, style=style, **more)
 
-    c = {"N": w.IntSlider(s.N, min=SIZES.start, max=SIZES.stop - 1, description="N", layout=layout, style=style,
-                          continuous_update=False),
+    c = {"N": slider(s.N, SIZES.stop - 1, "N", SIZES.start, continuous_update=False),
          "T": w.ToggleButtons(options=list(TILES), value=s.T, style={"button_width": "44px"}),
          "by": slider(s.block[0], s.tiled.blocks[0] - 1, _("block by")),
          "bx": slider(s.block[1], s.tiled.blocks[1] - 1, _("block bx")),
@@ -630,24 +626,17 @@ def _controls(w, s):
     return c
 
 
-def _clamp(slider, top):
-    """slider.max = top, its value clamped: widen first, so min ≤ value ≤ max holds throughout."""
-    slider.max = max(slider.max, top)
-    slider.value = min(slider.value, top)
-    slider.max = top
-
-
 def _new_stepper(c, old, status):
-    """The stepper the controls now ask for, the sliders' ranges fitted to it (the status says "counting")."""
+    """The stepper the controls now ask for, the sliders' ranges fitted to it (the status says "counting").
+    A slider's value follows its max down (ipywidgets clamps it), so block and thread stay in range."""
     N, T = c["N"].value, c["T"].value
     if (N, T, old.seed, old.kernel) not in _seen:
         status.value = html.escape(_("counting N = {N}, T = {T} …").format(N=N, T=T))
     for name, top in (("by", -(-N // T) - 1), ("bx", -(-N // T) - 1), ("ty", T - 1), ("tx", T - 1)):
-        _clamp(c[name], top)
+        c[name].max = top
     new = TileStepper(N, T, (c["by"].value, c["bx"].value), (c["ty"].value, c["tx"].value), old.seed, old.kernel)
     _seen.add((N, T, old.seed, old.kernel))
-    _clamp(c["phase"], new.phases - 1)
-    c["play"].max = new.phases - 1
+    c["phase"].max = c["play"].max = new.phases - 1
     return new
 
 
