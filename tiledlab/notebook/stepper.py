@@ -57,9 +57,8 @@ SHAPE_OF_PHASES = N_("in each phase every thread loads one element of A's tile a
 
 
 class TraceMismatch(RuntimeError):
-    """A counted launch the stepper cannot replay: it lacks the structure of the module docstring. The
-    message says which kernel, at what size, what it expects and what differs; `problems`: every check
-    that failed."""
+    """A counted launch without the structure of the module docstring: the message names the kernel, its
+    size, what the stepper expects and what differs; `problems` lists every check that failed."""
 
     def __init__(self, counted, problems, shown=3):
         self.problems = problems
@@ -104,8 +103,7 @@ class TiledTrace:
 
     stores[(block, phase, array)] = {(a, b): storing thread}; reads[(block, phase, thread, array)] =
     [(a, b), ...] in the order made; fetches[(block, phase, name)] = {(i, j): fetching thread};
-    origin[(block, phase, name)] = where the tile sits in A or B. Raises TraceMismatch, listing every
-    check that failed, when the trace lacks the structure of the module docstring.
+    origin[(block, phase, name)] = where the tile sits in A or B.
     """
 
     def __init__(self, counted):
@@ -231,8 +229,7 @@ class TileStepper:
 
     `frames()` lists what each phase draws (plain dicts, for tests and for your own plots), `strip()`
     draws every phase (one row each), `frame_figure(t)` one phase, and `widget()` the interactive
-    stepper (needs ipywidgets). Rows and columns count from 0, as the code does. A kernel whose counted
-    launch lacks the tiled kernel's shape of phases raises TraceMismatch, saying what differs.
+    stepper (needs ipywidgets). Rows and columns count from 0, as the code does.
     """
 
     def __init__(self, N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
@@ -333,37 +330,30 @@ class TileStepper:
         return maps
 
     # ---- pictures ------------------------------------------------------------------------------
-    def _vmax(self):
-        """Top of the one colour scale: the most loads of one element by this block (1 when tiling works)."""
-        return max(1, max(int(m.max()) for m in self._loads_so_far(self.phases - 1).values()))
-
-    def _title(self):
-        return plots.tr(N_("Tiled kernel {kernel}, N = {N}, T = {T}: block (by, bx) = {block}, thread (ty, tx) = "
-                     "{thread}")).format(kernel=self.kernel.name, N=self.N, T=self.T, block=self.block,
-                                         thread=self.thread)
-
-    def _panel_size(self):
-        return max(2.7, 0.34 * max(self.tiled.padded))  # 0.34 inch a cell or more: "7,7" at 11 pt fits
-
     def strip(self):
         """Every phase of the chosen block, one row per phase: A and B with the tiles in shared memory
         (each element labelled with the thread that fetched it), C, and the running counts."""
-        frames, vmax, size = self.frames(), self._vmax(), self._panel_size()
-        fig, axes = _figure(len(frames), size)
-        for frame, row in zip(frames, axes):
-            im = draw_frame(frame, row, vmax)
         phases = plots.tr(N_(", all {n} phases")).format(n=self.phases) if self.phases > 1 else plots.tr(N_(", 1 phase"))
-        _finish(fig, im, self._title() + phases, vmax, size)
-        return fig
+        return self._figure(self.frames(), phases)
 
     def frame_figure(self, t, counts=True):
         """Phase t alone. The widget draws it without the counts panel (counts=False) and shows the
         counts as an HTML table beside the sliders instead, so that the picture stays large."""
-        vmax, size = self._vmax(), self._panel_size()
-        fig, axes = _figure(1, size, counts)
-        im = draw_frame(self.frame(t), axes[0], vmax)
-        _finish(fig, im, self._title() + plots.tr(N_(", phase t = {t} of 0…{last}")).format(t=t, last=self.phases - 1),
-                vmax, size)
+        return self._figure([self.frame(t)], plots.tr(N_(", phase t = {t} of 0…{last}")).format(
+            t=t, last=self.phases - 1), counts)
+
+    def _figure(self, frames, subtitle, counts=True):
+        """The frames one row each, under the title and `subtitle`, on one colour scale: up to the most loads
+        of one element by this block (1 when tiling works)."""
+        vmax = max(1, max(int(m.max()) for m in self._frames[-1]["loads_so_far"].values()))
+        size = max(2.7, 0.34 * max(self.tiled.padded))  # 0.34 inch a cell or more: "7,7" at 11 pt fits
+        fig, axes = _layout(len(frames), size, counts)
+        for frame, row in zip(frames, axes):
+            image = draw_frame(frame, row, vmax)
+        title = plots.tr(N_("Tiled kernel {kernel}, N = {N}, T = {T}: block (by, bx) = {block}, thread (ty, tx) = "
+                            "{thread}")).format(kernel=self.kernel.name, N=self.N, T=self.T, block=self.block,
+                                                thread=self.thread)
+        _finish(fig, image, title + subtitle, vmax, size)
         return fig
 
     def widget(self):
@@ -496,7 +486,7 @@ def _text_panel(ax, frame):
 _LEFT, _GAP, _TEXT, _TOP, _ROW_EXTRA, _BOTTOM = 0.7, 0.7, 3.6, 0.5, 1.05, 1.3
 
 
-def _figure(rows, size, counts=True):
+def _layout(rows, size, counts=True):
     """A figure of `rows` rows of axes A, B, C (and the counts text) of `size` inches, with room at the
     bottom for the colour bar and the legend."""
     columns = 4 if counts else 3
@@ -564,15 +554,14 @@ def _html(value):
     return "&nbsp;" * (len(text) - len(text.lstrip(" "))) + text.lstrip(" ")
 
 
-def stepper_widget(stepper=None):
-    """A VBox of sliders over one frame image; its text/plain form is FALLBACK_TEXT. Needs ipywidgets."""
+def stepper_widget(s):
+    """Sliders over one frame image of stepper `s` (ipywidgets); its text/plain form is FALLBACK_TEXT."""
     import ipywidgets as w
 
     class StepperBox(w.VBox):
         def __repr__(self):
             return _(FALLBACK_TEXT)
 
-    s = stepper or TileStepper()
     c = _controls(w, s)
     status, image = w.HTML(), w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
     tile_row = w.HBox([w.HTML('<div style="text-align: right; padding-right: 8px">T</div>',
