@@ -205,8 +205,7 @@ def effect_bars(effects, title, ax=None):
                label=tr(N_("T = {t} ({t}×{t} blocks)")).format(t=t))
     ax.axhline(1, color="k", lw=1)
     ax.set_xticks(range(len(variants)), [textwrap.fill(data_label(v), 10) for v in variants], fontsize=10)
-    ax.set_ylabel(tr(N_("time / the plain kernel's (same T)")))
-    ax.set_title(tr(title))
+    ax.set(title=tr(title), ylabel=tr(N_("time / the plain kernel's (same T)")))
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(loc="upper right", fontsize=9)
     return ax

@@ -18,8 +18,8 @@ what epoch 2t stored; each global load paired with its thread's store, at one of
 tile sits in A or B); no element fetched twice by one block. An edited kernel that breaks this (a barrier
 removed, a tile loaded differently) is refused with what failed, never drawn wrongly.
 
-Counted launches are cached per (N, T, seed, kernel). On the simulator N = 8, T = 4 counts in well under a
-second, N = 16 in a few seconds for T = 2, so the defaults stay small.
+On the simulator N = 8, T = 4 counts in well under a second, N = 16 in a few seconds for T = 2: the
+defaults stay small, and counted launches are cached (`launches`).
 """
 import functools
 import html
@@ -398,12 +398,9 @@ def _colour(style):
 # ---- drawing (matplotlib) -------------------------------------------------------------------------
 def _grid(ax, shape, n_true, title):
     rows, cols = shape
-    ax.set_xlim(-0.5, cols - 0.5)
-    ax.set_ylim(rows - 0.5, -0.5)
-    ax.set_aspect("equal")
+    ax.set(xlim=(-0.5, cols - 0.5), ylim=(rows - 0.5, -0.5), aspect="equal")
     step = 1 if max(rows, cols) <= 12 else 2  # every index while the labels fit, else every other one
-    ax.set_xticks(range(0, cols, step))
-    ax.set_yticks(range(0, rows, step))
+    ax.set(xticks=range(0, cols, step), yticks=range(0, rows, step))
     ax.tick_params(labelsize=10, length=0)
     edges = np.arange(-0.5, max(rows, cols))  # thin cell borders, as two collections (ticks are slow)
     ax.hlines(edges[:rows + 1], -0.5, cols - 0.5, color="0.85", lw=0.6, zorder=1)
