@@ -113,7 +113,7 @@ class TiledTrace:
         self.phases = -(-K // T)
         self.blocks = (-(-M // T), -(-N // T))  # (rows of blocks, columns of blocks)
         self.padded = (self.blocks[0] * T, self.phases * T, self.blocks[1] * T)  # M, K, N rounded up to T
-        if c.trace is None or c.shared_trace is None:  # refused before any other check, as are other arrays
+        if c.trace is None or c.shared_trace is None:  # nothing else can be checked: refused at once
             raise TraceMismatch(c, [_("count the launch with trace=True")])
         if sorted(c.shared_names) != ["sA", "sB"]:
             raise TraceMismatch(c, [_("shared arrays {names}: expected sA and sB").format(names=c.shared_names)])
