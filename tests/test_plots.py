@@ -72,9 +72,10 @@ def test_cell_labels_shrink_with_the_grid_but_not_below_the_smallest():
     assert min(sizes) == plots.SMALLEST_LABEL
 
 
-def test_a_grid_too_large_to_read_is_not_numbered():
-    fig, ax = plt.subplots(figsize=(3, 3))
-    plots.heatmap(np.arange(256).reshape(16, 16) % 100, "t", ax)
+@pytest.mark.parametrize("n, inches", [(16, 3), (17, 12)])  # too small to read; more than 256 cells
+def test_a_grid_too_large_to_read_is_not_numbered(n, inches):
+    fig, ax = plt.subplots(figsize=(inches, inches))
+    plots.heatmap(np.arange(n * n).reshape(n, n) % 100, "t", ax)
     assert cell_texts(ax) == []
     plt.close(fig)
 

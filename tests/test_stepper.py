@@ -92,11 +92,15 @@ def test_trace_structure_is_checked_not_assumed():
     c = launches(8, 4)[0].counted
     s = c.shared_trace.copy()
     s.epoch[s.store == 0] -= 1  # reads moved into the stores' epoch: as if the first barrier were gone
-    with pytest.raises(TraceMismatch, match="shared reads in an even epoch"):
+    with pytest.raises(TraceMismatch, match="shared reads in an even epoch") as refused:
         TiledTrace(dataclasses.replace(c, shared_trace=s))
+    assert "cannot replay tiled at N = 8, T = 4" in str(refused.value)  # the stepper's one refusal
     g = c.trace.copy()
     g.j[(g.operand == 0) & (g.ty == 1) & (g.tx == 1) & (g.by == 0) & (g.bx == 0) & (g.epoch == 0)] += 1
     with pytest.raises(TraceMismatch, match="different offsets"):
+        TiledTrace(dataclasses.replace(c, trace=g))
+    g = c.trace[~((c.trace.by == 1) & (c.trace.bx == 0) & (c.trace.epoch == 2) & (c.trace.operand == 0))]
+    with pytest.raises(TraceMismatch, match=r"block \(1, 0\) phase 1: no thread fetched any of A's tile"):
         TiledTrace(dataclasses.replace(c, trace=g))
 
 
@@ -115,7 +119,8 @@ def test_edge_tiles_fit_in_the_trace():
 
 
 @pytest.mark.parametrize("bad, message", [
-    (dict(N=3), "N must be"), (dict(N=17), "N must be"), (dict(T=3), "T must be"),
+    (dict(N=3), "N must be"), (dict(N=17), "N must be"), (dict(N=8.0), "N must be"), (dict(N=True), "N must be"),
+    (dict(T=3), "T must be"),
     (dict(N=8, T=4, block=(2, 0)), "block"), (dict(N=8, T=4, thread=(0, 4)), "thread")])
 def test_bad_choices_say_what_to_fix(bad, message):
     with pytest.raises(ValueError, match=message):

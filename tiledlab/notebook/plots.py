@@ -19,6 +19,8 @@ from ..i18n import N_
 KERNEL_STYLE = {"naive": ("--", "o"), "tiled": ("-", "s"), "cublas": (":", "D"),
                 "naive_unsigned": ("-.", "o"), "tiled_unsigned": ("-.", "s")}  # the fair pair: dash-dot
 TILE_COLOR = {2: "C8", 4: "C5", 8: "C1", 16: "C2", 32: "C3"}  # one colour per tile width, in every figure
+METRIC_LABEL = {"tflops": N_("TFLOP/s (median; bars: min–max)"),
+                "median_ms": N_("time per launch, ms (median; bars: min–max)")}
 
 
 NO_FONT_CAPTION = N_("(The figure's labels are in English: no font with Chinese characters was found. To see "
@@ -128,13 +130,11 @@ def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
             lo, hi = picked["min_ms"].to_numpy(float), picked["max_ms"].to_numpy(float)
         ax.errorbar(picked["N"].to_numpy(), y, yerr=[y - lo, hi - y], fmt=line, marker=marker, capsize=3,
                     color=color(kernel, tile), label=label(kernel, tile, tr))
-    _log_axes(ax, sorted(table["N"].unique()), title)
+    _log_axes(ax, sorted(table["N"].unique()), title, tr(N_("N (square matrices N×N)")),
+              tr(METRIC_LABEL.get(metric, metric)))
     low, high = table[metric].min(), table[metric].max()
     ticks = [v * 10.0**e for e in range(-3, 6) for v in (1, 2, 5) if low / 2 <= v * 10.0**e <= high * 2]
     ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
-    ax.set_xlabel(tr(N_("N (square matrices N×N)")))
-    ax.set_ylabel(tr({"tflops": N_("TFLOP/s (median; bars: min–max)"),
-                      "median_ms": N_("time per launch, ms (median; bars: min–max)")}.get(metric, metric)))
     if legend:
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0)
     return ax
@@ -165,19 +165,18 @@ def tile_plot(table, title, ax=None):
                label=label("naive_unsigned", naive["tile"], tr) + tr(N_(": no tiling")))
     ax.plot(ts, naive["median_ms"] / ts, ":o", color="0.4", ms=6,
             label=tr(N_("naive_unsigned / T: if time fell as loads do")))
-    _log_axes(ax, ts, title)
-    ax.set_xlabel(tr(N_("tile width T (N = {n})")).format(n=naive["N"]))
-    ax.set_ylabel(tr(N_("time per launch, ms (median; bars: min–max)")))
+    _log_axes(ax, ts, title, tr(N_("tile width T (N = {n})")).format(n=naive["N"]), tr(METRIC_LABEL["median_ms"]))
     return ax
 
 
-def _log_axes(ax, xs, title):
-    """Log axes (x in powers of two) ticked at each of `xs`, the title and a light grid."""
+def _log_axes(ax, xs, title, xlabel, ylabel):
+    """Log axes (x in powers of two) ticked at each of `xs`, the title (translated here), the axes' labels
+    and a light grid."""
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(xs, [str(x) for x in xs])
     ax.minorticks_off()
-    ax.set_title(tr(title))
+    ax.set(title=tr(title), xlabel=xlabel, ylabel=ylabel)
     ax.grid(True, which="major", alpha=0.3)
 
 
@@ -206,8 +205,7 @@ def effect_bars(effects, title, ax=None):
                label=tr(N_("T = {t} ({t}×{t} blocks)")).format(t=t))
     ax.axhline(1, color="k", lw=1)
     ax.set_xticks(range(len(variants)), [textwrap.fill(data_label(v), 10) for v in variants], fontsize=10)
-    ax.set_ylabel(tr(N_("time / the plain kernel's (same T)")))
-    ax.set_title(tr(title))
+    ax.set(title=tr(title), ylabel=tr(N_("time / the plain kernel's (same T)")))
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(loc="upper right", fontsize=9)
     return ax
@@ -288,9 +286,7 @@ def heatmap(counts, title, ax=None, cmap="viridis", annotate=None, vmin=None, vm
     vmax = int(counts.max()) if vmax is None else vmax
     cmap, norm, ticks = count_scale(cmap, vmin, vmax)
     im = ax.imshow(counts, cmap=cmap, norm=norm)
-    ax.set_title(tr(title))
-    ax.set_xlabel(tr(N_("column")))
-    ax.set_ylabel(tr(N_("row")))
+    ax.set(title=tr(title), xlabel=tr(N_("column")), ylabel=tr(N_("row")))
     for axis in (ax.xaxis, ax.yaxis):  # rows and columns have no halves
         axis.set_major_locator(MaxNLocator(integer=True))
     if colorbar:
@@ -302,13 +298,12 @@ def heatmap(counts, title, ax=None, cmap="viridis", annotate=None, vmin=None, vm
 def annotate_counts(ax, image, counts, annotate=None):
     """Each count written in its cell, white on dark colours, when asked or (annotate=None) when the
     grid is small enough for the numbers to be read."""
-    chars = len(str(int(counts.max())))
-    if annotate is False or (annotate is None and (counts.size > 256 or
-                                                   _fitting_size(ax, counts.shape, chars) < SMALLEST_LABEL)):
-        return
-    rgb = image.cmap(image.norm(counts))[..., :3]
-    dark = rgb @ [0.299, 0.587, 0.114] < 0.5  # the cell's luminance
-    cell_text(ax, counts.astype(int), np.where(dark, "white", "black"))
+    if annotate is None:
+        chars = len(str(int(counts.max())))
+        annotate = counts.size <= 256 and _fitting_size(ax, counts.shape, chars) >= SMALLEST_LABEL
+    if annotate:
+        dark = image.cmap(image.norm(counts))[..., :3] @ [0.299, 0.587, 0.114] < 0.5  # the cell's luminance
+        cell_text(ax, counts.astype(int), np.where(dark, "white", "black"))
 
 
 def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2, annotate=None, figsize=None):
@@ -339,11 +334,8 @@ def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3), extra_legend
                label=tr(N_("FP32 FMA rate: {fp32:.1f} TFLOP/s")).format(fp32=fp32))
     for name, intensity, tflops, style in points:
         ax.loglog(intensity, tflops, ls="none", ms=9, label=name, **style)
-    ax.set_xlim(*x)
-    ax.set_ylim(0.1, 2 * fp32)
-    ax.set_xlabel(tr(xlabel))
-    ax.set_ylabel("TFLOP/s")
-    ax.set_title(tr(title))
+    ax.set(xlim=x, ylim=(0.1, 2 * fp32))
+    ax.set(title=tr(title), xlabel=tr(xlabel), ylabel="TFLOP/s")
     ax.grid(True, which="major", alpha=0.3)
     if legend:
         handles = ax.get_legend_handles_labels()[0] + list(extra_legend)
@@ -374,10 +366,9 @@ def rung_points(rungs):
 
 def plain_log_ticks(ax, xs, ys):
     """Log axes ticked at the given values as plain numbers (a zoom spans too little for powers of ten)."""
-    ax.set_xticks(xs, [f"{v:g}" for v in xs])
-    ax.set_yticks(ys, [f"{v:g}" for v in ys])
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    for axis, values in ((ax.xaxis, xs), (ax.yaxis, ys)):
+        axis.set_ticks(values, [f"{v:g}" for v in values])
+        axis.set_minor_formatter(NullFormatter())
 
 
 def group_legend(groups):

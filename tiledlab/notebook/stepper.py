@@ -18,8 +18,8 @@ what epoch 2t stored; each global load paired with its thread's store, at one of
 tile sits in A or B); no element fetched twice by one block. An edited kernel that breaks this (a barrier
 removed, a tile loaded differently) is refused with what failed, never drawn wrongly.
 
-Counted launches are cached per (N, T, seed, kernel). On the simulator N = 8, T = 4 counts in well under a
-second, N = 16 in a few seconds for T = 2, so the defaults stay small.
+On the simulator N = 8, T = 4 counts in well under a second, N = 16 in a few seconds for T = 2: the
+defaults stay small, and counted launches are cached (`launches`).
 """
 import functools
 import html
@@ -32,6 +32,7 @@ from matplotlib.patches import Patch, Rectangle
 
 from ..core.launch import resolve
 from ..core.operands import operands as core_operands
+from ..core.rules import is_whole
 from ..counting import count_loads
 from ..counting.hazards import EFFECT
 from ..i18n import N_, _
@@ -50,30 +51,25 @@ FONT = 12  # titles, labels and counts; every text in the figures is at least 10
 CELL_FONT = 11  # the labels inside cells
 
 
-class TraceMismatch(RuntimeError):
-    """The counted trace lacks the structure the stepper draws (the module docstring's); `problems`: what failed."""
-
-    def __init__(self, message, problems=None):
-        super().__init__(message)
-        self.problems = problems or [message]
-
-
 SHAPE_OF_PHASES = N_("in each phase every thread loads one element of A's tile and one of B's into sA and sB, "
                       "passes a cuda.syncthreads(), multiply-adds from sA and sB, and passes a second "
                       "cuda.syncthreads()")
 
 
-def _refusal(kernel, N, T, mismatch, shown=3):
-    """The message of a kernel the stepper cannot draw: which, at what size, what it expects, what differs."""
-    problems = mismatch.problems
-    more = _(" (and {n} more)").format(n=len(problems) - shown) if len(problems) > shown else ""
-    return TraceMismatch(
-        _("The stepper cannot replay {kernel} at N = {N}, T = {T}: its counted launch does not have the "
-          "tiled kernel's shape of phases ({shape}).\nWhat differs: {problems}{more}.\n"
-          "A cuda.syncthreads() removed or moved, or a tile loaded another way, does this: put it back, or "
-          "step through the library's kernel (leave out kernel=).").format(
-            kernel=kernel.name, N=N, T=T, shape=_(SHAPE_OF_PHASES), problems="; ".join(problems[:shown]), more=more),
-        problems)
+class TraceMismatch(RuntimeError):
+    """A counted launch without the structure of the module docstring: the message names the kernel, its
+    size, what the stepper expects and what differs; `problems` lists every check that failed."""
+
+    def __init__(self, counted, problems, shown=3):
+        self.problems = problems
+        more = _(" (and {n} more)").format(n=len(problems) - shown) if len(problems) > shown else ""
+        super().__init__(
+            _("The stepper cannot replay {kernel} at N = {N}, T = {T}: its counted launch does not have the "
+              "tiled kernel's shape of phases ({shape}).\nWhat differs: {problems}{more}.\n"
+              "A cuda.syncthreads() removed or moved, or a tile loaded another way, does this: put it back, or "
+              "step through the library's kernel (leave out kernel=).").format(
+                kernel=counted.kernel, N=counted.shape[2], T=counted.tile, shape=_(SHAPE_OF_PHASES),
+                problems="; ".join(problems[:shown]), more=more))
 
 
 def operands(N, seed=0):
@@ -82,7 +78,7 @@ def operands(N, seed=0):
 
 
 def _validate(N, T, block=None, thread=None):
-    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N not in SIZES:
+    if not is_whole(N) or N not in SIZES:
         raise ValueError(_("N must be a whole number from {low} to {high}, got {N!r}").format(
             low=SIZES.start, high=SIZES.stop - 1, N=N))
     if T not in TILES:
@@ -97,8 +93,9 @@ def _validate(N, T, block=None, thread=None):
                            "0 to {top}").format(thread=tuple(thread), T=T, top=T - 1))
 
 
-def _key(r, *fields):
-    return tuple(int(r[f]) for f in fields)
+def _fields(r):
+    """A trace record's (block, thread, epoch, element): (by, bx), (ty, tx), epoch, (i, j)."""
+    return (int(r.by), int(r.bx)), (int(r.ty), int(r.tx)), int(r.epoch), (int(r.i), int(r.j))
 
 
 class TiledTrace:
@@ -106,8 +103,7 @@ class TiledTrace:
 
     stores[(block, phase, array)] = {(a, b): storing thread}; reads[(block, phase, thread, array)] =
     [(a, b), ...] in the order made; fetches[(block, phase, name)] = {(i, j): fetching thread};
-    origin[(block, phase, name)] = where the tile sits in A or B. Raises TraceMismatch, listing what
-    failed, when the trace lacks the structure of the module docstring.
+    origin[(block, phase, name)] = where the tile sits in A or B.
     """
 
     def __init__(self, counted):
@@ -117,123 +113,93 @@ class TiledTrace:
         self.phases = -(-K // T)
         self.blocks = (-(-M // T), -(-N // T))  # (rows of blocks, columns of blocks)
         self.padded = (self.blocks[0] * T, self.phases * T, self.blocks[1] * T)  # M, K, N rounded up to T
-        names = _shared_names(c)
-        self.array_of = {"A": names.index("sA"), "B": names.index("sB")}
+        if c.trace is None or c.shared_trace is None:  # nothing else can be checked: refused at once
+            raise TraceMismatch(c, [_("count the launch with trace=True")])
+        if sorted(c.shared_names) != ["sA", "sB"]:
+            raise TraceMismatch(c, [_("shared arrays {names}: expected sA and sB").format(names=c.shared_names)])
+        self.array_of = {name: c.shared_names.index("s" + name) for name in OPERANDS}
         stores, reads = c.shared_trace[c.shared_trace.store == 1], c.shared_trace[c.shared_trace.store == 0]
-        problems = _epoch_problems(c, self.phases)
-        self.stores = _index_stores(stores, names, T, problems)
-        self.reads = _index_reads(reads, self.stores, names, problems)
-        self.fetches, offsets = _pair_fetches(c.trace, stores, self.array_of, problems)
-        self.origin = _origins(offsets, problems)
-        problems += _missing_tiles(self.origin, self.blocks, self.phases)
+        shared, store_of = self._index_shared(stores, reads)
+        problems = _epoch_problems(c, stores, reads, self.phases) + shared + self._pair_fetches(store_of)
+        problems += [_("block {block} phase {phase}: no thread fetched any of {name}'s tile").format(
+                         block=block, phase=phase, name=name)
+                     for block in np.ndindex(self.blocks) for phase in range(self.phases) for name in OPERANDS
+                     if (block, phase, name) not in self.origin]
         if problems:
-            more = _(" (and {n} more)").format(n=len(problems) - 5) if len(problems) > 5 else ""
-            raise TraceMismatch(_("the trace does not have the tiled kernel's phase structure: ")
-                                + "; ".join(problems[:5]) + more, problems)
+            raise TraceMismatch(c, problems)
+
+    def _index_shared(self, stores, reads):
+        """self.stores and self.reads; every element stored exactly once a phase, and read in that phase.
+        Returns (what failed, each thread's stores by epoch: (block, thread, epoch, array) -> [(a, b)])."""
+        names, problems, read_cells = self.counted.shared_names, [], defaultdict(set)
+        self.stores, self.reads, store_of = defaultdict(dict), defaultdict(list), defaultdict(list)
+        for r in stores:
+            block, thread, epoch, cell = _fields(r)
+            key = (block, epoch // 2, int(r.array))
+            store_of[(block, thread, epoch, key[2])].append(cell)
+            if cell in self.stores[key]:
+                problems.append(_("block {block} phase {phase}: {element} stored twice").format(
+                    block=block, phase=key[1], element=f"{names[key[2]]}{list(cell)}"))
+            self.stores[key][cell] = thread
+        problems += [_("block {block} phase {phase}: {n} of {size} elements of {name} stored").format(
+                         block=key[0], phase=key[1], n=len(cells), size=self.T ** 2, name=names[key[2]])
+                     for key, cells in self.stores.items() if len(cells) != self.T ** 2]
+        for r in reads:
+            block, thread, epoch, cell = _fields(r)
+            self.reads[(block, epoch // 2, thread, int(r.array))].append(cell)
+            read_cells[(block, epoch // 2, int(r.array))].add(cell)
+        problems += [_("block {block} phase {phase}: the reads of {name} do not read exactly the elements stored "
+                       "in that phase").format(block=key[0], phase=key[1], name=names[key[2]])
+                     for key in set(read_cells) | set(self.stores)
+                     if read_cells.get(key, set()) != set(self.stores.get(key, {}))]
+        return problems, store_of
+
+    def _pair_fetches(self, store_of):
+        """self.fetches and self.origin: each global load paired with its thread's one store in that epoch,
+        at one offset per tile; no element fetched twice by one block."""
+        problems = []
+        self.fetches, offsets, per_block = defaultdict(dict), defaultdict(set), Counter()
+        for r in self.counted.trace:
+            name, (block, thread, epoch, cell) = OPERANDS[int(r.operand)], _fields(r)
+            per_block[(block, name, cell)] += 1
+            paired = store_of.get((block, thread, epoch, self.array_of[name]), [])
+            if len(paired) != 1:
+                problems.append(_("thread {thread} of block {block} fetched {element} in epoch {epoch} but made {n} "
+                                  "stores into s{name} then").format(thread=thread, block=block, epoch=epoch,
+                                                                     element=f"{name}{list(cell)}", n=len(paired),
+                                                                     name=name))
+                continue
+            (a, b), = paired
+            offsets[(block, epoch // 2, name)].add((cell[0] - a, cell[1] - b))
+            self.fetches[(block, epoch // 2, name)][cell] = thread
+        if twice := [k for k, n in per_block.items() if n > 1]:
+            problems.append(_("{n} elements fetched more than once by one block, e.g. {example}").format(
+                n=len(twice), example=twice[0]))
+        self.origin = {key: min(found) for key, found in offsets.items()}
+        return problems + [_("block {block} phase {phase}: the {name} tile's elements sit at {n} different offsets "
+                             "from their places in s{name}").format(block=key[0], phase=key[1], name=key[2],
+                                                                    n=len(found))
+                           for key, found in offsets.items() if len(found) != 1]
 
 
-def _shared_names(c):
-    """The launch's shared arrays, sA and sB; refused before any other check when they are not."""
-    if c.trace is None or c.shared_trace is None:
-        raise TraceMismatch(_("count the launch with trace=True"))
-    names = tuple(c.shared_names)
-    if sorted(names) != ["sA", "sB"]:
-        raise TraceMismatch(_("shared arrays {names}: expected sA and sB").format(names=names))
-    return names
-
-
-def _epoch_problems(c, phases):
+def _epoch_problems(c, stores, reads, phases):
     """No hazards; only A and B loaded; loads and stores in even epochs, reads in odd ones; every phase."""
-    g, s = c.trace, c.shared_trace
-    problems = []
+    g, problems = c.trace, []
     if total := sum(c.hazards.values()):
         problems.append(_("{total:,} barrier hazards ({effect})").format(total=total, effect=_(EFFECT)))
     if len(g) and not set(np.unique(g.operand).tolist()) <= {0, 1}:
         problems.append(_("global loads of C: the tiled kernel loads only A and B"))
     if n := int(np.sum(g.epoch % 2 == 1)):
         problems.append(_("{n} global loads in an odd epoch (after the first barrier of a phase)").format(n=n))
-    stores, reads = s[s.store == 1], s[s.store == 0]
-    if np.any(stores.epoch % 2 == 1):
-        problems.append(_("{n} shared stores in an odd epoch").format(n=int(np.sum(stores.epoch % 2 == 1))))
-    if np.any(reads.epoch % 2 == 0):
-        problems.append(_("{n} shared reads in an even epoch").format(n=int(np.sum(reads.epoch % 2 == 0))))
-    seen = sorted(set((np.concatenate([g.epoch, s.epoch]) // 2).tolist()))
+    if n := int(np.sum(stores.epoch % 2 == 1)):
+        problems.append(_("{n} shared stores in an odd epoch").format(n=n))
+    if n := int(np.sum(reads.epoch % 2 == 0)):
+        problems.append(_("{n} shared reads in an even epoch").format(n=n))
+    seen = sorted(set((np.concatenate([g.epoch, c.shared_trace.epoch]) // 2).tolist()))
     if seen != list(range(phases)):
         problems.append(_("phases {seen} in the trace, expected 0…{last} (K={K}, T={T})").format(
             seen=seen, last=phases - 1, K=c.shape[1], T=c.tile))
     return problems
-
-
-def _index_stores(stores, names, T, problems):
-    """(block, phase, array) -> {(a, b): storing thread}; every element stored exactly once a phase."""
-    index = defaultdict(dict)
-    for r in stores:
-        key, cell = (_key(r, "by", "bx"), int(r.epoch) // 2, int(r.array)), _key(r, "i", "j")
-        if cell in index[key]:
-            problems.append(_("block {block} phase {phase}: {element} stored twice").format(
-                block=key[0], phase=key[1], element=f"{names[key[2]]}{list(cell)}"))
-        index[key][cell] = _key(r, "ty", "tx")
-    for key, cells in index.items():
-        if len(cells) != T * T:
-            problems.append(_("block {block} phase {phase}: {n} of {size} elements of {name} stored").format(
-                block=key[0], phase=key[1], n=len(cells), size=T * T, name=names[key[2]]))
-    return index
-
-
-def _index_reads(reads, stores, names, problems):
-    """(block, phase, thread, array) -> [(a, b), ...]; a phase reads exactly what it stored."""
-    index, read_cells = defaultdict(list), defaultdict(set)
-    for r in reads:
-        block, phase, array = _key(r, "by", "bx"), int(r.epoch) // 2, int(r.array)
-        index[(block, phase, _key(r, "ty", "tx"), array)].append(_key(r, "i", "j"))
-        read_cells[(block, phase, array)].add(_key(r, "i", "j"))
-    for key in set(read_cells) | set(stores):
-        if read_cells.get(key, set()) != set(stores.get(key, {})):
-            problems.append(_("block {block} phase {phase}: the reads of {name} do not read exactly the elements "
-                              "stored in that phase").format(block=key[0], phase=key[1], name=names[key[2]]))
-    return index
-
-
-def _pair_fetches(g, stores, array_of, problems):
-    """Each global load paired with its thread's one store in that epoch: (fetches, tile offsets)."""
-    store_of = defaultdict(list)  # (block, thread, epoch, array) -> [(a, b)]
-    for r in stores:
-        store_of[(_key(r, "by", "bx"), _key(r, "ty", "tx"), int(r.epoch), int(r.array))].append(_key(r, "i", "j"))
-    fetches, offsets, per_block = defaultdict(dict), defaultdict(set), Counter()
-    for r in g:
-        name, block, thread, epoch = OPERANDS[int(r.operand)], _key(r, "by", "bx"), _key(r, "ty", "tx"), int(r.epoch)
-        cell = _key(r, "i", "j")
-        per_block[(block, name, cell)] += 1
-        paired = store_of.get((block, thread, epoch, array_of[name]), [])
-        if len(paired) != 1:
-            problems.append(_("thread {thread} of block {block} fetched {element} in epoch {epoch} but made {n} "
-                              "stores into s{name} then").format(thread=thread, block=block, element=f"{name}{list(cell)}",
-                                                                 epoch=epoch, n=len(paired), name=name))
-            continue
-        (a, b), = paired
-        offsets[(block, epoch // 2, name)].add((cell[0] - a, cell[1] - b))
-        fetches[(block, epoch // 2, name)][cell] = thread
-    if twice := [k for k, n in per_block.items() if n > 1]:
-        problems.append(_("{n} elements fetched more than once by one block, e.g. {example}").format(
-            n=len(twice), example=twice[0]))
-    return fetches, offsets
-
-
-def _origins(offsets, problems):
-    """(block, phase, name) -> the tile's first row and column in A or B: one offset per tile."""
-    for key, found in offsets.items():
-        if len(found) != 1:
-            problems.append(_("block {block} phase {phase}: the {name} tile's elements sit at {n} different offsets "
-                              "from their places in s{name}").format(block=key[0], phase=key[1], name=key[2], n=len(found)))
-    return {key: min(found) for key, found in offsets.items()}
-
-
-def _missing_tiles(origin, blocks, phases):
-    """Every block fetched some of A's and B's tile in every phase."""
-    return [_("block {block} phase {phase}: no thread fetched any of {name}'s tile").format(
-                block=(by, bx), phase=phase, name=name)
-            for by in range(blocks[0]) for bx in range(blocks[1]) for phase in range(phases) for name in OPERANDS
-            if ((by, bx), phase, name) not in origin]
 
 
 def launches(N, T, seed=0, kernel=None):
@@ -245,11 +211,7 @@ def launches(N, T, seed=0, kernel=None):
 
 @functools.lru_cache(maxsize=48)
 def _launches(N, T, seed, kernel):
-    A, B = operands(N, seed)
-    try:
-        return TiledTrace(count_loads(kernel, A, B, tile=T, trace=True)), _naive(N, T, seed)
-    except TraceMismatch as problem:
-        raise _refusal(kernel, N, T, problem) from None
+    return TiledTrace(count_loads(kernel, *operands(N, seed), tile=T, trace=True)), _naive(N, T, seed)
 
 
 @functools.lru_cache(maxsize=48)
@@ -267,8 +229,7 @@ class TileStepper:
 
     `frames()` lists what each phase draws (plain dicts, for tests and for your own plots), `strip()`
     draws every phase (one row each), `frame_figure(t)` one phase, and `widget()` the interactive
-    stepper (needs ipywidgets). Rows and columns count from 0, as the code does. A kernel whose counted
-    launch lacks the tiled kernel's shape of phases raises TraceMismatch, saying what differs.
+    stepper (needs ipywidgets). Rows and columns count from 0, as the code does.
     """
 
     def __init__(self, N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
@@ -278,10 +239,8 @@ class TileStepper:
         self.kernel = resolve("tiled" if kernel is None else kernel)
         self.tiled, self.naive = launches(self.N, self.T, seed, self.kernel)
         self.phases = self.tiled.phases
-        try:  # every frame now: a kernel that breaks the structure is refused before anything is drawn
-            self._frames = [self._frame(t) for t in range(self.phases)]
-        except TraceMismatch as problem:
-            raise _refusal(self.kernel, self.N, self.T, problem) from None
+        # every frame now: a kernel that breaks the structure is refused before anything is drawn
+        self._frames = [self._frame(t) for t in range(self.phases)]
 
     # ---- what is drawn -------------------------------------------------------------------------
     def frames(self):
@@ -323,8 +282,8 @@ class TileStepper:
         zero = [(r0 + a, c0 + c) for a in range(T) for c in range(T) if (r0 + a, c0 + c) not in fetched]
         rows, cols = (M, K) if name == "A" else (K, N)
         if any(i < rows and j < cols for i, j in zero):
-            raise TraceMismatch(_("block {block} phase {t}: elements of {name} inside the matrix were never fetched")
-                                .format(block=b, t=t, name=name))
+            raise TraceMismatch(tr.counted, [_("block {block} phase {t}: elements of {name} inside the matrix were "
+                                               "never fetched").format(block=b, t=t, name=name)])
         return {"origin": (r0, c0), "fetched_by": fetched, "zero": zero}
 
     def _thread_view(self, t, tiles):
@@ -339,9 +298,9 @@ class TileStepper:
             view["reads_at"][name] = [(r0 + a, c0 + c) for a, c in view["reads"]["s" + name]]
         rows, cols = {i for i, _ in view["reads_at"]["A"]}, {j for _, j in view["reads_at"]["B"]}
         if len(rows) != 1 or len(cols) != 1:
-            raise TraceMismatch(_("thread {thread} of block {block} read A rows {rows} and B columns {cols} in phase "
-                                  "{t}: expected one row and one column").format(thread=th, block=b, rows=sorted(rows),
-                                                                                cols=sorted(cols), t=t))
+            raise TraceMismatch(tr.counted, [_("thread {thread} of block {block} read A rows {rows} and B columns "
+                                               "{cols} in phase {t}: expected one row and one column").format(
+                                                   thread=th, block=b, rows=sorted(rows), cols=sorted(cols), t=t)])
         view["C"] = (rows.pop(), cols.pop())
         view["computes"] = view["C"][0] < tr.shape[0] and view["C"][1] < tr.shape[2]
         return view
@@ -371,37 +330,30 @@ class TileStepper:
         return maps
 
     # ---- pictures ------------------------------------------------------------------------------
-    def _vmax(self):
-        """Top of the one colour scale: the most loads of one element by this block (1 when tiling works)."""
-        return max(1, max(int(m.max()) for m in self._loads_so_far(self.phases - 1).values()))
-
-    def _title(self):
-        return plots.tr(N_("Tiled kernel {kernel}, N = {N}, T = {T}: block (by, bx) = {block}, thread (ty, tx) = "
-                     "{thread}")).format(kernel=self.kernel.name, N=self.N, T=self.T, block=self.block,
-                                         thread=self.thread)
-
-    def _panel_size(self):
-        return max(2.7, 0.34 * max(self.tiled.padded))  # 0.34 inch a cell or more: "7,7" at 11 pt fits
-
     def strip(self):
         """Every phase of the chosen block, one row per phase: A and B with the tiles in shared memory
         (each element labelled with the thread that fetched it), C, and the running counts."""
-        frames, vmax, size = self.frames(), self._vmax(), self._panel_size()
-        fig, axes = _figure(len(frames), size)
-        for frame, row in zip(frames, axes):
-            im = draw_frame(frame, row, vmax)
         phases = plots.tr(N_(", all {n} phases")).format(n=self.phases) if self.phases > 1 else plots.tr(N_(", 1 phase"))
-        _finish(fig, im, self._title() + phases, vmax, size)
-        return fig
+        return self._figure(self.frames(), phases)
 
     def frame_figure(self, t, counts=True):
         """Phase t alone. The widget draws it without the counts panel (counts=False) and shows the
         counts as an HTML table beside the sliders instead, so that the picture stays large."""
-        vmax, size = self._vmax(), self._panel_size()
-        fig, axes = _figure(1, size, counts)
-        im = draw_frame(self.frame(t), axes[0], vmax)
-        _finish(fig, im, self._title() + plots.tr(N_(", phase t = {t} of 0…{last}")).format(t=t, last=self.phases - 1),
-                vmax, size)
+        return self._figure([self.frame(t)], plots.tr(N_(", phase t = {t} of 0…{last}")).format(
+            t=t, last=self.phases - 1), counts)
+
+    def _figure(self, frames, subtitle, counts=True):
+        """The frames one row each, under the title and `subtitle`, on one colour scale: up to the most loads
+        of one element by this block (1 when tiling works)."""
+        vmax = max(1, max(int(m.max()) for m in self._frames[-1]["loads_so_far"].values()))
+        size = max(2.7, 0.34 * max(self.tiled.padded))  # 0.34 inch a cell or more: "7,7" at 11 pt fits
+        fig, axes = _layout(len(frames), size, counts)
+        for frame, row in zip(frames, axes):
+            image = draw_frame(frame, row, vmax)
+        title = plots.tr(N_("Tiled kernel {kernel}, N = {N}, T = {T}: block (by, bx) = {block}, thread (ty, tx) = "
+                            "{thread}")).format(kernel=self.kernel.name, N=self.N, T=self.T, block=self.block,
+                                                thread=self.thread)
+        _finish(fig, image, title + subtitle, vmax, size)
         return fig
 
     def widget(self):
@@ -446,12 +398,9 @@ def _colour(style):
 # ---- drawing (matplotlib) -------------------------------------------------------------------------
 def _grid(ax, shape, n_true, title):
     rows, cols = shape
-    ax.set_xlim(-0.5, cols - 0.5)
-    ax.set_ylim(rows - 0.5, -0.5)
-    ax.set_aspect("equal")
+    ax.set(xlim=(-0.5, cols - 0.5), ylim=(rows - 0.5, -0.5), aspect="equal")
     step = 1 if max(rows, cols) <= 12 else 2  # every index while the labels fit, else every other one
-    ax.set_xticks(range(0, cols, step))
-    ax.set_yticks(range(0, rows, step))
+    ax.set(xticks=range(0, cols, step), yticks=range(0, rows, step))
     ax.tick_params(labelsize=10, length=0)
     edges = np.arange(-0.5, max(rows, cols))  # thin cell borders, as two collections (ticks are slow)
     ax.hlines(edges[:rows + 1], -0.5, cols - 0.5, color="0.85", lw=0.6, zorder=1)
@@ -534,7 +483,7 @@ def _text_panel(ax, frame):
 _LEFT, _GAP, _TEXT, _TOP, _ROW_EXTRA, _BOTTOM = 0.7, 0.7, 3.6, 0.5, 1.05, 1.3
 
 
-def _figure(rows, size, counts=True):
+def _layout(rows, size, counts=True):
     """A figure of `rows` rows of axes A, B, C (and the counts text) of `size` inches, with room at the
     bottom for the colour bar and the legend."""
     columns = 4 if counts else 3
@@ -602,15 +551,14 @@ def _html(value):
     return "&nbsp;" * (len(text) - len(text.lstrip(" "))) + text.lstrip(" ")
 
 
-def stepper_widget(stepper=None):
-    """A VBox of sliders over one frame image; its text/plain form is FALLBACK_TEXT. Needs ipywidgets."""
+def stepper_widget(s):
+    """Sliders over one frame image of stepper `s` (ipywidgets); its text/plain form is FALLBACK_TEXT."""
     import ipywidgets as w
 
     class StepperBox(w.VBox):
         def __repr__(self):
             return _(FALLBACK_TEXT)
 
-    s = stepper or TileStepper()
     c = _controls(w, s)
     status, image = w.HTML(), w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
     tile_row = w.HBox([w.HTML('<div style="text-align: right; padding-right: 8px">T</div>',
@@ -619,33 +567,29 @@ def stepper_widget(stepper=None):
                    w.VBox([c["phase"], c["play"]])])
     box = StepperBox([rows, status, image])
     box.stepper, box.frame, box.controls = s, None, c
-    busy = []  # non-empty while a rebuild moves the sliders itself: those changes are ignored
+    busy = []  # non-empty while the widget updates itself: the slider moves it makes are not the reader's
 
-    def redraw(*_args):
-        if not busy:
-            t = c["phase"].value
-            box.frame = box.stepper.frame(t)
-            image.value = plots.png(box.stepper.frame_figure(t, counts=False), dpi=90)
-            status.value = _counts_html(box.frame)
-
-    def rebuild(*_args):
+    def show(change=None):
+        """Recount when N, T, block or thread moved (fitting the sliders to it), then draw the phase."""
         if busy:
             return
         busy.append(True)
         try:
-            box.stepper = _new_stepper(c, box.stepper, status)
+            if change and change["owner"] is not c["phase"]:
+                box.stepper = _new_stepper(c, box.stepper, status)
+            t = c["phase"].value
+            box.frame = box.stepper.frame(t)
+            image.value = plots.png(box.stepper.frame_figure(t, counts=False), dpi=90)
+            status.value = _counts_html(box.frame)
         except TraceMismatch as refused:  # e.g. an edited kernel with one phase at the old size, more now
             status.value = html.escape(str(refused))
-            return
         finally:
             busy.clear()
-        redraw()
 
-    for name in ("N", "T", "by", "bx", "ty", "tx"):
-        c[name].observe(rebuild, names="value")
-    c["phase"].observe(redraw, names="value")
+    for name in ("N", "T", "by", "bx", "ty", "tx", "phase"):
+        c[name].observe(show, names="value")
     _seen.add((s.N, s.T, s.seed, s.kernel))
-    redraw()
+    show()
     return box
 
 
@@ -653,11 +597,10 @@ def _controls(w, s):
     """The sliders for N, T, block, thread and phase, at the stepper's values; play steps the phases."""
     layout, style = w.Layout(width="260px"), {"description_width": "70px"}
 
-    def slider(value, top, description, **more):
-        return w.IntSlider(value, min=0, max=top, description=description, layout=layout, style=style, **more)
+    def slider(value, top, description, low=0, **more):
+        return w.IntSlider(value, min=low, max=top, description=description, layout=layout, style=style, **more)
 
-    c = {"N": w.IntSlider(s.N, min=SIZES.start, max=SIZES.stop - 1, description="N", layout=layout, style=style,
-                          continuous_update=False),
+    c = {"N": slider(s.N, SIZES.stop - 1, "N", SIZES.start, continuous_update=False),
          "T": w.ToggleButtons(options=list(TILES), value=s.T, style={"button_width": "44px"}),
          "by": slider(s.block[0], s.tiled.blocks[0] - 1, _("block by")),
          "bx": slider(s.block[1], s.tiled.blocks[1] - 1, _("block bx")),
@@ -669,24 +612,17 @@ def _controls(w, s):
     return c
 
 
-def _clamp(slider, top):
-    """slider.max = top, its value clamped: widen first, so min ≤ value ≤ max holds throughout."""
-    slider.max = max(slider.max, top)
-    slider.value = min(slider.value, top)
-    slider.max = top
-
-
 def _new_stepper(c, old, status):
-    """The stepper the controls now ask for, the sliders' ranges fitted to it (the status says "counting")."""
+    """The stepper the controls now ask for, the sliders' ranges fitted to it (the status says "counting").
+    A slider's value follows its max down (ipywidgets clamps it), so block and thread stay in range."""
     N, T = c["N"].value, c["T"].value
     if (N, T, old.seed, old.kernel) not in _seen:
         status.value = html.escape(_("counting N = {N}, T = {T} …").format(N=N, T=T))
     for name, top in (("by", -(-N // T) - 1), ("bx", -(-N // T) - 1), ("ty", T - 1), ("tx", T - 1)):
-        _clamp(c[name], top)
+        c[name].max = top
     new = TileStepper(N, T, (c["by"].value, c["bx"].value), (c["ty"].value, c["tx"].value), old.seed, old.kernel)
     _seen.add((N, T, old.seed, old.kernel))
-    _clamp(c["phase"], new.phases - 1)
-    c["play"].max = new.phases - 1
+    c["phase"].max = c["play"].max = new.phases - 1
     return new
 
 
