@@ -165,7 +165,7 @@ class Torch:
 
 def peers_available():
     from tiledlab.backend import SIMULATOR
-    from tiledlab.experiments import triton_peer
+    from tools.measure import triton_peer
     return not SIMULATOR and triton_peer.available()
 
 
@@ -232,7 +232,7 @@ def measure(pipes, shapes, best, started, deadline, saved):
     """(rows, facts): cuBLAS, Triton and every worker's kernels timed at each shape, one process at a time;
     `saved(rows, facts)` after each shape (a run stopped from outside keeps what it measured)."""
     from tiledlab.core.operands import operands
-    from tiledlab.experiments import triton_peer
+    from tools.measure import triton_peer
     from tiledlab.experiments.timing import back_to_back
     peers, tritons = peers_available(), {}
     if peers:  # autotune while the workers compile (their checks are tiny launches)
