@@ -79,7 +79,7 @@ class Generated:
         from numba import cuda, float32, uint64
 
         from . import ptx
-        return {"cuda": cuda, "float32": float32, "uint64": uint64, **{name: getattr(ptx, name) for name in ptx.ARITY}}
+        return {"cuda": cuda, "float32": float32, "uint64": uint64, **{name: getattr(ptx, name) for name in ptx.SIGNATURES}}
 
     def at(self, name, constants):
         text, helpers = self.write(constants)

@@ -368,9 +368,11 @@ class _Rewrite(ast.NodeTransformer):
 
 
 def shared_arrays(func, namespace):
-    """{name: shape} of the cuda.shared.array declarations in a kernel's FunctionDef."""
+    """{name: shape} of the shared tiles of a kernel's FunctionDef (its declarations and views)."""
     found = {}
     for node, shape, *_dtype_alignment in shared_declarations(func, namespace):
+        if shape == (0,):
+            continue  # dynamic shared memory: its tiles are the views
         if len(shape) != 2:
             raise refusal(node, _("tiledlab counts 2-D shared arrays; declare the shape as (rows, cols)"))
         if node.targets[0].id in found:

@@ -5,7 +5,6 @@ The names a lesson needs from other wings are re-exported here, so one import li
     from tiledlab.notebook import setup, show, table, timings, plots, formulas, data, count_loads
 """
 import math
-import numbers
 import unicodedata
 
 import matplotlib.pyplot as plt
@@ -15,6 +14,7 @@ import pandas as pd
 from .. import data, i18n
 from ..backend import SIMULATOR, describe
 from ..core import card, formulas
+from ..core.rules import is_whole
 from ..core.launch import resolve
 from ..counting import count_loads
 from ..experiments import bench
@@ -103,7 +103,7 @@ def table(frame, rows=None, columns=None, formats=None):
 
 
 def _cell(value):
-    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+    if is_whole(value):
         return f"{value:,}"
     if value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "-"
