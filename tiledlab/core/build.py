@@ -70,7 +70,7 @@ def from_function(fn, constants, launch_bounds=None):
         bound = types.FunctionType(fn.__code__, {**fn.__globals__, **constants}, fn.__name__,
                                    fn.__defaults__, fn.__closure__)
         return jit(bound, launch_bounds)
-    return _cached(("bind", fn, key(constants), launch_bounds, reads(fn)), make)
+    return _cached(("function", fn, key(constants), launch_bounds, reads(fn)), make)
 
 
 def from_tree(func, namespace, filename, tag, launch_bounds=None, helpers=""):

@@ -173,9 +173,11 @@ def _committed(view, tile, n):
         return effects[effects["N"] == (n or effects["N"].max())].reset_index(drop=True)
     ref = claims.points(data.load("h200/bench.csv"))  # the median of its runs
     ref = ref[ref["kernel"].isin(VIEWS[view][0])]  # bench.csv holds both pairs and cuBLAS
-    ref = ref[~ref["kernel"].str.startswith("naive") | (ref["tile"] == bench.NAIVE_TILE)]  # one naive block shape
+    naive = ref["kernel"].isin(bench.NAIVE)
+    keep = ~naive | (ref["tile"] == bench.NAIVE_TILE)  # one naive block shape
     if view == "pair":
-        ref = ref[ref["kernel"].str.startswith("naive") | (ref["tile"] == tile)]
+        keep &= naive | (ref["tile"] == tile)
+    ref = ref[keep]
     if view == "tile":
         ref = ref[ref["N"] == (n or ref["N"].max())]
     return ref.reset_index(drop=True)
