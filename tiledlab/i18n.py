@@ -25,6 +25,7 @@ import gettext as _gettext
 import os
 import pathlib
 import string
+import unicodedata
 from functools import lru_cache
 
 DOMAIN = "tiledlab"
@@ -84,6 +85,11 @@ def notebook_text(message):
     catalog = _catalog(NOTEBOOK_DOMAIN)
     value = catalog.pgettext(DATA, message)
     return value if value != message else catalog.gettext(message)
+
+
+def width(text):
+    """Columns `text` takes in a monospace font: two for a CJK (wide) character, one for any other."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def N_(message):

@@ -15,6 +15,7 @@ import numpy as np
 from ..i18n import _
 
 OPERANDS = ("A", "B", "C")
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def is_kernel(obj):
@@ -151,9 +152,7 @@ def shared_declarations(func, namespace):
     kernel's globals and constants). A declaration written any other way (annotated, in a tuple, a walrus, inside a
     call) or with a shape this cannot read is a ValueError naming its line."""
     parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
-    local = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    local |= {a.arg for a in ast.walk(func) if isinstance(a, ast.arg)}
-    found = []
+    local, found = local_names(func), []
     for call in (n for n in ast.walk(func) if is_call(n, "cuda.shared.array")):
         node = parents.get(call)
         if not (isinstance(node, ast.Assign) and node.value is call and len(node.targets) == 1 and
@@ -176,6 +175,13 @@ def shared_declarations(func, namespace):
             base = aligned.get(getattr(node.value.args[0], "id", None))
             found.append((node, view[1:], "float32", base if isinstance(base, int) and view[0] * 4 % base == 0 else None))
     return found
+
+
+def local_names(func):
+    """The names a function's code binds: assigned, its parameters, its nested definitions."""
+    names = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    names |= {a.arg for a in ast.walk(func) if isinstance(a, ast.arg)}
+    return names | {d.name for d in ast.walk(func) if isinstance(d, DEFINITIONS) and d is not func}
 
 
 def _view(node, namespace):

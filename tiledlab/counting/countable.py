@@ -24,11 +24,10 @@ import types
 from numba import cuda
 
 from ..core import ptx
-from ..core.contract import is_call, refusal, shared_declarations
+from ..core.contract import is_call, local_names, refusal, shared_declarations
 from ..core.rules import is_whole
 from ..i18n import N_, _
 
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 BARRIERS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
 ARRAY_ATTRIBUTES = ("shape",)  # reading these reads no element
 
@@ -64,13 +63,6 @@ def _renamed(used, part):
                  "module named cuda, so that every barrier is seen").format(used=used)
     return _("{used} is numba's {part} under another name: write {part} as it stands, with the module named cuda, "
              "so that every barrier and shared array is seen").format(used=used, part=part)
-
-
-def _locals(func):
-    """The names a function's code binds: assigned, its parameters, its nested definitions."""
-    names = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    names |= {a.arg for a in ast.walk(func) if isinstance(a, ast.arg)}
-    return names | {d.name for d in ast.walk(func) if isinstance(d, _DEFINITIONS) and d is not func}
 
 
 def ptx_name(node, namespace, local=()):
@@ -126,7 +118,7 @@ class _Scan:
         self.arrays = (*self.inputs, output, *self.shared, *self.dynamic)  # dynamic: used only by shared_view
         self.namespace = namespace
         self.parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
-        self.local = _locals(func)
+        self.local = local_names(func)
 
     def problem(self, node):
         """(node, why) when `node` could hide an access or a barrier; None when it is fine."""
@@ -391,7 +383,7 @@ def helper_problem(value, name, seen=None):
     except (OSError, TypeError, SyntaxError, IndexError):
         return _("the helper {name} has no source tiledlab can read: write its code in the kernel").format(name=name)
     tree.decorator_list = []  # @cuda.jit(device=True) is not a use of cuda
-    namespace, local = fn.__globals__, _locals(tree)
+    namespace, local = fn.__globals__, local_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Name, ast.Attribute)) and \
                 (getattr(node, "id", None) == "cuda" or cuda_part(_global_value(node, namespace, local))):

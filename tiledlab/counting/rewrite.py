@@ -303,11 +303,13 @@ class _Rewrite(ast.NodeTransformer):
 
     def _store(self, name, i, j, value, line):
         if name == self.output:
-            call = (f"_tl_gstore({name}, _tl_C_stores, _tl_C_writer, _tl_C_other_writer, _tl_b * _STAMP + _tl_me, "
-                    f"{line}, _tl_examples, i, j, v)")
-        else:
-            call = f"_tl_sstore{self._async(name)}({name}, {self._shared_args(name, False, line)}, i, j, v)"
-        return ast.Expr(_call(call, i, j, value))
+            return self._global_store(name, i, j, value, line)
+        return ast.Expr(_call(f"_tl_sstore{self._async(name)}({name}, {self._shared_args(name, False, line)}, "
+                              "i, j, v)", i, j, value))
+
+    def _global_store(self, name, i, j, value, line):
+        return ast.Expr(_call(f"_tl_gstore({name}, _tl_C_stores, _tl_C_writer, _tl_C_other_writer, "
+                              f"_tl_b * _STAMP + _tl_me, {line}, _tl_examples, i, j, v)", i, j, value))
 
     def _stored(self, name):
         return name == self.output or name in self.shared

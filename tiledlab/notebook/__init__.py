@@ -5,7 +5,6 @@ The names a lesson needs from other wings are re-exported here, so one import li
     from tiledlab.notebook import setup, show, table, timings, plots, formulas, data, count_loads
 """
 import math
-import unicodedata
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -95,9 +94,9 @@ def table(frame, rows=None, columns=None, formats=None):
     else:
         header = frame
     cells = [[i18n.notebook_text(str(h)) for h in header]] + [[_cell(v) for v in r] for r in rows]
-    widths = [max(_width(row[i]) for row in cells) for i in range(len(header))]
+    widths = [max(i18n.width(row[i]) for row in cells) for i in range(len(header))]
     for k, row in enumerate(cells):
-        print("  ".join(" " * (w - _width(c)) + c for c, w in zip(row, widths)))
+        print("  ".join(" " * (w - i18n.width(c)) + c for c, w in zip(row, widths)))
         if k == 0:
             print("  ".join("-" * w for w in widths))
 
@@ -108,11 +107,6 @@ def _cell(value):
     if value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "-"
     return i18n.notebook_text(value) if isinstance(value, str) else str(value)
-
-
-def _width(text):
-    """Columns `text` takes on screen: two for a wide (CJK) character."""
-    return len(text) + sum(unicodedata.east_asian_width(c) in "WF" for c in text)
 
 
 VIEWS = {  # view: the kernels its panels draw (None: every one of the rows), and the step it belongs to
