@@ -59,9 +59,8 @@ bytes is an illegal address, which ends the process's CUDA context.
 On numba's CUDA simulator (tiledlab.SIMULATOR) there is no PTX to run, so each name is a Python function with
 the same effect, chosen when this module is imported: ldg4 returns the four elements, cp_async4 copies at once,
 commit and wait do nothing. They check the contract above and raise where a GPU would fault or read garbage.
-Because the copy lands at once, a kernel that forgets a wait still computes the right product on the
-simulator; the counting lab (tiledlab.counting) catches it: it keeps every element a copy writes "pending"
-until the thread's wait covers its group, and counts a read of a pending element as a hazard.
+A kernel that forgets a wait still computes the right product there; the counting lab catches it (a read of a
+copy in flight is a hazard: tiledlab.counting.rewrite).
 """
 import numpy as np
 

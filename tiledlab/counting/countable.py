@@ -102,10 +102,10 @@ def check_countable(func, inputs, output, shared, namespace):
     a load, a store or a barrier could go unseen. `inputs` are the names of A and B, `output` of C,
     `shared` of the shared arrays; `namespace` holds the kernel's globals and constants."""
     scan = _Scan(func, inputs, output, shared, namespace)
-    problems = sorted((p for p in map(scan.problem, ast.walk(func)) if p), key=lambda p: (p[0].lineno, p[0].col_offset))
-    if problems:
-        node, why = problems[0]
-        raise refusal(node, why, scan.code(node))
+    first = min((p for p in map(scan.problem, ast.walk(func)) if p), key=lambda p: (p[0].lineno, p[0].col_offset),
+                default=None)
+    if first:
+        raise refusal(first[0], first[1], scan.code(first[0]))
 
 
 class _Scan:
