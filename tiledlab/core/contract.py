@@ -172,8 +172,9 @@ def shared_declarations(func, namespace):
     aligned = {node.targets[0].id: alignment for node, _dims, _dtype, alignment in found}
     for node in ast.walk(func):
         if view := _view(node, namespace):
-            base = aligned.get(getattr(node.value.args[0], "id", None))
-            found.append((node, view[1:], "float32", base if isinstance(base, int) and view[0] * 4 % base == 0 else None))
+            base = aligned.get(getattr(node.value.args[0], "id", None))  # smem's alignment, where the offset keeps it
+            kept = isinstance(base, int) and 4 * view[0] % base == 0
+            found.append((node, view[1:], "float32", base if kept else None))
     return found
 
 

@@ -83,7 +83,7 @@ class Generated:
         from numba import cuda, float32, uint64
 
         from . import ptx
-        return {"cuda": cuda, "float32": float32, "uint64": uint64, **{name: getattr(ptx, name) for name in ptx.SIGNATURES}}
+        return {"cuda": cuda, "float32": float32, "uint64": uint64, **{n: getattr(ptx, n) for n in ptx.SIGNATURES}}
 
     def at(self, name, constants):
         text, helpers = self.write(constants)
