@@ -272,9 +272,7 @@ def _after(node, statement):
 
 
 class _Rewrite(ast.NodeTransformer):
-    """Every X[i, j] of A, B, C and the shared arrays made a counting helper call, and every call of
-    tiledlab.core.ptx one that counts what it moves; check_countable has refused every other use of
-    them beforehand, so none is left uncounted. Each call passes its line, for the messages."""
+    """The rewrite (see the module's docstring); check_countable has refused every use of an array it cannot see."""
 
     def __init__(self, params, shared, namespace, targets=()):
         self.params, self.shared, self.namespace = params, shared, namespace
