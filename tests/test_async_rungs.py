@@ -22,11 +22,11 @@ def operands(rng, M, K, N):
     return rng.random((M, K), dtype=np.float32), rng.random((K, N), dtype=np.float32)
 
 
-@pytest.mark.parametrize("family", ["ASYNC", "HYBRID"])
+@pytest.mark.parametrize("preset", ["ASYNC", "HYBRID"])  # unrolled's options for copying A and B, or B only
 @pytest.mark.parametrize("stages", [2, 4])  # 3 stages: the pipeline test below
 @pytest.mark.parametrize("shape", [(64, 24, 128), (66, 13, 130)], ids=["aligned", "odd"])
-def test_counts_equal_the_block_tile_formulas(rng, family, stages, shape):
-    kernel = generated(f"t_{family}_{stages}", **SMALL, stages=stages, **getattr(unrolled, family))
+def test_counts_equal_the_block_tile_formulas(rng, preset, stages, shape):
+    kernel = generated(f"t_{preset}_{stages}", **SMALL, stages=stages, **getattr(unrolled, preset))
     A, B = operands(rng, *shape)
     c = count_loads(kernel, A, B)
     want = predicted(kernel, *shape)
@@ -36,14 +36,14 @@ def test_counts_equal_the_block_tile_formulas(rng, family, stages, shape):
     assert not any(c.hazards.values()), c.hazards
 
 
-@pytest.mark.parametrize("family, loop", [("ASYNC", "async_main_loop"), ("HYBRID", "hybrid_main_loop")])
-def test_a_pipeline_that_waits_for_too_few_copies_is_caught(rng, monkeypatch, family, loop):
-    original = getattr(unrolled, loop)
+@pytest.mark.parametrize("preset", ["ASYNC", "HYBRID"])
+def test_a_pipeline_that_waits_for_too_few_copies_is_caught(rng, monkeypatch, preset):
+    original = unrolled.pipeline_loop
 
     def one_group_short(p):  # wait until stages-1 groups are left in flight, not stages-2: one too many
         return [line.replace(f"cp_async_wait({p.stages - 2})", f"cp_async_wait({p.stages - 1})") for line in original(p)]
-    monkeypatch.setattr(unrolled, loop, one_group_short)
-    kernel = generated(f"short_{family}", **SMALL, stages=3, **getattr(unrolled, family))
+    monkeypatch.setattr(unrolled, "pipeline_loop", one_group_short)
+    kernel = generated(f"short_{preset}", **SMALL, stages=3, **getattr(unrolled, preset))
     A, B = operands(rng, 64, 24, 128)
     c = count_loads(kernel, A, B)
     assert c.hazards["copy_in_flight"] > 0 and c.hazards["read_after_write"] == 0, c.hazards

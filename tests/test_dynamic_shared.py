@@ -55,11 +55,11 @@ def test_dynamic_tiles_count_exactly_on_an_odd_shape():
 
 
 def test_a_pipeline_without_its_barrier_is_caught(monkeypatch):
-    original = unrolled.async_main_loop
+    original = unrolled.pipeline_loop
 
     def no_barrier(p):  # the barrier after the wait: other threads' copies may not have landed
         return [line for line in original(p) if "cuda.syncthreads()" not in line]
-    monkeypatch.setattr(unrolled, "async_main_loop", no_barrier)
+    monkeypatch.setattr(unrolled, "pipeline_loop", no_barrier)
     c = count_loads(generated("t_no_barrier", **TINY), *operands(32, 64, 64))
     assert c.hazards["read_after_write"] > 0 or c.hazards["write_after_read"] > 0, c.hazards
 

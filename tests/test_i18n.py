@@ -232,6 +232,11 @@ def test_a_translated_f_string_may_place_its_fields_in_another_order():
     new = i18n.translated(node, i18n.template(node), "{b:.1f} ms 中的 {a}")
     assert eval(compile(ast.Expression(new), "<t>", "eval"), {"a": 3, "b": 2.25, i18n.SHOWN: i18n.shown}) == "2.2 ms 中的 3"
     assert i18n.translated(node, i18n.template(node), "{c} 不存在") is None  # a field the code lacks: kept English
+    for msgstr, shown in (("{{{a}}} 之 {b:.1f}", "{3} 之 2.2"), ("{a} 与 {b:.1f} }", None)):  # a stray brace: English
+        node = ast.parse('f"{a} of {b:.1f} ms"', mode="eval").body
+        new = i18n.translated(node, i18n.template(node), msgstr)
+        values = {"a": 3, "b": 2.25, i18n.SHOWN: i18n.shown}
+        assert shown == (new and eval(compile(ast.Expression(new), "<t>", "eval"), values))
 
 
 @pytest.fixture

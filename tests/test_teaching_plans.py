@@ -65,7 +65,7 @@ def test_every_exercise_is_in_class_or_homework_in_the_three_sessions():
     planned = [e for parts in plans.THREE_SESSIONS.values() for p in parts for e in p.in_class + p.homework]
     exercises = [m[1] for nb in sorted((ROOT / "notebooks").glob("0[1-9]_*.ipynb"))
                  for c in nbformat.read(nb, as_version=4).cells if c.cell_type == "code"
-                 for m in [plans.EXERCISE_CELL.match(c.source)] if m]
+                 for m in [plans.EXERCISE.match(c.source)] if m]
     assert sorted(planned) == sorted(exercises)
 
 

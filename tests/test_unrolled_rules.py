@@ -52,6 +52,13 @@ def test_a_bad_option_is_a_value_error_naming_it(options, name):
     assert str(refused.value).startswith("gen: ")
 
 
+def test_an_option_the_generator_does_not_take_is_a_value_error_naming_it():
+    from tiledlab.core.generated import generated
+    for make in (generate_source, lambda **o: generated("gen", **o)):
+        with pytest.raises(ValueError, match=r"unknown options \['stage'\]; generate_source takes transposed, "):
+            make(stage=2)
+
+
 def test_rules_are_written_once():
     assert unrolled.RULES and all(isinstance(r, Rule) for r in unrolled.RULES + unrolled.OPTION_RULES)
     assert not hasattr(unrolled, "GEOMETRY")  # no second, eval'd copy of the rules

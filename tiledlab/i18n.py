@@ -24,6 +24,8 @@ import ast
 import gettext as _gettext
 import os
 import pathlib
+import string
+import unicodedata
 from functools import lru_cache
 
 DOMAIN = "tiledlab"
@@ -47,18 +49,16 @@ def language():
 
 
 def _said():
-    """The first word of ./LANGUAGE, lower-cased; "" when there is none, or it is not a plain file (a
-    folder, a pipe or a device, which would block a read), or it cannot be read. Only its start is read."""
+    """The first word of ./LANGUAGE, lower-cased (only its start is read); "" when there is none, or it cannot
+    be read."""
+    path = pathlib.Path("LANGUAGE")
     try:
-        path = pathlib.Path("LANGUAGE")
-        if not path.is_file():
-            return ""
-        with path.open("rb") as f:
-            start = f.read(64)
+        if path.is_file():  # not a folder, a pipe or a device, which would block a read
+            with path.open("rb") as f:
+                return (f.read(64).decode("utf-8", errors="replace").split() or [""])[0].lower()
     except (OSError, ValueError):
-        return ""
-    words = start.decode("utf-8", errors="replace").split()
-    return words[0].lower() if words else ""
+        pass
+    return ""
 
 
 @lru_cache(maxsize=None)
@@ -85,6 +85,11 @@ def notebook_text(message):
     catalog = _catalog(NOTEBOOK_DOMAIN)
     value = catalog.pgettext(DATA, message)
     return value if value != message else catalog.gettext(message)
+
+
+def width(text):
+    """Columns `text` takes in a monospace font: two for a CJK (wide) character, one for any other."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def N_(message):
@@ -168,14 +173,13 @@ def translated(node, msgid, msgstr):
     if isinstance(node, ast.Constant):
         return ast.copy_location(ast.Constant(msgstr), node)
     fields = {_field(v): v for v in node.values if not isinstance(v, ast.Constant)}
-    values = []
-    for text, field in _pieces(msgstr):
-        if field is None:
-            values.append(ast.Constant(text))
-        elif field in fields:
-            values.append(fields[field])
-        else:
-            return None
+    try:
+        pieces = list(_pieces(msgstr))
+    except ValueError:
+        return None
+    if any(field is not None and field not in fields for _text, field in pieces):
+        return None
+    values = [ast.Constant(text) if field is None else fields[field] for text, field in pieces]
     for field in fields.values():  # a field's value, a level's name say, is shown in Chinese too
         field.value = _shown_call(field.value)
     return ast.fix_missing_locations(ast.copy_location(ast.JoinedStr(values), node))
@@ -216,24 +220,13 @@ def _wrap_drawn_values(tree):
 
 
 def _pieces(text):
-    """(literal text, None) and (None-text, field) pieces of an f-string msgstr, "{{" and "}}" undoubled."""
-    pieces, literal, i = [], "", 0
-    while i < len(text):
-        if text.startswith(("{{", "}}"), i):
-            literal, i = literal + text[i], i + 2
-        elif text[i] == "{":
-            depth, j = 0, i
-            while j < len(text):
-                depth += {"{": 1, "}": -1}.get(text[j], 0)
-                if depth == 0:
-                    break
-                j += 1
-            pieces += [(literal, None)] if literal else []
-            pieces.append((None, text[i:j + 1]))
-            literal, i = "", j + 1
-        else:
-            literal, i = literal + text[i], i + 1
-    return pieces + ([(literal, None)] if literal else [])
+    """(literal text, None) and (None, field as written) pieces of an f-string msgstr, "{{" and "}}" undoubled, as
+    string.Formatter reads them (a ValueError for a field it cannot read, such as `{a != b}`)."""
+    for literal, name, spec, conversion in string.Formatter().parse(text):
+        if literal:
+            yield literal, None
+        if name is not None:
+            yield None, "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
 
 
 class CellTranslator(ast.NodeTransformer):

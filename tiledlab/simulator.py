@@ -148,8 +148,8 @@ def _patch(missing, lost, install):
     what is `lost`. True when installed."""
     if os.environ.get(ENV, "").strip() == "0":
         return False
-    if missing():
-        warnings.warn(f"{lost}: this numba-cuda lacks {', '.join(missing())}", RuntimeWarning, stacklevel=3)
+    if lacking := missing():
+        warnings.warn(f"{lost}: this numba-cuda lacks {', '.join(lacking)}", RuntimeWarning, stacklevel=3)
         return False
     install()
     return True

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from classroom.series import ROOT, read_notebook
+from tiledlab.counting.outcomes import EXERCISE
 
 # --- modelled student minutes: a scripted walkthrough, not observed students ---------------------------
 
@@ -20,7 +21,6 @@ READING_WPM = 238
 ALLOWANCE_MIN = {"kernel": 15, "prediction": 5}
 HEADING = re.compile(r"^#{1,2} (.+)$")
 EXERCISE_TEXT = re.compile(r"^\*\*Exercise (\d+\.\d+)\.\*\*")
-EXERCISE_CELL = re.compile(r"^# Exercise (\d+\.\d+)")
 
 
 def _kind(code):
@@ -37,7 +37,7 @@ def parts(path):
                                        "kind": ""})
     for i, cell in enumerate(read_notebook(path).cells):
         if cell.cell_type == "code":
-            match = EXERCISE_CELL.match(cell.source)
+            match = EXERCISE.match(cell.source)
             if match:
                 current = part(f"Exercise {match[1]}")
                 current["kind"] = _kind(cell.source)

@@ -35,33 +35,33 @@ TABLE_SHAPES = ["1024", "2048", "4096", "8192", "16384x4096x256", "4097", "1000"
 # Triton's own tile at one size: notebook 7 compares them with Triton over three runs
 TABLE = ["w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3", "s_64x128x8_8x8_db", "d_64x128x16_8x8_s5",
          "d_128x256x16_8x16_s3_w16x2"]
-AS, HY = "ASYNC", "HYBRID"  # unrolled.ASYNC: A and B copied by cp.async; HYBRID: B copied, A through registers
+AS, HY = "ASYNC", "HYBRID"  # option presets of unrolled: A and B copied by cp.async; B copied, A through registers
 # (label, constants and options of unrolled.generate_source, launch bounds' min blocks); registry names as is
 # Chosen by their local SASS (tools/sass_local.py): none spills but x_64x128x16_s5_lb3 (16 bytes)
 EXPLORE = [
-    ("d_128x64x32_8x8_s4", dict(BM=128, BN=64, BK=32, TM=8, TN=8, stages=4, family=AS), None),  # since dropped
-    ("d_128x128x32_8x8_s3", dict(BM=128, BN=128, BK=32, TM=8, TN=8, stages=3, family=AS), None),  # since dropped
+    ("d_128x64x32_8x8_s4", dict(BM=128, BN=64, BK=32, TM=8, TN=8, stages=4, preset=AS), None),  # since dropped
+    ("d_128x128x32_8x8_s3", dict(BM=128, BN=128, BK=32, TM=8, TN=8, stages=3, preset=AS), None),  # since dropped
     ("d_64x128x16_8x8_s5", None, None),
-    ("d_64x64x32_4x8_s4", dict(BM=64, BN=64, BK=32, TM=4, TN=8, stages=4, family=AS), None),  # since dropped
+    ("d_64x64x32_4x8_s4", dict(BM=64, BN=64, BK=32, TM=4, TN=8, stages=4, preset=AS), None),  # since dropped
     ("w_128x256x8_8x16_warp16x2", None, None), ("a_64x128x16_8x8_s3", None, None), ("s_64x128x8_8x8_db", None, None),
-    ("x_128x64x32_s3", dict(BM=128, BN=64, BK=32, TM=8, TN=8, stages=3, family=AS), None),
-    ("x_128x64x16_s4", dict(BM=128, BN=64, BK=16, TM=8, TN=8, stages=4, family=AS), None),
-    ("x_128x64x16_s5", dict(BM=128, BN=64, BK=16, TM=8, TN=8, stages=5, family=AS), None),
-    ("x_128x64x16_s3", dict(BM=128, BN=64, BK=16, TM=8, TN=8, stages=3, family=AS), None),
-    ("x_128x64x32_s4_w8x4", dict(BM=128, BN=64, BK=32, TM=8, TN=8, stages=4, warp=(8, 4), family=AS), None),
-    ("x_64x128x16_s5_lb3", dict(BM=64, BN=128, BK=16, TM=8, TN=8, stages=5, family=AS), 3),
-    ("x_64x128x16_s5_w4x8", dict(BM=64, BN=128, BK=16, TM=8, TN=8, stages=5, warp=(4, 8), family=AS), None),
-    ("x_64x128x32_s4", dict(BM=64, BN=128, BK=32, TM=8, TN=8, stages=4, family=AS), None),
-    ("x_64x128x16_s3_lb3", dict(BM=64, BN=128, BK=16, TM=8, TN=8, stages=3, family=AS), 3),
-    ("x_128x128x16_s4", dict(BM=128, BN=128, BK=16, TM=8, TN=8, stages=4, family=AS), None),
-    ("x_128x128x16_s4_w4x8", dict(BM=128, BN=128, BK=16, TM=8, TN=8, stages=4, warp=(4, 8), family=AS), None),
-    ("x_128x128x32_s3_w4x8", dict(BM=128, BN=128, BK=32, TM=8, TN=8, stages=3, warp=(4, 8), family=AS), None),
-    ("x_64x64x16_4x8_s5", dict(BM=64, BN=64, BK=16, TM=4, TN=8, stages=5, family=AS), None),
-    ("x_64x64x32_4x8_s3_lb4", dict(BM=64, BN=64, BK=32, TM=4, TN=8, stages=3, family=AS), 4),
-    ("x_128x256x16_8x16_s3_w4x8", dict(BM=128, BN=256, BK=16, TM=8, TN=16, stages=3, warp=(4, 8), family=AS), None),
-    ("y_128x256x16_8x16_s3_w16x2", dict(BM=128, BN=256, BK=16, TM=8, TN=16, stages=3, warp=(16, 2), family=HY),
+    ("x_128x64x32_s3", dict(BM=128, BN=64, BK=32, TM=8, TN=8, stages=3, preset=AS), None),
+    ("x_128x64x16_s4", dict(BM=128, BN=64, BK=16, TM=8, TN=8, stages=4, preset=AS), None),
+    ("x_128x64x16_s5", dict(BM=128, BN=64, BK=16, TM=8, TN=8, stages=5, preset=AS), None),
+    ("x_128x64x16_s3", dict(BM=128, BN=64, BK=16, TM=8, TN=8, stages=3, preset=AS), None),
+    ("x_128x64x32_s4_w8x4", dict(BM=128, BN=64, BK=32, TM=8, TN=8, stages=4, warp=(8, 4), preset=AS), None),
+    ("x_64x128x16_s5_lb3", dict(BM=64, BN=128, BK=16, TM=8, TN=8, stages=5, preset=AS), 3),
+    ("x_64x128x16_s5_w4x8", dict(BM=64, BN=128, BK=16, TM=8, TN=8, stages=5, warp=(4, 8), preset=AS), None),
+    ("x_64x128x32_s4", dict(BM=64, BN=128, BK=32, TM=8, TN=8, stages=4, preset=AS), None),
+    ("x_64x128x16_s3_lb3", dict(BM=64, BN=128, BK=16, TM=8, TN=8, stages=3, preset=AS), 3),
+    ("x_128x128x16_s4", dict(BM=128, BN=128, BK=16, TM=8, TN=8, stages=4, preset=AS), None),
+    ("x_128x128x16_s4_w4x8", dict(BM=128, BN=128, BK=16, TM=8, TN=8, stages=4, warp=(4, 8), preset=AS), None),
+    ("x_128x128x32_s3_w4x8", dict(BM=128, BN=128, BK=32, TM=8, TN=8, stages=3, warp=(4, 8), preset=AS), None),
+    ("x_64x64x16_4x8_s5", dict(BM=64, BN=64, BK=16, TM=4, TN=8, stages=5, preset=AS), None),
+    ("x_64x64x32_4x8_s3_lb4", dict(BM=64, BN=64, BK=32, TM=4, TN=8, stages=3, preset=AS), 4),
+    ("x_128x256x16_8x16_s3_w4x8", dict(BM=128, BN=256, BK=16, TM=8, TN=16, stages=3, warp=(4, 8), preset=AS), None),
+    ("y_128x256x16_8x16_s3_w16x2", dict(BM=128, BN=256, BK=16, TM=8, TN=16, stages=3, warp=(16, 2), preset=HY),
      None),  # the same kernel as the registry's d_128x256x16_8x16_s3_w16x2
-    ("y_128x128x16_8x8_s4_w4x8", dict(BM=128, BN=128, BK=16, TM=8, TN=8, stages=4, warp=(4, 8), family=HY), None),
+    ("y_128x128x16_8x8_s4_w4x8", dict(BM=128, BN=128, BK=16, TM=8, TN=8, stages=4, warp=(4, 8), preset=HY), None),
 ]
 
 
@@ -72,8 +72,8 @@ def kernel_of(label, spec, min_blocks):
     if spec is None:
         return KERNELS[label]
     spec = dict(spec)
-    family = getattr(unrolled, spec.pop("family"))
-    return generated(label, **spec, **family, min_blocks=min_blocks)
+    preset = getattr(unrolled, spec.pop("preset"))
+    return generated(label, **spec, **preset, min_blocks=min_blocks)
 
 
 def cost(spec):
@@ -165,7 +165,7 @@ class Torch:
 
 def peers_available():
     from tiledlab.backend import SIMULATOR
-    from tiledlab.experiments import triton_peer
+    from tools.measure import triton_peer
     return not SIMULATOR and triton_peer.available()
 
 
@@ -232,7 +232,7 @@ def measure(pipes, shapes, best, started, deadline, saved):
     """(rows, facts): cuBLAS, Triton and every worker's kernels timed at each shape, one process at a time;
     `saved(rows, facts)` after each shape (a run stopped from outside keeps what it measured)."""
     from tiledlab.core.operands import operands
-    from tiledlab.experiments import triton_peer
+    from tools.measure import triton_peer
     from tiledlab.experiments.timing import back_to_back
     peers, tritons = peers_available(), {}
     if peers:  # autotune while the workers compile (their checks are tiny launches)

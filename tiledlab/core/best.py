@@ -141,9 +141,9 @@ def by_rule(M, N, card, kernels):
     runnable = [kernels[name] for name in CANDIDATES if kernels[name].refusal(card) is None]
     if not runnable:
         raise ValueError(_('"best": {card} can run none of {names}').format(card=card, names=", ".join(CANDIDATES)))
-    area = {k.name: k.sizes(k.bind())[0][0] * k.sizes(k.bind())[0][1] for k in runnable}
+    area = {k.name: math.prod(k.sizes(k.bind())[0]) for k in runnable}
     largest_first = sorted(runnable, key=lambda k: -area[k.name])  # stable: CANDIDATES' order within one size
-    smallest = next(k for k in runnable if area[k.name] == min(area.values()))
+    smallest = min(runnable, key=lambda k: area[k.name])
     return next((k.name for k in largest_first if blocks(k, M, N) >= FILL * card.sms), smallest.name)
 
 

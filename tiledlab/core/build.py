@@ -1,16 +1,9 @@
 """The one builder: every compiled kernel of the package comes from here, each compiled once per code and
 constants (a Kernel also keeps its builds by constants, so that its code is not read or written again
-for every launch).
-
-Three ways in, one for each source of a kernel's code (core.kernel: Written, Changed, Generated):
-
-* `from_function(fn, constants)`: a plain function compiled with some of its globals replaced (the lesson's
-  `T`, the register tiles' `BM` ...). Numba freezes globals when it compiles, so each set of
-  constants is a build of its own.
-* `from_tree(func, namespace, filename)`: a changed syntax tree (the counting rewrite, the variants).
-* `from_source(text, name, namespace)`: source written by a program (the unrolled kernels, the FMA
-  roof kernel). The text is kept in linecache, so `inspect`, tracebacks and the simulator's
-  line-keyed shared arrays read it like a file.
+for every launch). Three ways in, one for each source of a kernel's code (core.kernel: Written, Changed,
+Generated): `from_function`, `from_tree` (the counting rewrite, the variants) and `from_source` (the unrolled
+kernels, the FMA roof kernel; its text is kept in linecache, so `inspect`, tracebacks and the simulator's
+line-keyed shared arrays read it like a file).
 
 `helpers` is source for functions the kernel calls. They are compiled into the kernel's own
 namespace: device functions on a GPU, plain Python on the simulator (where sharing the namespace
@@ -65,12 +58,13 @@ def _token(value):
 
 
 def from_function(fn, constants, launch_bounds=None):
-    """`fn` compiled as a kernel with the globals in `constants` bound: the same code, new sizes."""
+    """`fn` compiled as a kernel with the globals in `constants` bound: the same code, new sizes (numba freezes
+    globals when it compiles, so each set of constants is a build of its own)."""
     def make():
         bound = types.FunctionType(fn.__code__, {**fn.__globals__, **constants}, fn.__name__,
                                    fn.__defaults__, fn.__closure__)
         return jit(bound, launch_bounds)
-    return _cached(("bind", fn, key(constants), launch_bounds, reads(fn)), make)
+    return _cached(("function", fn, key(constants), launch_bounds, reads(fn)), make)
 
 
 def from_tree(func, namespace, filename, tag, launch_bounds=None, helpers=""):

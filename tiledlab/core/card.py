@@ -16,7 +16,6 @@ from ..i18n import _
 
 ENV = "TILEDLAB_CARD"
 STATIC_SHARED_BYTES = 48 * 1024  # static shared memory (cuda.shared.array) per block on every card
-DYNAMIC_SHARED_BYTES = 227 * 1024  # the most any current card gives one block, by opt-in (H100/H200)
 MAX_THREADS_PER_BLOCK = 1024  # CUDA's limit on every current card
 VEC = 4  # floats in one 128-bit load or copy, the widest a thread makes: 4 × 4 bytes
 CP_ASYNC = (8, 0)  # cp.async (tiledlab.core.ptx), global → shared past the registers: Ampere and later
@@ -62,6 +61,7 @@ KNOWN = {  # the cards students have, and the one the committed measurements com
     "l4": _card("NVIDIA L4", (8, 9), 58, 99 * 1024, 100 * 1024, 1536, 24),
     "h200": _card("NVIDIA H200", (9, 0), 132, 227 * 1024, 228 * 1024, 2048, 32),
 }
+DYNAMIC_SHARED_BYTES = max(c.shared_per_block_optin_bytes for c in KNOWN.values())  # the most a block gets (H200)
 DEVICE_ATTRIBUTES = {  # Card field → the driver's device attribute (CU_DEVICE_ATTRIBUTE_...)
     "sms": "MULTIPROCESSOR_COUNT", "shared_per_block_bytes": "MAX_SHARED_MEMORY_PER_BLOCK",
     "shared_per_block_optin_bytes": "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",

@@ -15,6 +15,7 @@ import numpy as np
 from ..i18n import _
 
 OPERANDS = ("A", "B", "C")
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def is_kernel(obj):
@@ -145,15 +146,13 @@ def shared_arguments(call):
 
 
 def shared_declarations(func, namespace):
-    """(statement, shape, dtype, alignment or None) of each shared tile of a kernel's FunctionDef: `s =
-    cuda.shared.array(shape, dtype)`, and `s = shared_view(smem, offset, rows, cols)` of its dynamic shared memory
-    (core.ptx), evaluated in `namespace` (the kernel's globals and constants); the dynamic array itself (shape 0)
-    is none. A declaration written any other way (annotated, in a tuple, a walrus, inside a call) or with a
-    shape this cannot read is a ValueError naming its line."""
+    """(statement, shape, dtype, alignment or None) of each shared array of a kernel's FunctionDef: `s =
+    cuda.shared.array(shape, dtype)` (its dynamic shared memory has shape (0,)), and `s = shared_view(smem, offset,
+    rows, cols)` of that memory (core.ptx), aligned as smem where the offset keeps it; evaluated in `namespace` (the
+    kernel's globals and constants). A declaration written any other way (annotated, in a tuple, a walrus, inside a
+    call) or with a shape this cannot read is a ValueError naming its line."""
     parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
-    local = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    local |= {a.arg for a in ast.walk(func) if isinstance(a, ast.arg)}
-    found = []
+    local, found = local_names(func), []
     for call in (n for n in ast.walk(func) if is_call(n, "cuda.shared.array")):
         node = parents.get(call)
         if not (isinstance(node, ast.Assign) and node.value is call and len(node.targets) == 1 and
@@ -169,10 +168,21 @@ def shared_declarations(func, namespace):
         except (TypeError, ValueError):
             raise refusal(node, _("a shared array's shape must be whole numbers, not {shape}").format(
                 shape=repr(shape))) from None
-        if dims != (0,):  # the dynamic array: its tiles are the views below
-            found.append((node, dims, dtype, alignment))
-    found += [(node, view[1:], "float32", None) for node in ast.walk(func) if (view := _view(node, namespace))]
+        found.append((node, dims, dtype, alignment))
+    aligned = {node.targets[0].id: alignment for node, _dims, _dtype, alignment in found}
+    for node in ast.walk(func):
+        if view := _view(node, namespace):
+            base = aligned.get(getattr(node.value.args[0], "id", None))  # smem's alignment, where the offset keeps it
+            kept = isinstance(base, int) and 4 * view[0] % base == 0
+            found.append((node, view[1:], "float32", base if kept else None))
     return found
+
+
+def local_names(func):
+    """The names a function's code binds: assigned, its parameters, its nested definitions."""
+    names = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    names |= {a.arg for a in ast.walk(func) if isinstance(a, ast.arg)}
+    return names | {d.name for d in ast.walk(func) if isinstance(d, DEFINITIONS) and d is not func}
 
 
 def _view(node, namespace):

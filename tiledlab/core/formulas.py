@@ -11,9 +11,15 @@ def _blocks(n, T):
     return -(-n // T)  # ceil(n / T): edge tiles are partly outside the matrix
 
 
+def thread_tiles(BM, BN, TM, TN):
+    """(x, y) threads of a block: one per TM×TN thread tile of its BM×BN tile of C, (BN/TN, BM/TM)."""
+    return (BN // TN, BM // TM)
+
+
 def threads_per_block(BM, BN, TM, TN):
     """One thread per TM×TN thread tile of the BM×BN block tile: (BM/TM)·(BN/TN)."""
-    return (BM // TM) * (BN // TN)
+    x, y = thread_tiles(BM, BN, TM, TN)
+    return x * y
 
 
 def naive_loads(M, K, N):

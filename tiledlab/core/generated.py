@@ -5,16 +5,14 @@ from functools import partial
 from . import unrolled
 from .card import CP_ASYNC
 from .kernel import ANY_CARD, Generated, Kernel
-from .regtile import block_tile, thread_tiles
+from .formulas import thread_tiles
+from .regtile import block_tile
 from .rules import Rule, names
 
 
 def generated(name, BM=128, BN=128, BK=8, TM=8, TN=8, idea="", min_blocks=None, family="student", **options):
     """The generated kernel `name` with these default constants; `options` as in `generate_source`."""
-    unknown = set(options) - set(unrolled.OPTIONS)
-    if unknown:
-        raise ValueError(f"unknown options {sorted(unknown)}; generate_source takes {', '.join(unrolled.OPTIONS)}")
-    given, options = options, {**unrolled.OPTIONS, **options}
+    given, options = options, unrolled.with_defaults(options)
 
     def write(constants):
         """(kernel source, helper source) at these constants."""

@@ -50,6 +50,8 @@ class Written:
     """A hand-written kernel's plain function; a build binds the constants as its globals."""
     function: Callable
     options = {}  # a generator's options: none
+    holds_constants = False  # its text names the constants, bound as globals: a changed copy takes others too
+    base = property(lambda self: self)  # the code a variant is changed from
 
     @property
     def namespace(self):
@@ -73,13 +75,15 @@ class Generated:
     """Source written by a program for each set of constants (core.unrolled)."""
     write: Callable  # constants → (kernel source, helper source)
     options: dict = field(default_factory=dict)  # the generator's options, as the kernel was declared with them
+    holds_constants = True  # its text is written for one set of constants: a changed copy takes no others
+    base = property(lambda self: self)
 
     @property
     def namespace(self):
         from numba import cuda, float32, uint64
 
         from . import ptx
-        return {"cuda": cuda, "float32": float32, "uint64": uint64, **{name: getattr(ptx, name) for name in ptx.ARITY}}
+        return {"cuda": cuda, "float32": float32, "uint64": uint64, **{n: getattr(ptx, n) for n in ptx.SIGNATURES}}
 
     def at(self, name, constants):
         text, helpers = self.write(constants)
@@ -111,6 +115,10 @@ class Changed:
     @property
     def options(self):
         return self.base.options
+
+    @property
+    def holds_constants(self):
+        return self.base.holds_constants
 
     def at(self, name, constants):
         return Code(copy.deepcopy(self.tree), self.helpers, self.filename)
@@ -190,9 +198,6 @@ class Kernel:
             raise ValueError(f"{name} must be a whole number, got {value!r}")
         if value < 0:
             raise ValueError(f"{name} must not be negative, got {value}")
-        if self.fixed and value != self.constants[name] and isinstance(self.code, Changed):
-            raise ValueError(f"{self.name} is code written for {show(self.constants)}; it cannot take "
-                             f"{name}={value}: change the kernel it came from instead")
         if self.fixed and value != self.constants[name]:
             raise ValueError(_("{kernel} was specialized for {constants}; it cannot take {name}={value} as well: give "
                                "one value, or pass the kernel it came from").format(
@@ -313,11 +318,11 @@ class Kernel:
         its defaults. Generated code is changed as written at `constants` and takes no others."""
         bound = self.bind(constants)  # refuse bad constants here, not at the variant's first launch
         written = self.code.at(self.name, self._declared(bound))
-        code = Changed(tree, written.helpers, written.filename, getattr(self.code, "base", self.code))
+        code = Changed(tree, written.helpers, written.filename, self.code.base)
         defaults = {**self.constants, **{k: int(v) for k, v in (constants or {}).items()}}
         return replace(self, name=tree.name, code=code, constants=defaults, family="variant",
                        derived={**self.derived, **(derived or {})},
-                       fixed=self.fixed or isinstance(self.code, Generated))
+                       fixed=self.fixed or self.code.holds_constants)
 
     def __getitem__(self, config):
         """`kernel[grid, block](A, B, C)`: launch the build at the default constants, like a @cuda.jit kernel."""

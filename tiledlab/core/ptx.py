@@ -59,14 +59,14 @@ bytes is an illegal address, which ends the process's CUDA context.
 On numba's CUDA simulator (tiledlab.SIMULATOR) there is no PTX to run, so each name is a Python function with
 the same effect, chosen when this module is imported: ldg4 returns the four elements, cp_async4 copies at once,
 commit and wait do nothing. They check the contract above and raise where a GPU would fault or read garbage.
-Because the copy lands at once, a kernel that forgets a wait still computes the right product on the
-simulator; the counting lab (tiledlab.counting) catches it: it keeps every element a copy writes "pending"
-until the thread's wait covers its group, and counts a read of a pending element as a hazard.
+A kernel that forgets a wait still computes the right product there; the counting lab catches it (a read of a
+copy in flight is a hazard: tiledlab.counting.rewrite).
 """
 import numpy as np
 
 from ..backend import SIMULATOR
 from .card import VEC  # floats per instruction: 4 × 32 bits = 128 bits = 16 bytes
+from .rules import is_whole
 from ..i18n import _
 
 BYTES = 4 * VEC
@@ -92,7 +92,7 @@ def _cp_async_commit_sim():
 
 def _cp_async_wait_sim(n):
     """Nothing to wait for on the simulator; n must still be a whole number ≥ 0, as on a GPU."""
-    if isinstance(n, bool) or not hasattr(n, "__index__") or n < 0:
+    if not is_whole(n) or n < 0:
         raise TypeError(f"cp_async_wait(n): n must be a whole number ≥ 0 known when the kernel compiles, got {n!r}")
 
 
@@ -271,7 +271,8 @@ if SIMULATOR:
 else:
     ldg4, cp_async4, cp_async_commit, cp_async_wait, shared_view = _gpu_definitions()
 
-ARITY = {"ldg4": 3, "cp_async4": 6, "cp_async_commit": 0, "cp_async_wait": 1, "shared_view": 4}
-FUNCTIONS = {globals()[name]: name for name in ARITY}  # each function → its name
+SIGNATURES = {"ldg4": ("A", "i", "j"), "cp_async4": ("sA", "di", "dj", "A", "si", "sj"), "cp_async_commit": (),
+              "cp_async_wait": ("n",), "shared_view": ("smem", "offset", "rows", "cols")}  # each one's parameters
+FUNCTIONS = {globals()[name]: name for name in SIGNATURES}  # each function → its name
 
 __all__ = ["ldg4", "cp_async4", "cp_async_commit", "cp_async_wait", "shared_view", "DynamicShared", "VEC"]

@@ -25,7 +25,7 @@ The next rungs unroll these loops completely and are written by a program: see `
 from numba import cuda, float32
 
 from .card import VEC
-from .formulas import threads_per_block
+from .formulas import thread_tiles, threads_per_block
 from .kernel import launch_geometry
 from .rules import Rule
 
@@ -51,10 +51,6 @@ REQUIRES = (
 
 def block_tile(BM, BN):
     return (BM, BN)  # a block computes a BM×BN tile of C
-
-
-def thread_tiles(BM, BN, TM, TN):
-    return (BN // TN, BM // TM)  # (x, y) threads: one per TM×TN thread tile
 
 
 def register_tiled(requires=(), idea="", **constants):

@@ -45,8 +45,8 @@ one short function per part of the kernel (`declarations`, `thread_indices`, ...
 `write_back`) returns its lines.
 """
 from .card import DYNAMIC_SHARED_BYTES, MAX_THREADS_PER_BLOCK, STATIC_SHARED_BYTES, VEC, Shared
-from .formulas import threads_per_block as _threads
-from .rules import Rule, check_all, is_whole as _whole
+from .formulas import thread_tiles, threads_per_block as _threads
+from .rules import Rule, check_all, is_whole
 
 OPTIONS = dict(transposed=True, edge="clamp", loads="rows", uidx=True, prefetch=True, buffers=1, warp=None, pad=4,
                stages=0, fragments=1)
@@ -87,9 +87,7 @@ def tile_shapes(BM, BN, BK, transposed, buffers, pad, stages):
 
 
 def shared_memory(BM, BN, BK, transposed, buffers, pad, stages):
-    """card.Shared of one block: the bytes of its two float32 tiles, dynamic when they exceed the 48 KiB a
-    kernel may declare statically; they then live in dynamic shared memory, reserved by each launch
-    (core.ptx.DynamicShared), and need a card that gives a block that many (its opt-in limit)."""
+    """card.Shared of one block's two float32 tiles: dynamic beyond the 48 KiB a kernel may declare (`stages`)."""
     (am, ak), (bk, bn) = tile_shapes(BM, BN, BK, transposed, buffers, pad, stages)
     used = 4 * (am * ak + bk * bn)
     return Shared(used, used > STATIC_SHARED_BYTES)
@@ -97,13 +95,13 @@ def shared_memory(BM, BN, BK, transposed, buffers, pad, stages):
 
 def _warp_fits(warp, TYN, TXN):
     """warp = (WY, WX): 32 threads in a WY×WX patch, whole patches across the block's TYN×TXN thread tiles."""
-    pair = isinstance(warp, (tuple, list)) and len(warp) == 2 and _whole(*warp) and min(warp) >= 1
+    pair = isinstance(warp, (tuple, list)) and len(warp) == 2 and is_whole(*warp) and min(warp) >= 1
     return pair and warp[0] * warp[1] == 32 and TYN % warp[0] == 0 and TXN % warp[1] == 0
 
 
 # What generate_source needs of the constants, in the order it is checked.
 RULES = [
-    Rule(lambda BM, BN, BK, TM, TN: _whole(BM, BN, BK, TM, TN) and min(BM, BN, BK, TM, TN) > 0,
+    Rule(lambda BM, BN, BK, TM, TN: is_whole(BM, BN, BK, TM, TN) and min(BM, BN, BK, TM, TN) > 0,
          "BM, BN, BK, TM and TN are positive whole numbers"),
     Rule(lambda BM, BN, TM, TN: BM % TM == 0 and BN % TN == 0, "a thread computes TM×TN of the block's BM×BN"),
     Rule(lambda TM, TN: TM % VEC == 0 and TN % VEC == 0,
@@ -124,18 +122,18 @@ OPTION_RULES = [
     Rule(lambda loads: loads in ("rows", "spread"), "loads is 'rows' or 'spread'"),
     Rule(lambda uidx: isinstance(uidx, bool), "uidx is True or False"),
     Rule(lambda prefetch: isinstance(prefetch, bool), "prefetch is True or False"),
-    Rule(lambda buffers: buffers in (1, 2) and _whole(buffers), "buffers is 1 or 2"),
-    Rule(lambda pad: _whole(pad) and pad >= 0 and pad % VEC == 0,
+    Rule(lambda buffers: buffers in (1, 2) and is_whole(buffers), "buffers is 1 or 2"),
+    Rule(lambda pad: is_whole(pad) and pad >= 0 and pad % VEC == 0,
          "pad is a whole number of floats ≥ 0, a multiple of 4 to keep shared rows 16-byte aligned"),
     Rule(lambda warp, BM, BN, TM, TN: warp is None or _warp_fits(warp, BM // TM, BN // TN),
          "warp is None or (WY, WX) with WY·WX = 32, dividing the block's (BM/TM)×(BN/TN) thread tiles"),
-    Rule(lambda fragments: fragments in (1, 2) and _whole(fragments), "fragments is 1 or 2"),
+    Rule(lambda fragments: fragments in (1, 2) and is_whole(fragments), "fragments is 1 or 2"),
     Rule(lambda fragments, transposed, prefetch, buffers, stages: fragments == 1 or (transposed, prefetch, buffers,
          stages) == (True, True, 2, 0), "with fragments=2, transposed=True, prefetch=True, buffers=2 and stages=0: "
          "the next tile waits in registers and goes to the other shared tile while this one is read"),
     Rule(lambda fragments, BK: fragments == 1 or BK % 2 == 0, "with fragments=2, BK is even: k uses register set "
          "k % 2, so every tile starts in set 0"),
-    Rule(lambda stages: stages in (0, 2, 3, 4, 5) and _whole(stages),
+    Rule(lambda stages: stages in (0, 2, 3, 4, 5) and is_whole(stages),
          "stages is 0 (no asynchronous copies), 2, 3, 4 or 5"),
     Rule(lambda stages, transposed, prefetch, buffers, edge: not stages or (prefetch, buffers, edge) ==
          (transposed, 1, "clamp"), "with stages, buffers=1 and edge='clamp' (stages replace the buffers), and "
@@ -171,8 +169,8 @@ class Plan:
     def __init__(self, name, BM, BN, BK, TM, TN, **options):
         self.name, self.BM, self.BN, self.BK, self.TM, self.TN = name, BM, BN, BK, TM, TN
         vars(self).update(options)  # transposed, edge, loads, ...: every one of OPTIONS
-        self.TXN, self.TYN = BN // TN, BM // TM  # threads along x, one per column group of the block tile; along y
-        self.NT = self.TXN * self.TYN  # threads per block
+        self.TXN, self.TYN = thread_tiles(BM, BN, TM, TN)  # threads along x (columns of thread tiles), along y
+        self.NT = _threads(BM, BN, TM, TN)  # threads per block
         self.gm, self.gn = TM // VEC, TN // VEC  # groups of 4 rows (columns) per thread, sm rows (sn columns) apart
         self.sm, self.sn = BM // self.gm, BN // self.gn
         # A's tile: a thread loads a_k consecutive k of a row at a time, a_tpr threads per row of the tile,
@@ -442,23 +440,17 @@ def async_tile(p, ind, kx, fa, fb):
     """The tile at k = kx into the stage whose rows start at fa (A) and fb (B): 16-byte copies when the
     tile lies inside K and rows are aligned, else scalar loads (zero past K) stored the plain way."""
     (a_passes, a_step), (b_passes, b_step) = _async_passes(p)
-    if p.transposed:
-        a_passes = 0  # A goes through registers (a_registers, a_to_shared)
-    copies = [f"{ind}    cp_async4(sA, {_plus(fa, _plus('am', i * a_step))}, ak, A, ar_{i}, {_plus(kx, 'ak')})"
-              for i in range(a_passes)]
-    copies += [f"{ind}    cp_async4(sB, {_plus(fb, _plus('bk', i * b_step))}, bn, B, {_plus(kx, _plus('bk', i * b_step))}, bc)"
-               for i in range(b_passes)]
-    scalar = []
-    for i in range(a_passes):
-        for q in range(VEC):
-            k = _plus(_plus(kx, "ak"), q)
-            load = _guarded(f"A[{p.index(f'ar_{i}')}, {p.index(k)}]", [f"{k} < K"])
-            scalar.append(f"{ind}    sA[{_plus(fa, _plus('am', i * a_step))}, {_plus('ak', q)}] = {load}")
-    for i in range(b_passes):
-        r = _plus(kx, _plus("bk", i * b_step))
-        for q in range(VEC):
-            load = _guarded(f"B[{p.index(r)}, {p.index(f'bc_{q}')}]", [f"{r} < K"])
-            scalar.append(f"{ind}    sB[{_plus(fb, _plus('bk', i * b_step))}, {_plus('bn', q)}] = {load}")
+    a_passes *= not p.transposed  # transposed: A goes through registers (tile_loads, a_to_shared)
+    sa = lambda i: _plus(fa, _plus("am", i * a_step))  # noqa: E731  the row of sA of A's pass i, of sB ...
+    sb = lambda i: _plus(fb, _plus("bk", i * b_step))  # noqa: E731
+    kb = lambda i: _plus(kx, _plus("bk", i * b_step))  # noqa: E731  ... and of B
+    copies = [f"{ind}    cp_async4(sA, {sa(i)}, ak, A, ar_{i}, {_plus(kx, 'ak')})" for i in range(a_passes)]
+    copies += [f"{ind}    cp_async4(sB, {sb(i)}, bn, B, {kb(i)}, bc)" for i in range(b_passes)]
+    scalar = [f"{ind}    sA[{sa(i)}, {_plus('ak', q)}] = {global_load_a(p, i, q, kx, guard=True)}"
+              for i in range(a_passes) for q in range(VEC)]
+    scalar += [f"{ind}    sB[{sb(i)}, {_plus('bn', q)}] = " + _guarded(f"B[{p.index(kb(i))}, {p.index(f'bc_{q}')}]",
+                                                                      [f"{kb(i)} < K"])
+               for i in range(b_passes) for q in range(VEC)]
     return ([f"{ind}if aligned and {_plus(kx, p.BK)} <= K:  # 16-byte copies, global → shared, past the registers"]
             + copies + [f"{ind}else:  # rows not 16-byte aligned, or the last partial tile: plain loads, zero past K"]
             + scalar)
@@ -485,56 +477,44 @@ def a_to_shared(p, ind, fa):
     return [f"{ind}sA[{_plus(fa, _plus('ak', q))}, {_plus('am', i * p.a_rows)}] = pa_{i}_{q}" for i, q in p.a_regs]
 
 
-def hybrid_main_loop(p):
-    """B through a pipeline of copies as in `async_main_loop`; A through registers, one tile ahead
-    (loaded while a tile is multiplied, stored after the next barrier into the next stage)."""
-    S = p.stages
-    L = ["    # A's first tile through registers into stage 0, its second into registers; B's first "
-         f"{S - 1} tiles copied."]
-    L += (tile_loads(p, "    ", "0", True, 0, b_too=False) + a_to_shared(p, "    ", "0")
-          + tile_loads(p, "    ", str(p.BK), True, 0, b_too=False))
-    for s in range(S - 1):
-        L.append(f"    if {s * p.BK} < K:")
-        L += async_tile(p, "        ", str(s * p.BK), "", str(s * p.BK))
-        L.append("    cp_async_commit()")
-    L += [f"    for t in range((K + {p.BK - 1}) // {p.BK}):",
-          f"        cp_async_wait({S - 2})  # B's tile t has landed, for this thread",
-          "        cuda.syncthreads()  # ... and for every thread; A's tile t is stored; tile t-1 is finished",
-          f"        na = ((t + 1) % {S}) * {p.BK}  # A's tile t+1 goes to its stage now, read after the next barrier"]
-    L += a_to_shared(p, "        ", "na")
-    L += [f"        k2 = (t + 2) * {p.BK}  # A's tile t+2 into registers: in flight during the multiply"]
-    L += tile_loads(p, "        ", "k2", True, 0, b_too=False)
-    L += [f"        nxt = ((t + {S - 1}) % {S}) * {p.BK}  # B's tile t+{S - 1} into the stage tile t-1 used",
-          f"        k1 = (t + {S - 1}) * {p.BK}", "        if k1 < K:"]
-    L += async_tile(p, "            ", "k1", "", "nxt")
-    L += ["        cp_async_commit()  # one group per step, empty or not: the wait above counts groups",
-          f"        sa = (t % {S}) * {p.BK}  # tile t's stage: rows of sA", "        sb = sa  # ... and of sB"]
-    ind = "        "
-    return L + [line for k in range(p.BK) for line in multiply_adds(p, ind, k, _plus("sa", k), _plus("sb", k))]
-
-
-def async_main_loop(p):
-    """The pipeline: the first stages-1 tiles in flight, then per tile: wait for the oldest, barrier,
-    start the tile stages-1 ahead into the stage freed last step, multiply the oldest."""
-    S = p.stages
+def pipeline_loop(p):
+    """The pipeline: the first stages-1 tiles in flight, then per tile: wait for the oldest, barrier, start the
+    tile stages-1 ahead into the stage freed last step, multiply the oldest. With transposed=True only B is
+    copied; A goes through registers one tile ahead (loaded while a tile is multiplied, stored after the next
+    barrier into the next stage)."""
+    S, BK, ind = p.stages, p.BK, "        "
     if p.transposed:
-        return hybrid_main_loop(p)
-    L = [f"    # The first {S - 1} tiles start on their way before the loop; each is one commit group."]
+        L = ["    # A's first tile through registers into stage 0, its second into registers; B's first "
+             f"{S - 1} tiles copied."]
+        L += (tile_loads(p, "    ", "0", True, 0, b_too=False) + a_to_shared(p, "    ", "0")
+              + tile_loads(p, "    ", str(BK), True, 0, b_too=False))
+    else:
+        L = [f"    # The first {S - 1} tiles start on their way before the loop; each is one commit group."]
     for s in range(S - 1):
-        L.append(f"    if {s * p.BK} < K:")
-        L += async_tile(p, "        ", str(s * p.BK), str(s * p.BM), str(s * p.BK))
-        L.append("    cp_async_commit()")
-    L += [f"    for t in range((K + {p.BK - 1}) // {p.BK}):",
-          f"        cp_async_wait({S - 2})  # all but the {S - 2} newest groups have landed: tile t, for this thread",
-          "        cuda.syncthreads()  # ... and for every thread; and everyone has finished tile t-1",
-          f"        nxt = (t + {S - 1}) % {S}  # the stage tile t-1 used: free now, so tile t+{S - 1} goes there",
-          f"        k1 = (t + {S - 1}) * {p.BK}",
-          "        if k1 < K:"]
-    L += async_tile(p, "            ", "k1", f"nxt * {p.BM}", f"nxt * {p.BK}")
-    L += ["        cp_async_commit()  # one group per step, empty or not: the wait above counts groups",
-          f"        sa = (t % {S}) * {p.BM}  # tile t's stage: rows of sA",
-          f"        sb = (t % {S}) * {p.BK}  # ... and of sB"]
-    return L + async_multiply_adds(p, "        ")
+        L += [f"    if {s * BK} < K:", *async_tile(p, ind, str(s * BK), str(s * p.BM), str(s * BK)),
+              "    cp_async_commit()"]
+    L.append(f"    for t in range((K + {BK - 1}) // {BK}):")
+    if p.transposed:
+        L += [f"{ind}cp_async_wait({S - 2})  # B's tile t has landed, for this thread",
+              f"{ind}cuda.syncthreads()  # ... and for every thread; A's tile t is stored; tile t-1 is finished",
+              f"{ind}na = ((t + 1) % {S}) * {BK}  # A's tile t+1 goes to its stage now, read after the next barrier",
+              *a_to_shared(p, ind, "na"),
+              f"{ind}k2 = (t + 2) * {BK}  # A's tile t+2 into registers: in flight during the multiply",
+              *tile_loads(p, ind, "k2", True, 0, b_too=False),
+              f"{ind}nxt = ((t + {S - 1}) % {S}) * {BK}  # B's tile t+{S - 1} into the stage tile t-1 used"]
+        stage = ("", "nxt")  # rows of sA (A is not copied), of sB
+    else:
+        L += [f"{ind}cp_async_wait({S - 2})  # all but the {S - 2} newest groups have landed: tile t, for this thread",
+              f"{ind}cuda.syncthreads()  # ... and for every thread; and everyone has finished tile t-1",
+              f"{ind}nxt = (t + {S - 1}) % {S}  # the stage tile t-1 used: free now, so tile t+{S - 1} goes there"]
+        stage = (f"nxt * {p.BM}", f"nxt * {BK}")
+    L += [f"{ind}k1 = (t + {S - 1}) * {BK}", f"{ind}if k1 < K:", *async_tile(p, ind + "    ", "k1", *stage),
+          f"{ind}cp_async_commit()  # one group per step, empty or not: the wait above counts groups"]
+    if p.transposed:
+        L += [f"{ind}sa = (t % {S}) * {BK}  # tile t's stage: rows of sA", f"{ind}sb = sa  # ... and of sB"]
+        return L + [line for k in range(BK) for line in multiply_adds(p, ind, k, _plus("sa", k), _plus("sb", k))]
+    return L + [f"{ind}sa = (t % {S}) * {p.BM}  # tile t's stage: rows of sA",
+                f"{ind}sb = (t % {S}) * {BK}  # ... and of sB"] + async_multiply_adds(p, ind)
 
 
 def fragment_loads(p, ind, h, k, s, note=""):
@@ -566,8 +546,7 @@ def fragment_step(p, ind, h, kx):
 
 
 def fragment_main_loop(p):
-    """fragments=2: two tiles per trip (shared tiles 0 and 1, so every shared offset is a constant), one
-    barrier per tile, shared reads one k ahead of the multiply-adds that use them."""
+    """fragments=2: two tiles per trip (shared tiles 0 and 1, so every shared offset is a constant)."""
     L = ["    # Tile 0: global loads into registers, then into shared tile 0; its first k into registers a0, b0."]
     L += tile_loads(p, "    ", "0", True, 0) + shared_stores(p, "    ", 0)
     L += ["    cuda.syncthreads()"] + fragment_loads(p, "    ", 0, 0, 0)
@@ -592,17 +571,23 @@ def write_back(p):
     return L
 
 
-def generate_source(BM=128, BN=128, BK=8, TM=8, TN=8, transposed=True, edge="clamp", loads="rows", uidx=True,
-                    prefetch=True, buffers=1, warp=None, pad=4, stages=0, fragments=1, name="unrolled"):
-    """The text of kernel `name(A, B, C)` for these constants and options; a pure function of them."""
-    constants = dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN)
-    options = dict(transposed=transposed, edge=edge, loads=loads, uidx=uidx, prefetch=prefetch, buffers=buffers,
-                   warp=warp, pad=pad, stages=stages, fragments=fragments)
+def with_defaults(options):
+    """OPTIONS with `options` in their place; a ValueError naming an option generate_source does not take."""
+    unknown = set(options) - set(OPTIONS)
+    if unknown:
+        raise ValueError(f"unknown options {sorted(unknown)}; generate_source takes {', '.join(OPTIONS)}")
+    return {**OPTIONS, **options}
+
+
+def generate_source(BM=128, BN=128, BK=8, TM=8, TN=8, name="unrolled", **options):
+    """The text of kernel `name(A, B, C)` for these constants and options (OPTIONS unless given); a pure
+    function of them."""
+    constants, options = dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN), with_defaults(options)
     check_all(RULES, constants, name)
     check_all(OPTION_RULES, {**constants, **options}, name)
     p = Plan(name, **constants, **options)
     indices = (async_indices,) if p.stages else (load_indices, clamped_edges)
-    loop = fragment_main_loop if p.fragments == 2 else async_main_loop if p.stages else main_loop
+    loop = fragment_main_loop if p.fragments == 2 else pipeline_loop if p.stages else main_loop
     parts = (declarations, thread_indices, block_origin, *indices, accumulators, loop, write_back)
     return "\n".join(line for part in parts for line in part(p)) + "\n"
 

@@ -15,10 +15,11 @@ SHARED_TRACE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "epoch", "stor
 # Shared-memory hazards by kind. copy_in_flight: a cp_async4 copy read or overwritten before a wait covered it;
 # divergent_barrier: a barrier not every thread of the block reached alike (seen by the simulator's barrier).
 HAZARDS = ("read_after_write", "write_after_read", "write_after_write", "copy_in_flight", "divergent_barrier")
-# The first of each hazard kind, and (last row) the first access outside its array, one row each: `what` is the
-# shared array, or the operand (0-2, or 3 + shared array) accessed outside; f7 the other thread (its index + 1),
-# or 1 for a store; f8 both lines (line * LINES + the other's), or the line; claimed: how many there were.
-EXAMPLE_FIELDS = ("what", "i", "j", "by", "bx", "ty", "tx", "f7", "f8", "claimed")
+# The examples table, a row per hazard kind: the first of its kind, with the other thread (its index + 1) and
+# both lines (line * LINES + the other's); claimed: how many there were.
+EXAMPLE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "other", "lines", "claimed")
+# ... and its last row: the first access outside its array, `what` the operand (0-2) or 3 + the shared array.
+OUTSIDE_FIELDS = ("what", "i", "j", "by", "bx", "ty", "tx", "store", "line", "claimed")
 LINES = 1 << 20  # more lines than any kernel's file has
 STAMP = 2048  # a thread's stamp: block or epoch * STAMP + its index in the block + 1 (at most 1024 threads)
 

@@ -15,7 +15,7 @@ from .. import simulator
 from ..backend import SIMULATOR
 from ..core.launch import prepare
 from ..i18n import _
-from .buffers import EXAMPLE_FIELDS, HAZARDS, LINES, OPERANDS, SHARED_TRACE_FIELDS, STAMP, as_records
+from .buffers import EXAMPLE_FIELDS, HAZARDS, LINES, OPERANDS, OUTSIDE_FIELDS, SHARED_TRACE_FIELDS, STAMP, as_records
 from .recorded import SecondCount
 from .rewrite import instrumented
 
@@ -124,7 +124,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         except Exception as error:  # noqa: BLE001  the kernel's own error: said below with its line
             failure = error
     got = buffers.read(arrays)
-    _refuse_failure(dict(zip(EXAMPLE_FIELDS, map(int, got["examples"][-1]))), failure, launch)
+    _refuse_failure(dict(zip(OUTSIDE_FIELDS, map(int, got["examples"][-1]))), failure, launch)
     if second:
         second.compare(got, launch.name)
     made, shared_made = int(got["trace_pos"][0]), int(got["shared_trace_pos"][0])
@@ -183,10 +183,10 @@ def _hazards(got, divergent, launch):
     for kind, row in zip(HAZARDS, got["examples"]):
         h = dict(zip(EXAMPLE_FIELDS, map(int, row)))
         if h["claimed"]:
-            line, other_line = divmod(h["f8"], LINES)
+            line, other_line = divmod(h["lines"], LINES)
             first, last = sorted((line, other_line or line))
-            examples[kind] = Hazard(kind, names[h["what"]], (h["i"], h["j"]), (h["by"], h["bx"]), (h["ty"], h["tx"]),
-                                    _thread(launch, h["f7"]), line, other_line or None, _code(launch, line),
+            examples[kind] = Hazard(kind, names[h["array"]], (h["i"], h["j"]), (h["by"], h["bx"]), (h["ty"], h["tx"]),
+                                    _thread(launch, h["other"]), line, other_line or None, _code(launch, line),
                                     _code(launch, other_line), any(first < b < last for b in launch.kernel.barriers))
     counts = dict(zip(HAZARDS, map(int, got["hazards"])))
     counts["divergent_barrier"] = len(divergent)
@@ -212,10 +212,10 @@ def _refuse_failure(f, failure, launch):
         raise LaunchFailed(_("line {line}: {code}: thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx}) {verb} "
                              "{name}[{i}, {j}], outside {name} ({rows}×{cols}: rows 0–{last_row}, columns "
                              "0–{last_col}). Guard this {access}: make it only where its row and column lie inside "
-                             "{name}.").format(**f, line=f["f8"], code=repr(_code(launch, f["f8"])), name=name,
-                                               verb=_("stores") if f["f7"] else _("reads"), rows=rows, cols=cols,
+                             "{name}.").format(**f, code=repr(_code(launch, f["line"])), name=name,
+                                               verb=_("stores") if f["store"] else _("reads"), rows=rows, cols=cols,
                                                last_row=rows - 1, last_col=cols - 1,
-                                               access=_("store") if f["f7"] else _("read"))) from None
+                                               access=_("store") if f["store"] else _("read"))) from None
     if failure is None:
         return
     line = next((n for frame, n in reversed(list(traceback.walk_tb(failure.__traceback__)))

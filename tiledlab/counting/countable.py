@@ -21,14 +21,13 @@ import inspect
 import textwrap
 import types
 
-import numpy as np
 from numba import cuda
 
 from ..core import ptx
-from ..core.contract import is_call, refusal, shared_declarations
+from ..core.contract import is_call, local_names, refusal, shared_declarations
+from ..core.rules import is_whole
 from ..i18n import N_, _
 
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 BARRIERS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
 ARRAY_ATTRIBUTES = ("shape",)  # reading these reads no element
 
@@ -64,13 +63,6 @@ def _renamed(used, part):
                  "module named cuda, so that every barrier is seen").format(used=used)
     return _("{used} is numba's {part} under another name: write {part} as it stands, with the module named cuda, "
              "so that every barrier and shared array is seen").format(used=used, part=part)
-
-
-def _locals(func):
-    """The names a function's code binds: assigned, its parameters, its nested definitions."""
-    names = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    names |= {a.arg for a in ast.walk(func) if isinstance(a, ast.arg)}
-    return names | {d.name for d in ast.walk(func) if isinstance(d, _DEFINITIONS) and d is not func}
 
 
 def ptx_name(node, namespace, local=()):
@@ -110,23 +102,23 @@ def check_countable(func, inputs, output, shared, namespace):
     a load, a store or a barrier could go unseen. `inputs` are the names of A and B, `output` of C,
     `shared` of the shared arrays; `namespace` holds the kernel's globals and constants."""
     scan = _Scan(func, inputs, output, shared, namespace)
-    problems = sorted((p for p in map(scan.problem, ast.walk(func)) if p), key=lambda p: (p[0].lineno, p[0].col_offset))
-    if problems:
-        node, why = problems[0]
-        raise refusal(node, why, scan.code(node))
+    first = min((p for p in map(scan.problem, ast.walk(func)) if p), key=lambda p: (p[0].lineno, p[0].col_offset),
+                default=None)
+    if first:
+        raise refusal(first[0], first[1], scan.code(first[0]))
 
 
 class _Scan:
     def __init__(self, func, inputs, output, shared, namespace):
         self.func, self.inputs, self.output, self.shared = func, tuple(inputs), output, tuple(shared)
-        self.dynamic = tuple(n for n, shape in shared_alignment(func, namespace, shapes=True).items() if shape == 0)
+        declared = {node.targets[0].id: (shape, alignment) for node, shape, _dtype, alignment
+                    in shared_declarations(func, namespace)}
+        self.alignment = {name: alignment for name, (_shape, alignment) in declared.items()}
+        self.dynamic = tuple(name for name, (shape, _alignment) in declared.items() if shape == (0,))
         self.arrays = (*self.inputs, output, *self.shared, *self.dynamic)  # dynamic: used only by shared_view
         self.namespace = namespace
         self.parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
-        self.local = _locals(func)
-        declared = {node.targets[0].id: alignment for node, *_, alignment in shared_declarations(func, namespace)}
-        views = shared_alignment(func, namespace)  # a view of dynamic memory is aligned as its offset keeps it
-        self.alignment = {**declared, **{k: v for k, v in views.items() if declared.get(k) is None}}
+        self.local = local_names(func)
 
     def problem(self, node):
         """(node, why) when `node` could hide an access or a barrier; None when it is fine."""
@@ -184,7 +176,7 @@ class _Scan:
             return _("a slice of {name} is a view whose loads could not be counted: index {name}[i, j]").format(
                 name=name)
         if any(isinstance(e, (ast.Tuple, ast.List, ast.Set, ast.Dict)) or isinstance(e, ast.Constant) and
-               (not isinstance(e.value, int) or isinstance(e.value, bool)) for e in index.elts):
+               not is_whole(e.value) for e in index.elts):
             return _("index {name}[i, j] with two whole numbers, one element at a time").format(name=name)
         if isinstance(node.ctx, ast.Load):
             return None
@@ -280,16 +272,15 @@ class _Scan:
                  "the loads, stores and groups it makes would not be counted").format(name=name)
 
     def _ptx_array_argument(self, node, parent):
-        name = ptx_call(parent, self.namespace, self.local)
-        return name is not None and any(node is parent.args[k] for k in _ARRAY_ARGUMENTS[name]
-                                        if k < len(parent.args))
+        positions = _ARRAY_ARGUMENTS.get(ptx_call(parent, self.namespace, self.local), {})
+        return any(node is parent.args[k] for k in positions if k < len(parent.args))
 
     def _ptx_call(self, node, name):
-        arity = ptx.ARITY[name]
-        if node.keywords or len(node.args) != arity or any(isinstance(a, ast.Starred) for a in node.args):
+        params = ptx.SIGNATURES[name]
+        if node.keywords or len(node.args) != len(params) or any(isinstance(a, ast.Starred) for a in node.args):
             return _("{name} takes {arity} arguments, given by position: {signature}").format(
-                name=name, arity=arity, signature=_SIGNATURES[name])
-        for k, kind in _ARRAY_ARGUMENTS[name].items():
+                name=name, arity=len(params), signature=f"{name}({', '.join(params)})")
+        for k, kind in _ARRAY_ARGUMENTS.get(name, {}).items():
             why = self._ptx_array(node.args[k], name, kind)
             if why:
                 return why
@@ -338,7 +329,7 @@ class _Scan:
         else:
             return _("cp_async_wait(n) needs n known when the kernel compiles: a number or a constant's name, "
                      "not {given}").format(given=ast.unparse(arg))
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        if not is_whole(value) or value < 0:
             return _("cp_async_wait(n) needs a whole number n ≥ 0 of groups left in flight, got "
                      "{given} = {value}").format(given=ast.unparse(arg), value=repr(value))
         return None
@@ -360,11 +351,8 @@ class _Scan:
 
 
 _SLICE = N_("a slice makes a view, whose loads and stores could not be counted: index one element, X[i, j]")
-_ARRAY_ARGUMENTS = {"ldg4": {0: "input"}, "cp_async4": {0: "shared", 3: "input"}, "cp_async_commit": {},
-                    "cp_async_wait": {}, "shared_view": {0: "dynamic"}}  # argument position → the kind of array
-_SIGNATURES = {"ldg4": "ldg4(A, i, j)", "cp_async4": "cp_async4(sA, di, dj, A, si, sj)",
-               "cp_async_commit": "cp_async_commit()", "cp_async_wait": "cp_async_wait(n)",
-               "shared_view": "shared_view(smem, offset, rows, cols)"}
+# argument position → the kind of array it takes (ptx.SIGNATURES names them)
+_ARRAY_ARGUMENTS = {"ldg4": {0: "input"}, "cp_async4": {0: "shared", 3: "input"}, "shared_view": {0: "dynamic"}}
 
 
 def _callable(func, namespace, local):
@@ -373,36 +361,6 @@ def _callable(func, namespace, local):
     if isinstance(func, ast.Name):
         return None if func.id in local else namespace.get(func.id, getattr(builtins, func.id, None))
     return _global_value(func, namespace, local)
-
-
-def _constant(node, namespace):
-    """The value of a literal or of a constant's name; None otherwise."""
-    if isinstance(node, ast.Constant):
-        return node.value
-    return namespace.get(node.id) if isinstance(node, ast.Name) else None
-
-
-def shared_alignment(func, namespace, shapes=False):
-    """{name: the alignment= of its declaration, or None} of each `s = cuda.shared.array(...)` in `func`, and of
-    each view `s = shared_view(smem, offset, ...)`: smem's when offset floats keep it (with `shapes`: {name: the
-    declared shape} of the cuda.shared.array declarations instead)."""
-    found, views = {}, []
-    for node in ast.walk(func):
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Call)):
-            continue
-        call, name = node.value, node.targets[0].id
-        if ast.unparse(call.func) == "cuda.shared.array":
-            given = (call.args[:1] if shapes else call.args[2:3]) + \
-                [k.value for k in call.keywords if k.arg == ("shape" if shapes else "alignment")]
-            found[name] = _constant(given[0], namespace) if given else None
-        elif not shapes and ptx_call(call, namespace) == "shared_view" and len(call.args) == 4:
-            views.append((name, call.args[0], _constant(call.args[1], namespace)))
-    for name, base, offset in views:
-        alignment = found.get(getattr(base, "id", None))
-        found[name] = alignment if isinstance(alignment, int) and isinstance(offset, int) and \
-            offset * 4 % alignment == 0 else None
-    return found
 
 
 def helper_problem(value, name, seen=None):
@@ -425,7 +383,7 @@ def helper_problem(value, name, seen=None):
     except (OSError, TypeError, SyntaxError, IndexError):
         return _("the helper {name} has no source tiledlab can read: write its code in the kernel").format(name=name)
     tree.decorator_list = []  # @cuda.jit(device=True) is not a use of cuda
-    namespace, local = fn.__globals__, _locals(tree)
+    namespace, local = fn.__globals__, local_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Name, ast.Attribute)) and \
                 (getattr(node, "id", None) == "cuda" or cuda_part(_global_value(node, namespace, local))):

@@ -1,14 +1,13 @@
 """Exercise checks: a kernel's answer on awkward shapes and the loads the exercise allows (`check`), and
 predictions compared with a measurement without giving the number away (`predict`)."""
 import numbers
-import unicodedata
 
 import numpy as np
 
 from ..core.formulas import naive_loads, shared_traffic, tiled_loads
 from ..core.launch import matmul
 from .count import LaunchFailed, count_loads
-from ..i18n import N_, _
+from ..i18n import N_, _, width
 from .hazards import hazard_message
 from .outcomes import recorded
 
@@ -192,14 +191,9 @@ def _same(C, spec, what):
                                                bottom=min(rows.stop, C.shape[0]) - 1, left=cols.start,
                                                right=min(cols.stop, C.shape[1]) - 1))
     for name, block in ((_("Yours:"), C[rows, cols]), (_("Spec :"), spec[rows, cols])):
-        indent = "\n" + " " * (_columns(name) + 1)  # continuation lines under the first number
+        indent = "\n" + " " * (width(name) + 1)  # continuation lines under the first number
         print(name, np.array2string(block, precision=3).replace("\n", indent))
     return False
-
-
-def _columns(text):
-    """How many terminal columns `text` takes: a Chinese character takes two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def _number(p):

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 import numpy as np
 from numba import cuda
 
+from ..core.rules import is_whole
 from .buffers import OPERANDS
 
 
@@ -33,14 +34,10 @@ class _Recording(np.ndarray):
         if not cls.armed:
             return
         with cls.lock:  # simulated threads are Python threads: += on an element is not atomic
-            if isinstance(index, tuple) and len(index) == 2 and all(_whole(k) for k in index):
+            if isinstance(index, tuple) and len(index) == 2 and is_whole(*index):
                 counts[index] += 1
             else:
                 cls.odd.append(index)
-
-
-def _whole(k):
-    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
 
 
 class SecondCount:

@@ -45,8 +45,9 @@ _ASYNC_PROLOGUE = "_tl_groups = 0"  # cp.async groups this thread has committed 
 # The helpers below are compiled into the kernel's own namespace: as device functions on a GPU, as
 # plain Python on the simulator (where they then see the simulator's per-launch `cuda` module).
 
-def _tl_row(table, p, what, i, j, f7, f8):
-    # Row p of a table: what (operand or shared array), i, j, this thread's block and index, two more.
+def _tl_row(table, p, what, i, j):
+    # The fields every table's row p starts with (buffers.py names each table's): what was accessed (an operand
+    # or a shared array), the element, this thread's block and its index in the block.
     table[p, 0] = what
     table[p, 1] = i
     table[p, 2] = j
@@ -54,30 +55,35 @@ def _tl_row(table, p, what, i, j, f7, f8):
     table[p, 4] = cuda.blockIdx.x
     table[p, 5] = cuda.threadIdx.y
     table[p, 6] = cuda.threadIdx.x
-    table[p, 7] = f7
-    table[p, 8] = f8
 
 
-def _tl_record(trace, trace_pos, what, i, j, f7, f8):
-    # One row of a trace, when there is one and room in it.
-    if trace.shape[0] > 0:
-        p = cuda.atomic.add(trace_pos, 0, 1)
-        if p < trace.shape[0]:
-            _tl_row(trace, p, what, i, j, f7, f8)
+def _tl_slot(trace, trace_pos):
+    # The next row of a trace, or -1 when there is no trace or no room left in it.
+    if trace.shape[0] == 0:
+        return -1
+    p = cuda.atomic.add(trace_pos, 0, 1)
+    return p if p < trace.shape[0] else -1
 
 
-def _tl_example(examples, kind, what, i, j, f7, f8):
-    # The first row of its kind (a hazard kind, or the last row: an access outside its array) is kept.
-    if cuda.atomic.add(examples, (kind, 9), 1) == 0:
-        _tl_row(examples, kind, what, i, j, f7, f8)
+def _tl_shared_record(strace, strace_pos, array, i, j, epoch, store):
+    # A row of the shared-access trace (buffers.SHARED_TRACE_FIELDS), when there is one and room in it.
+    p = _tl_slot(strace, strace_pos)
+    if p >= 0:
+        _tl_row(strace, p, array, i, j)
+        strace[p, 7] = epoch
+        strace[p, 8] = store
 
 
 def _tl_inside(arr, i, j, width, what, store, line, examples):
-    # True when arr[i, j .. j + width - 1] lies inside arr; otherwise the access is skipped, and the first
-    # such of the launch kept (what: operand, or 3 + shared array) for the message.
+    # True when arr[i, j .. j + width - 1] lies inside arr; otherwise the access is skipped, and the launch's
+    # first such kept in the examples' last row (buffers.OUTSIDE_FIELDS) for the message.
     if 0 <= i and i < arr.shape[0] and 0 <= j and j + width <= arr.shape[1]:
         return True
-    _tl_example(examples, examples.shape[0] - 1, what, i, j, store, line)
+    last = examples.shape[0] - 1
+    if cuda.atomic.add(examples, (last, 9), 1) == 0:
+        _tl_row(examples, last, what, i, j)
+        examples[last, 7] = store
+        examples[last, 8] = line
     return False
 
 
@@ -85,7 +91,11 @@ def _tl_gcount(operand, counts, thread_loads, trace, trace_pos, x, y, epoch, i, 
     seq = thread_loads[y, x]
     thread_loads[y, x] = seq + 1  # each thread owns its slot: no atomic needed
     cuda.atomic.add(counts, (i, j), 1)
-    _tl_record(trace, trace_pos, operand, i, j, seq, epoch)
+    p = _tl_slot(trace, trace_pos)
+    if p >= 0:  # a row of the global-load trace (buffers.TRACE_FIELDS)
+        _tl_row(trace, p, operand, i, j)
+        trace[p, 7] = seq
+        trace[p, 8] = epoch
 
 
 def _tl_gload(arr, operand, counts, thread_loads, trace, trace_pos, x, y, epoch, line, examples, i, j):
@@ -144,16 +154,20 @@ def _tl_others(table, b, i, j, mine):
 
 
 def _tl_hazard(hazards, examples, kind, array, i, j, other, line, other_line):
-    # Count a hazard of `kind`, with the thread it met (other) and both lines; the first is the example.
+    # Count a hazard of `kind`; the first of its kind is its example (buffers.EXAMPLE_FIELDS): the thread it
+    # met (other) and both lines.
     cuda.atomic.add(hazards, kind, 1)
-    _tl_example(examples, kind, array, i, j, other, line * _LINES + other_line)
+    if cuda.atomic.add(examples, (kind, 9), 1) == 0:
+        _tl_row(examples, kind, array, i, j)
+        examples[kind, 7] = other
+        examples[kind, 8] = line * _LINES + other_line
 
 
 def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, i, j):
     if not _tl_inside(s, i, j, 1, 3 + array, 0, line, examples):
         return s[0, 0]
     shared_reads[y, x] += 1
-    _tl_record(strace, strace_pos, array, i, j, mine // _STAMP, 0)
+    _tl_shared_record(strace, strace_pos, array, i, j, mine // _STAMP, 0)
     other = _tl_others(wrote, b, i, j, mine)
     if other:  # read-after-write with no barrier between
         _tl_hazard(hazards, examples, 0, array, i, j, other, line, wrote[b, i, j, 2])
@@ -163,7 +177,7 @@ def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, 
 
 def _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, i, j):
     shared_stores[y, x] += 1
-    _tl_record(strace, strace_pos, array, i, j, mine // _STAMP, 1)
+    _tl_shared_record(strace, strace_pos, array, i, j, mine // _STAMP, 1)
     other = _tl_others(read, b, i, j, mine)
     if other:  # write-after-read: a neighbour may still need the old value
         _tl_hazard(hazards, examples, 1, array, i, j, other, line, read[b, i, j, 2])
@@ -231,7 +245,7 @@ def _tl_async_wait(done, b, mine, groups, n):
         done[b, mine % _STAMP] = groups - n
 
 
-HELPERS = (_tl_row, _tl_record, _tl_example, _tl_inside, _tl_gcount, _tl_gload, _tl_gstore, _tl_other, _tl_touch,
+HELPERS = (_tl_row, _tl_slot, _tl_shared_record, _tl_inside, _tl_gcount, _tl_gload, _tl_gstore, _tl_other, _tl_touch,
            _tl_others, _tl_hazard, _tl_sload, _tl_scount, _tl_sstore)
 ASYNC_HELPERS = (_tl_ldg4, _tl_pending, _tl_in_flight, _tl_sload_async, _tl_sstore_async, _tl_cp_async4,
                  _tl_async_wait)
@@ -258,9 +272,7 @@ def _after(node, statement):
 
 
 class _Rewrite(ast.NodeTransformer):
-    """Every X[i, j] of A, B, C and the shared arrays made a counting helper call, and every call of
-    tiledlab.core.ptx one that counts what it moves; check_countable has refused every other use of
-    them beforehand, so none is left uncounted. Each call passes its line, for the messages."""
+    """The rewrite (see the module's docstring); check_countable has refused every use of an array it cannot see."""
 
     def __init__(self, params, shared, namespace, targets=()):
         self.params, self.shared, self.namespace = params, shared, namespace
@@ -368,9 +380,11 @@ class _Rewrite(ast.NodeTransformer):
 
 
 def shared_arrays(func, namespace):
-    """{name: shape} of the cuda.shared.array declarations in a kernel's FunctionDef."""
+    """{name: shape} of the shared tiles of a kernel's FunctionDef (its declarations and views)."""
     found = {}
     for node, shape, *_dtype_alignment in shared_declarations(func, namespace):
+        if shape == (0,):
+            continue  # dynamic shared memory: its tiles are the views
         if len(shape) != 2:
             raise refusal(node, _("tiledlab counts 2-D shared arrays; declare the shape as (rows, cols)"))
         if node.targets[0].id in found:
@@ -434,7 +448,7 @@ def instrumented(kernel, bound, launch_bounds=None):
                  **(PTX_NAMESPACE if use.names else {})}
     threads = kernel.sizes(bound)[1]
     compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), helpers,
-                               tuple(sorted(bound.items())), getattr(kernel.code, "base", kernel.code),
+                               tuple(sorted(bound.items())), kernel.code.base,
                                kernel.code.reads()), (threads[0] * threads[1], 1), helpers)
     dynamic = dynamic_bytes(func, namespace)
     return CountingBuild(ptx.DynamicShared(compiled, dynamic) if dynamic else compiled, buffers,

@@ -79,20 +79,20 @@ class _StoreNever(_Change):
 
 def _tree(kernel, T, constants):
     """(Kernel, its syntax tree at the given constants, those constants)."""
-    source = resolve(kernel)
+    spec = resolve(kernel)
     if T is not None:
         constants["T"] = T
-    return source, source.code.at(source.name, source.bind(constants)).tree, constants
+    return spec, spec.code.at(spec.name, spec.bind(constants)).tree, constants
 
 
 def _changed(kernel, transformer, suffix, T, constants, derived=None):
-    source, tree, constants = _tree(kernel, T, constants)
+    spec, tree, constants = _tree(kernel, T, constants)
     tree = transformer.visit(tree)
     if not transformer.changed:
         nothing = getattr(transformer, "nothing", lambda name: f"{name}: nothing to change for {suffix}")
-        raise ValueError(nothing(source.name))
+        raise ValueError(nothing(spec.name))
     tree.name = f"{tree.name}_{suffix}"
-    return source.changed(tree, derived, constants)
+    return spec.changed(tree, derived, constants)
 
 
 def transposed(kernel, name="sB", T=None, **constants):

@@ -23,6 +23,7 @@ FIELDS = ["run", "kernel", "N", "tile", "median_ms", "min_ms", "max_ms", "repeat
           "launches_per_sample", "timing"]
 LESSON = ("naive", "tiled")  # timed at every N and tile width by the sweep itself
 FAIR = ("naive_unsigned", "tiled_unsigned")  # and these with `fair`: never again by name
+NAIVE = (LESSON[0], FAIR[0])  # each pair's untiled kernel: its `tile` is a block shape, not a tile width
 
 
 def progress_bar(total, enabled=True, desc="bench"):

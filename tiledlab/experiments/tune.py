@@ -2,11 +2,9 @@
 
 The way Triton autotunes: each candidate that the card can run (Kernel.refusal) is checked on the shape (C against
 cuBLAS, or float64 on the simulator) and timed back to back (timing.back_to_back); the fastest is written to the
-tune cache that core.best reads (its docstring gives the file and its form), one entry per card and shape class
-(best.shape_class), and `best` runs it thereafter at every shape of that class on that card. Several shapes of one class (4097³ and 5000³)
-share a choice: the candidate with the least time relative to
-the fastest at each of them, summed. An entry is used only for the card it was measured on (core.card.Card, every
-limit included): another GPU, or the same one after a driver change of its limits, tunes again.
+tune cache that core.best reads (its docstring gives the file, its form, and which card an entry holds for), one
+entry per card and shape class (best.shape_class). Several shapes of one class (4097³ and 5000³) share a choice:
+the candidate with the least time relative to the fastest at each of them, summed.
 """
 import numpy as np
 

@@ -5,8 +5,6 @@ The names a lesson needs from other wings are re-exported here, so one import li
     from tiledlab.notebook import setup, show, table, timings, plots, formulas, data, count_loads
 """
 import math
-import numbers
-import unicodedata
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -15,6 +13,7 @@ import pandas as pd
 from .. import data, i18n
 from ..backend import SIMULATOR, describe
 from ..core import card, formulas
+from ..core.rules import is_whole
 from ..core.launch import resolve
 from ..counting import count_loads
 from ..experiments import bench
@@ -95,24 +94,19 @@ def table(frame, rows=None, columns=None, formats=None):
     else:
         header = frame
     cells = [[i18n.notebook_text(str(h)) for h in header]] + [[_cell(v) for v in r] for r in rows]
-    widths = [max(_width(row[i]) for row in cells) for i in range(len(header))]
+    widths = [max(i18n.width(row[i]) for row in cells) for i in range(len(header))]
     for k, row in enumerate(cells):
-        print("  ".join(" " * (w - _width(c)) + c for c, w in zip(row, widths)))
+        print("  ".join(" " * (w - i18n.width(c)) + c for c, w in zip(row, widths)))
         if k == 0:
             print("  ".join("-" * w for w in widths))
 
 
 def _cell(value):
-    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+    if is_whole(value):
         return f"{value:,}"
     if value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "-"
     return i18n.notebook_text(value) if isinstance(value, str) else str(value)
-
-
-def _width(text):
-    """Columns `text` takes on screen: two for a wide (CJK) character."""
-    return len(text) + sum(unicodedata.east_asian_width(c) in "WF" for c in text)
 
 
 VIEWS = {  # view: the kernels its panels draw (None: every one of the rows), and the step it belongs to
@@ -173,9 +167,11 @@ def _committed(view, tile, n):
         return effects[effects["N"] == (n or effects["N"].max())].reset_index(drop=True)
     ref = claims.points(data.load("h200/bench.csv"))  # the median of its runs
     ref = ref[ref["kernel"].isin(VIEWS[view][0])]  # bench.csv holds both pairs and cuBLAS
-    ref = ref[~ref["kernel"].str.startswith("naive") | (ref["tile"] == bench.NAIVE_TILE)]  # one naive block shape
+    naive = ref["kernel"].isin(bench.NAIVE)
+    keep = ~naive | (ref["tile"] == bench.NAIVE_TILE)  # one naive block shape
     if view == "pair":
-        ref = ref[ref["kernel"].str.startswith("naive") | (ref["tile"] == tile)]
+        keep &= naive | (ref["tile"] == tile)
+    ref = ref[keep]
     if view == "tile":
         ref = ref[ref["N"] == (n or ref["N"].max())]
     return ref.reset_index(drop=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..experiments.bench import NAIVE
 from ..i18n import N_, _
 
 MIN_RUNS = 3  # the fewest runs whose spread a claim may rest on
@@ -74,7 +75,7 @@ def label(where):
         return "cuBLAS"
     if tile in (None, "", 0) or pd.isna(tile):
         return kernel
-    return _("{kernel} ({tile}×{tile} blocks)").format(kernel=kernel, tile=tile) if kernel.startswith("naive") \
+    return _("{kernel} ({tile}×{tile} blocks)").format(kernel=kernel, tile=tile) if kernel in NAIVE \
         else f"{kernel} T={tile}"
 
 

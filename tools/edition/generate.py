@@ -9,9 +9,10 @@ takes the English notebook's where it is new or changed (until the Chinese editi
 """
 import copy
 import re
-import unicodedata
 
 import nbformat
+
+from tiledlab.i18n import width
 
 from . import catalogs, sources
 
@@ -105,11 +106,6 @@ def _outputs_of(run, cell):
     cell.metadata.pop("execution", None)
     if "execution" in run.metadata:
         cell.metadata["execution"] = copy.deepcopy(run.metadata["execution"])
-
-
-def width(text):
-    """Columns `text` takes in a monospace font: two for a CJK (wide) character, one for any other."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def _wrapped(text, columns):

@@ -15,6 +15,7 @@ import tokenize
 import nbformat
 
 from classroom.series import read_notebook  # noqa: F401  (the edition's modules read notebooks from here)
+from tiledlab.counting.outcomes import EXERCISE
 
 NOTEBOOKS = pathlib.Path("notebooks")
 ZH_NOTEBOOKS = NOTEBOOKS / "zh"
@@ -25,7 +26,6 @@ LOCALE = pathlib.Path("locale/zh_CN/LC_MESSAGES")
 CODE_CATALOG = pathlib.Path("tiledlab/locale/zh_CN/LC_MESSAGES/notebooks.po")  # tiledlab.i18n.NOTEBOOK_PO
 LINKS_TAG = "links"  # a cell of badges and links only: its words translated, its URLs kept
 INSTALL_TAG = "colab-install"  # Colab's install cell: its comments translated, its output never stored
-EXERCISE = re.compile(r"#\s*Exercise\b")  # the first line of an exercise cell
 _URL = re.compile(r"\]\((https?://[^)\s]+)\)")
 
 

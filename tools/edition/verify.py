@@ -58,7 +58,10 @@ def catalog_problems(root, unit):
 
 def _fields(text):
     from tiledlab.i18n import _pieces
-    return {field for _, field in _pieces(text) if field}
+    try:
+        return {field for _, field in _pieces(text) if field}
+    except ValueError:  # a stray brace: the whole text is a field the code does not have
+        return {text}
 
 
 def _listed(shape):

@@ -10,6 +10,7 @@
   peaks       the roofs: FP32 FMA rate, DRAM, L2 and shared bandwidth
   racecheck   compute-sanitizer's race report on the tiled kernel without each barrier
   facts       the card's few facts that latency and peaks judge their numbers by
+  triton_peer Triton's FP32 matmul, autotuned: the peer that ladder, profile and same_run time beside ours
 
 What the notebooks read of it stays in the package (tiledlab.experiments.profile: the stall reasons and
 what binds a kernel, from the committed counters).

@@ -17,11 +17,12 @@ import numpy as np
 from tiledlab.core.launch import prepare, resolve
 from tiledlab.core.operands import operands
 from tiledlab.core.registry import LADDER, family, predicted
-from tiledlab.experiments import require_gpu
+from tiledlab.experiments import Unavailable, require_gpu
 from tiledlab.experiments.bench import MIN_SAMPLE_MS, progress_bar, rel_err
 from tiledlab.experiments.cublas import timed_sgemm
 from tiledlab.experiments.timing import time_launch
 
+from . import triton_peer
 from .sass import SASS_FIELDS, kernel_facts
 
 CONSTANTS = ("T", "BM", "BN", "BK", "TM", "TN")
@@ -106,7 +107,7 @@ def measure_at(n, jobs, timer, blas, compiled, bar, seed=0, peer=None):
         rows.append({"kernel": "triton", "group": "triton", "N": n, "config": config, **_timed(timing, n),
                      "pct_cublas": 100 * timing.tflops(n, n, n) / blas_tflops if blas_tflops else "",
                      "rel_err": rel_err(C, ref) if ref is not None else "", "reference": reference if ref is not None else "",
-                     "idea": "Triton's FP32 matmul, tl.dot with input_precision='ieee', autotuned (experiments.triton_peer)"})
+                     "idea": "Triton's FP32 matmul, tl.dot with input_precision='ieee', autotuned (tools/measure/triton_peer.py)"})
     for label, name, constants, group in jobs:
         bar.set_postfix_str(f"N={n} {label}")
         launch = prepare(name, A, B, **constants)
@@ -152,7 +153,6 @@ def run(ns=(1024, 2048, 4096, 8192), kernels=None, search=True, cublas=True, sas
     require_gpu("the ladder")
     peer = None
     if triton:
-        from tiledlab.experiments import Unavailable, triton_peer
         if not triton_peer.available():
             raise Unavailable("--triton needs Triton and PyTorch (pip install triton torch)")
         peer = triton_peer.timed_matmul

@@ -286,7 +286,7 @@ def child(kind, spec):
         import_cupy().cuda.runtime.deviceSynchronize()
     elif kind == "triton":  # autotuned first; only the chosen configuration's launch is in the NVTX range
         import torch
-        from tiledlab.experiments.triton_peer import Launch
+        from tools.measure.triton_peer import Launch
         launch = Launch(*operands(spec, spec, spec, seed=spec))
         launch().result()
         torch.cuda.nvtx.range_push(TRITON_RANGE)
@@ -355,7 +355,7 @@ def run(ns=(1024,), tiles=(8, 16, 32), effects_n=None, cublas_n=(), roofs=False,
         add([{**r, "kernel": "cublas", "N": n, "tile": 0} for r in _job("cublas", n, None, 300, log)
              if not r["ncu_kernel"].startswith(CUPY_OWN)])
     if triton_n:
-        from tiledlab.experiments import triton_peer
+        from tools.measure import triton_peer
         if not triton_peer.available():
             raise Unavailable("--triton-n needs Triton and PyTorch (pip install triton torch)")
     for n in triton_n or ():

@@ -8,7 +8,7 @@ Triton picks the fastest of CONFIGS for each shape by timing them (`triton.autot
 a shape is seen; the warm-up calls of our timer pay for that, as they pay for numba's compilation.
 
 GPU only, and optional: Triton needs PyTorch's tensors here (it launches on their data pointers).
-`available()` says whether both import; nothing else in tiledlab imports this module.
+`available()` says whether both import; only the maintainers' measurements (tools/measure) use it.
 """
 import importlib.util
 
