@@ -5,6 +5,7 @@ import pytest
 from conftest import operands
 
 import tiledlab
+from tiledlab.core.registry import KERNELS, predicted
 from tiledlab.counting import count_loads
 from tiledlab.counting.variants import padded, swapped_xy, transposed, without_barrier, without_write_back
 
@@ -100,3 +101,11 @@ def test_a_variant_that_would_change_nothing_is_an_error():
         with pytest.raises(ValueError, match=f"naive: nothing to change for {name}"):
             variant(tiledlab.naive, "sB")  # naive has no shared tile sB
     assert without_barrier(tiledlab.tiled, 1).source().count("cuda.syncthreads()") == 1
+
+
+def test_a_variant_of_a_variant_keeps_what_its_generated_base_says():
+    hybrid = KERNELS["h_64x128x8_8x8_s3"]  # A through registers: a tile past K stored
+    twice = swapped_xy(without_write_back(hybrid, BM=64))
+    assert predicted(twice, 70, 40, 90) == predicted(hybrid, 70, 40, 90)
+    with pytest.raises(ValueError, match="was specialized for BM=64, [^;]*; it cannot take BM=128"):
+        twice.bind(BM=128)

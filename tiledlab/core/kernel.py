@@ -107,18 +107,7 @@ class Changed:
     helpers: str
     filename: str
     base: object  # the Written or Generated code it was changed from
-
-    @property
-    def namespace(self):
-        return self.base.namespace
-
-    @property
-    def options(self):
-        return self.base.options
-
-    @property
-    def holds_constants(self):
-        return self.base.holds_constants
+    namespace = property(lambda self: self.base.namespace)  # its options and holds_constants are the base's
 
     def at(self, name, constants):
         return Code(copy.deepcopy(self.tree), self.helpers, self.filename)
@@ -322,7 +311,7 @@ class Kernel:
         defaults = {**self.constants, **{k: int(v) for k, v in (constants or {}).items()}}
         return replace(self, name=tree.name, code=code, constants=defaults, family="variant",
                        derived={**self.derived, **(derived or {})},
-                       fixed=self.fixed or self.code.holds_constants)
+                       fixed=self.fixed or self.code.base.holds_constants)
 
     def __getitem__(self, config):
         """`kernel[grid, block](A, B, C)`: launch the build at the default constants, like a @cuda.jit kernel."""

@@ -130,7 +130,7 @@ def predicted(name, M, K, N, tile=None, **constants):
         c = dict(BM=c["T"], BN=c["T"], BK=c["T"], TM=1, TN=1)
     loads = formulas.block_tile_loads(M, K, N, c["BM"], c["BN"], clamped=kernel.clamped)
     traffic = formulas.shared_traffic(M, K, N, c["BM"], c["BN"], c["BK"], c["TM"], c["TN"])
-    options = {**unrolled.OPTIONS, **kernel.code.options}
+    options = {**unrolled.OPTIONS, **kernel.code.base.options}
     if options["stages"] and options["transposed"]:  # A through registers, one tile ahead: the last step stores
         traffic["stores"] += -(-M // c["BM"]) * -(-N // c["BN"]) * c["BM"] * c["BK"]  # a tile past K (zeros)
     return {**loads, **traffic}
