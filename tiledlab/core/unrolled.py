@@ -182,29 +182,14 @@ class Plan:
         # (32 columns apart), b_passes passes down the tile
         self.b_rows, self.b_cq = self.NT // 32, BN // 32
         self.b_passes = BK // self.b_rows
+        # (pass, k offset) of each element of A's tile a thread loads; (pass, column pass) of each of B's
+        self.a_regs = [(i, q) for i in range(self.a_passes) for q in range(self.a_k)]
+        self.b_regs = [(i, q) for i in range(self.b_passes) for q in range(self.b_cq)]
         self.a_shape, self.b_shape = tile_shapes(BM, BN, BK, self.transposed, self.buffers, self.pad, self.stages)
-
-    @property
-    def a_regs(self):
-        """(pass, k offset) of each element of A's tile a thread loads."""
-        return [(i, q) for i in range(self.a_passes) for q in range(self.a_k)]
-
-    @property
-    def b_regs(self):
-        """(pass, column pass) of each element of B's tile a thread loads."""
-        return [(i, q) for i in range(self.b_passes) for q in range(self.b_cq)]
 
     def index(self, e):
         """A global index as written: uint64(e) with uidx."""
         return f"uint64({e})" if self.uidx else e
-
-    def a_row(self, i):
-        """Row of A a thread loads in pass i."""
-        return f"ar_{i}" if self.edge == "clamp" else _plus("row0 + am", i * self.a_rows)
-
-    def b_col(self, q):
-        """Column of B a thread loads in column pass q."""
-        return f"bc_{q}" if self.edge == "clamp" else _plus("col0 + bn", 32 * q)
 
 
 def declarations(p):
@@ -212,10 +197,8 @@ def declarations(p):
     L = [f"def {p.name}(A, B, C):",
          f"    # Block tile {p.BM}x{p.BN}, steps of BK={p.BK}, thread tile {p.TM}x{p.TN}, blockDim = ({p.TXN}, "
          f"{p.TYN}) = {p.NT} threads."]
-    if p.transposed:
-        L.append("    # sA[k, m] is A's tile transposed: a thread's 4 rows of a step are adjacent, one float4.")
-    else:
-        L.append("    # sA[m, k]: A's tile as it lies in A.")
+    L.append("    # sA[k, m] is A's tile transposed: a thread's 4 rows of a step are adjacent, one float4."
+             if p.transposed else "    # sA[m, k]: A's tile as it lies in A.")
     if p.buffers == 2:
         L.append("    # Two buffers stacked along the first axis: one is filled while the other is read.")
     if p.stages:
@@ -295,14 +278,14 @@ def _guarded(load, conds):
 
 def global_load_a(p, i, q, kx, guard):
     """A's element of pass i, k offset q, in the tile at k = kx (guard: check the K edge)."""
-    r, k = p.a_row(i), _plus(_plus(kx, "ak"), q)
+    r, k = f"ar_{i}" if p.edge == "clamp" else _plus("row0 + am", i * p.a_rows), _plus(_plus(kx, "ak"), q)
     conds = ([] if p.edge == "clamp" else [f"{r} < M"]) + ([f"{k} < K"] if guard else [])
     return _guarded(f"A[{p.index(r)}, {p.index(k)}]", conds)
 
 
 def global_load_b(p, i, q, kx, guard):
     """B's element of pass i, column pass q, in the tile at k = kx (guard: check the K edge)."""
-    r, c = _plus(_plus(kx, "bk"), i * p.b_rows), p.b_col(q)
+    r, c = _plus(_plus(kx, "bk"), i * p.b_rows), f"bc_{q}" if p.edge == "clamp" else _plus("col0 + bn", 32 * q)
     conds = ([f"{r} < K"] if guard else []) + ([] if p.edge == "clamp" else [f"{c} < N"])
     return _guarded(f"B[{p.index(r)}, {p.index(c)}]", conds)
 
