@@ -21,7 +21,6 @@ no result there: this is where it shows.
 import ast
 import inspect
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
@@ -42,8 +41,7 @@ _tl_me = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y + 1
 _ASYNC_PROLOGUE = "_tl_groups = 0"  # cp.async groups this thread has committed (kernels that copy asynchronously)
 
 
-# The helpers below are compiled into the kernel's own namespace: as device functions on a GPU, as
-# plain Python on the simulator (where they then see the simulator's per-launch `cuda` module).
+# The helpers below run in the kernel's own namespace (core.build's `helpers`).
 
 def _tl_row(table, p, what, i, j):
     # The fields every table's row p starts with (buffers.py names each table's): what was accessed (an operand
@@ -395,8 +393,8 @@ def shared_arrays(func, namespace):
 
 
 def _rewrite(kernel, bound):
-    """(rewritten FunctionDef, shared arrays, the code that was rewritten, the tiledlab.core.ptx functions
-    it calls) of a Kernel at constants that `Kernel.bind` returned, after the kernel contract is checked."""
+    """(rewritten FunctionDef, the code that was rewritten, the tiledlab.core.ptx functions it calls, its
+    CountingBuffers) of a Kernel at constants that `Kernel.bind` returned, after the kernel contract is checked."""
     code = kernel.checked_code(bound)
     func = code.tree
     params = [a.arg for a in func.args.args]
@@ -405,19 +403,12 @@ def _rewrite(kernel, bound):
     check_countable(func, params[:2], params[2], shared, namespace)
     calls = [(name, node) for node in ast.walk(func) if (name := ptx_call(node, namespace))]
     names = {name for name, _ in calls}
-    use = PtxUse(names, tuple(dict.fromkeys(node.args[0].id for name, node in calls if name == "cp_async4")),
-                 bool(names - {"ldg4", "shared_view"}))
-    func = _Rewrite(params, shared, namespace, use.targets).visit(func)
-    if use.asynchronous:
+    targets = tuple(dict.fromkeys(node.args[0].id for name, node in calls if name == "cp_async4"))  # copied into
+    asynchronous = bool(names - {"ldg4", "shared_view"})  # it copies or waits
+    func = _Rewrite(params, shared, namespace, targets).visit(func)
+    if asynchronous:
         func.body[:0] = ast.parse(_ASYNC_PROLOGUE).body
-    return func, shared, code, use
-
-
-class PtxUse(NamedTuple):
-    """Which tiledlab.core.ptx functions a kernel calls, and the shared arrays cp_async4 copies into."""
-    names: set
-    targets: tuple
-    asynchronous: bool  # it copies or waits
+    return func, code, names, CountingBuffers(shared, targets, asynchronous)
 
 
 @dataclass(frozen=True)
@@ -438,14 +429,13 @@ def instrumented(kernel, bound, launch_bounds=None):
     """The counting build of a Kernel at constants that `Kernel.bind` returned. The kernel's own launch
     bounds are replaced by (its threads per block, 1): the counting code needs many more registers, and
     capped like this (spilling if it must) even a 32×32 block still launches."""
-    func, shared, code, use = _rewrite(kernel, bound)
-    buffers = CountingBuffers(shared, use.targets, use.asynchronous)
+    func, code, ptx_names, buffers = _rewrite(kernel, bound)
     func.body[:0] = ast.parse(_PROLOGUE).body
     func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
     helpers = "\n\n".join([code.helpers] * bool(code.helpers) + [HELPER_SOURCE] +
-                          [ASYNC_HELPER_SOURCE] * bool(use.names))
+                          [ASYNC_HELPER_SOURCE] * bool(ptx_names))
     namespace = {**kernel.namespace, **bound, "_STAMP": _STAMP, "_LINES": _LINES,
-                 **(PTX_NAMESPACE if use.names else {})}
+                 **(PTX_NAMESPACE if ptx_names else {})}
     threads = kernel.sizes(bound)[1]
     compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), helpers,
                                tuple(sorted(bound.items())), kernel.code.base,
