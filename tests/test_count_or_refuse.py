@@ -524,6 +524,9 @@ def test_stores_to_C_are_counted_per_element(rng):
     assert c.C_stores[:, T].tolist() == [2] * M and (np.delete(c.C_stores, T, axis=1) == 1).all()
     (i, j, first, other), *_ = c.C_races  # C[0, 4]: by thread (0, 3) of block (0, 0) and (0, 0) of block (0, 1)
     assert (i, j) == (0, T) and {first, other} == {(0, 0, 0, T - 1), (0, 1, 0, 0)}
+    wide = count_loads(also_writes_the_neighbour, *operands(rng, M, K, 10), T)  # 3×2 blocks: a race in each
+    races = {(i, j, frozenset((first, other))) for i, j, first, other in wide.C_races}  # ... names its blocks
+    assert (M - 1, 2 * T, frozenset({(1, 1, 0, T - 1), (1, 2, 0, 0)})) in races
 
 
 def test_check_fails_a_kernel_that_writes_another_blocks_element(capsys):

@@ -112,8 +112,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
     """
     launch = prepare(kernel, A, B, tile, build=instrumented, **constants)
     capacity = trace_room(launch) if trace else 0
-    build = launch.kernel
-    buffers = build.buffers
+    buffers = launch.kernel.buffers
     arrays = buffers.allocate(launch, capacity)
     second = SecondCount(launch) if SIMULATOR else None  # on a GPU only the rewrite counts
     failure = None
@@ -156,10 +155,6 @@ def count_on_simulator(kernel, A, B, tile=None, **constants):
         return child.submit(count_loads, kernel, A, B, tile, **constants).result()
 
 
-def _block(launch, b):
-    return divmod(int(b), launch.blockspergrid[0])  # (by, bx)
-
-
 def _thread(launch, me):
     return divmod(int(me) - 1, launch.threadsperblock[0])  # (ty, tx) of a thread's index in its block + 1
 
@@ -168,7 +163,7 @@ def races(writer, other, launch):
     """(i, j, first, other) for each element of C stored by two threads; threads as (by, bx, ty, tx)."""
     def thread(stamp):
         block, me = divmod(int(stamp), STAMP)
-        return _block(launch, block) + _thread(launch, me)
+        return divmod(block, launch.blockspergrid[0]) + _thread(launch, me)  # (by, bx, ty, tx)
     return [(int(i), int(j), thread(writer[i, j]), thread(other[i, j])) for i, j in np.argwhere(other >= 0)]
 
 
