@@ -68,6 +68,10 @@ class _Pad(_Change):
 
 
 class _StoreNever(_Change):
+    def visit_FunctionDef(self, node):
+        self.name = node.args.args[2].arg  # C, the kernel's third argument, by the kernel's own name
+        return self.generic_visit(node)
+
     def visit_Assign(self, node):
         target = node.targets[0]
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == self.name:
@@ -77,17 +81,11 @@ class _StoreNever(_Change):
         return node
 
 
-def _tree(kernel, T, constants):
-    """(Kernel, its syntax tree at the given constants, those constants)."""
+def _changed(kernel, transformer, suffix, T, constants, derived=None):
     spec = resolve(kernel)
     if T is not None:
         constants["T"] = T
-    return spec, spec.code.at(spec.name, spec.bind(constants)).tree, constants
-
-
-def _changed(kernel, transformer, suffix, T, constants, derived=None):
-    spec, tree, constants = _tree(kernel, T, constants)
-    tree = transformer.visit(tree)
+    tree = transformer.visit(spec.code.at(spec.name, spec.bind(constants)).tree)
     if not transformer.changed:
         nothing = getattr(transformer, "nothing", lambda name: f"{name}: nothing to change for {suffix}")
         raise ValueError(nothing(spec.name))
@@ -107,8 +105,7 @@ def padded(kernel, name="sB", T=None, **constants):
 
 def without_write_back(kernel, T=None, **constants):
     """`kernel` storing into C (its third argument) only where the value is NaN: never, for finite data."""
-    output = _tree(kernel, T, dict(constants))[1].args.args[2].arg
-    return _changed(kernel, _StoreNever(output), "without_write_back", T, constants)
+    return _changed(kernel, _StoreNever(), "without_write_back", T, constants)
 
 
 def without_barrier(kernel, which, T=None, **constants):
