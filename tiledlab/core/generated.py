@@ -18,19 +18,15 @@ def generated(name, BM=128, BN=128, BK=8, TM=8, TN=8, idea="", min_blocks=None, 
         """(kernel source, helper source) at these constants."""
         return (unrolled.generate_source(**constants, **options, name=name),
                 unrolled.generate_helpers(constants["TN"]))
-    shared = partial(unrolled.shared_memory, **{k: options[k] for k in names(unrolled.shared_memory) if k in options})
+
+    def bound(fn):
+        """`fn` with the options it names bound: a function of the constants alone."""
+        return partial(fn, **{k: options[k] for k in names(fn) if k in options})
+    rules = tuple(unrolled.RULES) + tuple(Rule(bound(r.holds), r.why) for r in unrolled.OPTION_RULES)
     kernel = Kernel(name, Generated(write, given), constants=dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN),
-                    rules=rules(options), block=block_tile, threads=thread_tiles, idea=idea, min_blocks=min_blocks,
-                    family=family, compute_capability=CP_ASYNC if options["stages"] else ANY_CARD, shared=shared,
-                    clamped=options["edge"] == "clamp")
+                    rules=rules, block=block_tile, threads=thread_tiles, idea=idea, min_blocks=min_blocks,
+                    family=family, compute_capability=CP_ASYNC if options["stages"] else ANY_CARD,
+                    shared=bound(unrolled.shared_memory), clamped=options["edge"] == "clamp")
     kernel.bind()  # bad options or defaults are refused here, where the kernel is made
     return kernel
-
-
-def rules(options):
-    """The generator's rules on the constants, then those on the options, with the options bound."""
-    def bound(rule):
-        given = {k: options[k] for k in names(rule.holds) if k in options}
-        return Rule(partial(rule.holds, **given), rule.why)
-    return tuple(unrolled.RULES) + tuple(bound(r) for r in unrolled.OPTION_RULES)
 
