@@ -168,12 +168,6 @@ def speed_up():
                   "correctly, only slower)", install)
 
 
-def installed():
-    """True when the sleeping barrier is in place."""
-    from numba.cuda.simulator import kernel
-    return kernel.BlockManager.run is _run_block and kernel.BlockThread.syncthreads is _syncthreads
-
-
 def _shared_array(self, shape, dtype, alignment=None):
     """FakeCUDAShared.array, accepting and ignoring `alignment`. As numba's own: one array per declaring
     line (the caller's frame), shared by the block's threads; size 0 is the dynamic shared memory."""
