@@ -18,11 +18,10 @@ The cache is JSON at $TILEDLAB_CACHE_DIR/tune.json, else platformdirs' user cach
      "entries": [{"card": {<dataclasses.asdict of a card.Card>}, "shape_class": ["4096", "≤4096", ...],
                   "kernel": "<registry name>", "measured": {<what tune measured: free form>}}]}
 
-`shape_class(M, K, N)` gives each dimension as the power of two it rounds up to, written "≤P" when the
-candidates' block tiles do not divide it (its last blocks run partly empty): 3000³ is ≤4096×≤4096×≤4096, not
-4096³'s class, where another tile wins. A later entry for the same card and class replaces an earlier one. A
-file that is missing is no tuned choice; one that cannot be read is reported once and ignored (and replaced by
-tune's next run). `entries`, `entry`, `same_class` and `save` are the cache's one reader and writer: tune (tiledlab.experiments.tune) writes through them.
+`shape_class` rounds each dimension up to a power of two, "≤P" where the candidates' block tiles leave an edge:
+3000³ is ≤4096×≤4096×≤4096, not 4096³'s class, where another tile wins. A later entry for one card and class
+replaces an earlier one; a missing file is no tuned choice, one that cannot be read is reported once and ignored
+(tune's next run replaces it). `entries`, `entry`, `same_class` and `save` are its one reader and writer, tune's too.
 """
 import dataclasses
 import functools
@@ -78,13 +77,9 @@ def cache_path():
 
 def tuned(M, K, N, card, kernels):
     """The cached choice for this card and shape class, when it still holds; None otherwise."""
-    wanted, found = list(shape_class(M, K, N)), None
-    for entry in entries():
-        if same_class(entry, card, wanted):
-            found = entry.get("kernel")
-    if found in kernels and kernels[found].refusal(card) is None:
-        return found
-    return None
+    wanted = list(shape_class(M, K, N))
+    found = next((e.get("kernel") for e in reversed(entries()) if same_class(e, card, wanted)), None)  # the latest
+    return found if found in kernels and kernels[found].refusal(card) is None else None
 
 
 def same_class(entry, card, shape_class):
