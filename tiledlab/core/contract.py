@@ -91,11 +91,8 @@ def _code_at(code, name, line):
 
 
 def parse_kernel(text, filename, name):
-    """The FunctionDef named `name` in generated source `text`."""
-    for node in ast.parse(text, filename).body:
-        if isinstance(node, ast.FunctionDef) and node.name == name:
-            return node
-    raise ValueError(f"generated source defines no function {name}")
+    """The FunctionDef named `name` in generated source `text` (the generator writes `def name`)."""
+    return next(n for n in ast.parse(text, filename).body if isinstance(n, ast.FunctionDef) and n.name == name)
 
 
 def check(func, name):
