@@ -125,6 +125,27 @@ def two_stages(A, B, C):
             C[row, col + q] = sA[ty, 4 * tx + q] + sB[ty, 4 * tx + q]
 
 
+@launch_geometry(block=lambda T: (T, T), threads=lambda T: (T // 4, T), T=8)
+@cuda.jit
+def copies_twice(A, B, C):
+    """C = B (square, N % 4 == 0) through one shared tile, into which A's copy is still in flight when B's is
+    issued: two copies into one element at once."""
+    s = cuda.shared.array((T, T), float32, alignment=16)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + 4 * tx
+    inside = row < C.shape[0] and col < C.shape[1]
+    if inside:
+        cp_async4(s, ty, 4 * tx, A, row, col)
+    cp_async_commit()
+    if inside:
+        cp_async4(s, ty, 4 * tx, B, row, col)
+    cp_async_commit()
+    cp_async_wait(0)
+    if inside:
+        for q in range(4):
+            C[row, col + q] = s[ty, 4 * tx + q]
+
+
 # --- results ---------------------------------------------------------------------------------------------
 
 SHAPES = [(13, 20, 12), (8, 8, 8), (1, 4, 4), (17, 36, 28)]  # K, N multiples of 4 (the contract), M any
@@ -264,6 +285,15 @@ def test_wait_n_leaves_the_n_latest_groups_in_flight(rng, wait, pending):
     assert c.hazards == {"read_after_write": 0, "write_after_read": 0, "write_after_write": 0,
                          "copy_in_flight": pending * n * n, "divergent_barrier": 0}
     assert (c.maps["A"] == 1).all() and (c.maps["B"] == 1).all() and c.shared_stores.sum() == 2 * n * n
+
+
+def test_a_copy_into_an_element_whose_copy_is_in_flight_is_a_hazard(rng):
+    n = 16
+    A, B = operands(rng, n, n, n)
+    c = count_loads(copies_twice, A, B)
+    assert c.hazards == {"read_after_write": 0, "write_after_read": 0, "write_after_write": 0,
+                         "copy_in_flight": n * n, "divergent_barrier": 0}
+    np.testing.assert_array_equal(c.C, B)
 
 
 # --- what the count refuses ------------------------------------------------------------------------------------

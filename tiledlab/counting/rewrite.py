@@ -146,11 +146,6 @@ def _tl_touch(table, b, i, j, mine, line):
     return _tl_other(high, low, mine)
 
 
-def _tl_others(table, b, i, j, mine):
-    # A thread other than this one that touched the element in this epoch (no barrier between), or 0.
-    return _tl_other(table[b, i, j, 0], table[b, i, j, 1], mine)
-
-
 def _tl_hazard(hazards, examples, kind, array, i, j, other, line, other_line):
     # Count a hazard of `kind`; the first of its kind is its example (buffers.EXAMPLE_FIELDS): the thread it
     # met (other) and both lines.
@@ -166,7 +161,7 @@ def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, 
         return s[0, 0]
     shared_reads[y, x] += 1
     _tl_shared_record(strace, strace_pos, array, i, j, mine // _STAMP, 0)
-    other = _tl_others(wrote, b, i, j, mine)
+    other = _tl_other(wrote[b, i, j, 0], wrote[b, i, j, 1], mine)
     if other:  # read-after-write with no barrier between
         _tl_hazard(hazards, examples, 0, array, i, j, other, line, wrote[b, i, j, 2])
     _tl_touch(read, b, i, j, mine, line)
@@ -176,7 +171,7 @@ def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, 
 def _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, i, j):
     shared_stores[y, x] += 1
     _tl_shared_record(strace, strace_pos, array, i, j, mine // _STAMP, 1)
-    other = _tl_others(read, b, i, j, mine)
+    other = _tl_other(read[b, i, j, 0], read[b, i, j, 1], mine)
     if other:  # write-after-read: a neighbour may still need the old value
         _tl_hazard(hazards, examples, 1, array, i, j, other, line, read[b, i, j, 2])
     before = wrote[b, i, j, 2]
@@ -229,8 +224,7 @@ def _tl_cp_async4(dst, di, dj, src, si, sj, operand, counts, thread_loads, trace
         return
     for q in range(4):  # four global loads and four shared stores, the stores pending until a wait
         _tl_gcount(operand, counts, thread_loads, trace, trace_pos, x, y, epoch, si, sj + q)
-        if _tl_pending(pending, done, b, di, dj + q):  # copy in flight: two copies into one element at once
-            _tl_hazard(hazards, examples, 3, array, di, dj + q, pending[b, di, dj + q] % _STAMP, line, 0)
+        _tl_in_flight(dst, hazards, array, b, line, examples, pending, done, di, dj + q, 1)  # one still in flight there
         _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, di,
                    dj + q)
         pending[b, di, dj + q] = group * _STAMP + mine % _STAMP
@@ -244,7 +238,7 @@ def _tl_async_wait(done, b, mine, groups, n):
 
 
 HELPERS = (_tl_row, _tl_slot, _tl_shared_record, _tl_inside, _tl_gcount, _tl_gload, _tl_gstore, _tl_other, _tl_touch,
-           _tl_others, _tl_hazard, _tl_sload, _tl_scount, _tl_sstore)
+           _tl_hazard, _tl_sload, _tl_scount, _tl_sstore)
 ASYNC_HELPERS = (_tl_ldg4, _tl_pending, _tl_in_flight, _tl_sload_async, _tl_sstore_async, _tl_cp_async4,
                  _tl_async_wait)
 HELPER_SOURCE = "\n\n".join(inspect.getsource(h) for h in HELPERS)  # read once, at import
