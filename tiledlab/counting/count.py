@@ -70,21 +70,10 @@ class LoadCount:
     C_races: list = None  # elements of C stored by two threads: (i, j, first, other), each (by, bx, ty, tx)
     unused_shared: tuple = ()  # shared arrays declared but never read nor stored in this launch
 
-    @property
-    def A(self):
-        return int(self.maps["A"].sum())
-
-    @property
-    def B(self):
-        return int(self.maps["B"].sum())
-
-    @property
-    def shared_names(self):
-        return tuple(self.shared or ())
-
-    @property
-    def total(self):
-        return self.A + self.B
+    A = property(lambda self: int(self.maps["A"].sum()))  # global loads of A, in all
+    B = property(lambda self: int(self.maps["B"].sum()))
+    total = property(lambda self: self.A + self.B)
+    shared_names = property(lambda self: tuple(self.shared or ()))
 
 
 def trace_room(launch):
