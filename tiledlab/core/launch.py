@@ -63,24 +63,10 @@ class Launch:
     bound: dict  # every constant of the build, derived ones included
     launch_bounds: tuple = None
 
-    @property
-    def name(self):
-        return self.spec.name
-
-    @property
-    def constants(self):
-        """The constants the kernel declares, as built ({"T": 16}, {"BM": 64, ...})."""
-        return {k: self.bound[k] for k in self.spec.constants}
-
-    @property
-    def tile(self):
-        """T of the lesson's kernels; None for kernels with other constants (see `constants`)."""
-        return self.bound.get("T")
-
-    @property
-    def block(self):
-        """(rows, cols) of C one block computes."""
-        return self.spec.sizes(self.bound)[0]
+    name = property(lambda self: self.spec.name)
+    constants = property(lambda self: {k: self.bound[k] for k in self.spec.constants})  # declared, as built
+    tile = property(lambda self: self.bound.get("T"))  # T of the lesson's kernels; None for those of other constants
+    block = property(lambda self: self.spec.sizes(self.bound)[0])  # (rows, cols) of C one block computes
 
     def __call__(self, *extra):
         """Launch once; `extra` arguments follow (A, B, C), as the counting lab's buffers do."""
