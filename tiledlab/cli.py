@@ -6,6 +6,7 @@ One handler per command (HANDLERS), its options (parser()), and one map from wha
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
 """
 import argparse
+import contextlib
 import errno
 import json
 import os
@@ -149,10 +150,8 @@ def _free_bytes():
             free.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     if not SIMULATOR:
         from numba import cuda
-        try:
+        with contextlib.suppress(NotImplementedError):  # a pool allocator that cannot say
             free.append(cuda.current_context().get_memory_info().free)
-        except NotImplementedError:  # a pool allocator that cannot say
-            pass
     return min(free) if free else None
 
 
@@ -195,17 +194,13 @@ def _count(args):
     if args.json:
         print(json.dumps(result))
     else:
-        _count_table(result, n, T)
+        from .notebook import table
+        print(f"global loads of A and B, N={n}, T={T}")
+        table(["kernel", "measured", "formula", "match"],
+              [[k, r["measured"], r["formula"], "yes" if r["measured"] == r["formula"] else "NO"]
+               for k, r in result.items()])
+        print(f"naive / tiled = {result['naive']['measured'] / result['tiled']['measured']:g} (T = {T})")
     return OK if all(r["measured"] == r["formula"] for r in result.values()) else MISMATCH
-
-
-def _count_table(result, n, T):
-    from .notebook import table
-    print(f"global loads of A and B, N={n}, T={T}")
-    table(["kernel", "measured", "formula", "match"],
-          [[k, r["measured"], r["formula"], "yes" if r["measured"] == r["formula"] else "NO"]
-           for k, r in result.items()])
-    print(f"naive / tiled = {result['naive']['measured'] / result['tiled']['measured']:g} (T = {T})")
 
 
 def _bench(args):
@@ -299,12 +294,10 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
 def _whole(name, least=1):
     """An argparse type: a whole number of at least `least`, checked where every size is (rules.whole)."""
     def parse(text):
+        with contextlib.suppress(ValueError):  # not a number: whole() says so
+            text = int(text)
         try:
-            value = int(text)
-        except ValueError:  # not a number: whole() says so
-            value = text
-        try:
-            return whole(name, value, least)
+            return whole(name, text, least)
         except ValueError as error:  # argparse shows an ArgumentTypeError's own words
             raise argparse.ArgumentTypeError(str(error)) from None
     return parse
