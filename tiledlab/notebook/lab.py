@@ -92,12 +92,10 @@ def lab_env(lang, dest, *, pack=None) -> dict:
     installed (`pack`)."""
     paths = [str(pathlib.Path(dest) / CONFIG_NAME), os.environ.get("JUPYTER_CONFIG_PATH", "")]
     env = {"JUPYTER_CONFIG_PATH": os.pathsep.join(p for p in paths if p)}
-    if lang != "zh":
-        return env
-    pack = has_language_pack() if pack is None else pack
-    env["TILEDLAB_LANG"] = "zh"
-    if pack:
-        env["JUPYTERLAB_SETTINGS_DIR"] = str(pathlib.Path(dest) / SETTINGS_NAME)
+    if lang == "zh":
+        env["TILEDLAB_LANG"] = "zh"
+        if pack or pack is None and has_language_pack():
+            env["JUPYTERLAB_SETTINGS_DIR"] = str(pathlib.Path(dest) / SETTINGS_NAME)
     return env
 
 
