@@ -245,10 +245,8 @@ class CellTranslator(ast.NodeTransformer):
 
 def translate_cells():
     """In the Chinese edition, under IPython: have every later cell's shown words translated (once)."""
-    try:
-        shell = __import__("IPython").get_ipython()
-    except ImportError:
-        return
+    from IPython import get_ipython  # installed with ipywidgets, a dependency
+    shell = get_ipython()
     if shell is not None and language() == "zh" and \
             not any(isinstance(t, CellTranslator) for t in shell.ast_transformers):
         shell.user_ns[SHOWN] = shown
