@@ -35,15 +35,11 @@ COUNTED_COST = 2  # a counted launch takes about as long as two plain ones on th
 
 # --- what went wrong → exit code -------------------------------------------------------------------
 
-class UsageError(ValueError):
-    """argparse's complaint about the command line."""
-
-
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors go through EXIT_CODES (one line, exit 2) instead of usage + exit."""
 
     def error(self, message):
-        raise UsageError(f"{message} (see `{self.prog} --help`)")
+        raise ValueError(f"{message} (see `{self.prog} --help`)")
 
 
 def _path_problem(error):
@@ -65,27 +61,22 @@ EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): t
 ]
 
 
-def exit_code(error, codes=EXIT_CODES):
-    """Print what went wrong and return its exit code (`codes`: a table like EXIT_CODES): one line for
-    what the user can fix, a traceback for anything else (a bug)."""
-    for kind, applies, code, message in codes:
-        if isinstance(error, kind) and (applies is None or applies(error)):
-            print(f"tiledlab: error: {' '.join(message(error).split())}", file=sys.stderr)  # one line
-            return code
-    traceback.print_exception(error)
-    print("tiledlab: internal error (a bug in tiledlab): please report it with the traceback above",
-          file=sys.stderr)
-    return INTERNAL
-
-
 def run(argv, parse, handlers, codes=EXIT_CODES):
-    """Call the handler of the command `parse(argv)` names (it returns the command and its arguments);
-    whatever goes wrong becomes its exit code (`codes`). python -m classroom and python -m tools share it."""
+    """Call the handler of the command `parse(argv)` names (it returns the command and its arguments).
+    Whatever goes wrong is printed and becomes its exit code (`codes`: a table like EXIT_CODES): one line
+    for what the user can fix, a traceback for anything else (a bug). python -m classroom and tools share it."""
     try:
         command, args = parse(argv)
         return handlers[command](args)
     except Exception as error:
-        return exit_code(error, codes)
+        for kind, applies, code, message in codes:
+            if isinstance(error, kind) and (applies is None or applies(error)):
+                print(f"tiledlab: error: {' '.join(message(error).split())}", file=sys.stderr)  # one line
+                return code
+        traceback.print_exception(error)
+        print("tiledlab: internal error (a bug in tiledlab): please report it with the traceback above",
+              file=sys.stderr)
+        return INTERNAL
 
 
 def _parse(argv):
