@@ -146,14 +146,6 @@ def _free_bytes():
     return min(free) if free else None
 
 
-def _check_memory(n, T):
-    need, free = count_bytes(n, T), _free_bytes()
-    if free is not None and need > free:
-        largest = int(n * (free / need) ** 0.5)
-        raise ValueError(f"count --n {n} needs about {need / 2**30:,.0f} GiB for its operands and counting "
-                         f"buffers, and {free / 2**30:,.0f} GiB is free here: use --n {largest} or less")
-
-
 # --- one handler per command -----------------------------------------------------------------------
 
 def _info(args):
@@ -175,7 +167,11 @@ def _count(args):
     from .counting import count_loads
     from .experiments import bench
     n, T = args.n, validate_tile(args.tile)
-    _check_memory(n, T)
+    need, free = count_bytes(n, T), _free_bytes()
+    if free is not None and need > free:  # refused before anything is allocated
+        largest = int(n * (free / need) ** 0.5)
+        raise ValueError(f"count --n {n} needs about {need / 2**30:,.0f} GiB for its operands and counting "
+                         f"buffers, and {free / 2**30:,.0f} GiB is free here: use --n {largest} or less")
     if SIMULATOR:
         seconds = bench.simulator_seconds([n], [T], 0, COUNTED_COST)  # naive and tiled, counted once each
         _simulator_forecast(seconds, "this count", "use --n 64 or less (the default is --n 32)", args.force)
