@@ -14,8 +14,9 @@ def backend_with(env, code="import tiledlab; print(tiledlab.BACKEND)"):
 
 
 def test_forcing_the_simulator():
-    run = backend_with({"TILEDLAB_BACKEND": "simulator"})
-    assert run.returncode == 0 and run.stdout.strip() == "simulator"
+    run = backend_with({"TILEDLAB_BACKEND": "simulator"}, "import tiledlab, numba; "
+                       "print(tiledlab.BACKEND, bool(numba.config.ENABLE_CUDASIM))")  # numba set up for it too
+    assert run.returncode == 0 and run.stdout.strip() == "simulator True"
 
 
 def test_unknown_backend_name_is_refused():

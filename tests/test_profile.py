@@ -180,7 +180,7 @@ def test_what_binds_is_a_resource_only_when_it_is_busy_most_of_the_time():
     row = {"bound_issue_ms": 9.7, "bound_shared_ms": 13.4, "bound_lsu_ms": 12.3, "bound_fma_ms": 2.1}
     assert binds.what_binds({**row, "time_ms": 17.0}) == "shared-memory wavefronts + load/store unit"
     assert binds.what_binds({**row, "time_ms": 27.0}).startswith("latency (no resource busy 67%")
-    assert binds.what_binds({"time_ms": 5.0}) == ""
+    assert binds.what_binds({"time_ms": 5.0}) == "" == binds.what_binds({**row, "time_ms": pd.NA})  # nothing to weigh
 
 
 def test_named_kernels_follow_the_ladder_and_best_is_the_ladder_rung():

@@ -17,6 +17,7 @@ def test_run_says_size_and_runs_for_each_barrier():
     assert got["barrier_removed"].tolist() == ["first", "second"]
     assert (got["N"] == 8).all() and (got["tile"] == 4).all() and (got["runs"] == 2).all()
     assert got["wrong_runs"].between(0, 2).all()
+    assert ((got["wrong_runs"] > 0) == (got["mean_wrong_fraction"] > 0)).all()  # a run counted wrong has wrong C
 
 
 def test_the_note_gives_both_counts_with_their_runs_and_sizes():

@@ -40,21 +40,17 @@ def select():
         backend = "simulator" if numba.config.ENABLE_CUDASIM else "gpu"
     else:
         backend = _wanted()
-        _configure_numba(backend)
+        os.environ["NUMBA_ENABLE_CUDASIM"] = "1" if backend == "simulator" else "0"
+        if "numba" in sys.modules:
+            import numba
+            numba.config.ENABLE_CUDASIM = backend == "simulator"
+        # Occupancy hints are about GPU tuning, not this lesson; keep them out of notebook outputs.
+        os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
     if backend == "simulator":
         from .simulator import accept_alignment, speed_up
         speed_up()
         accept_alignment()
     return backend
-
-
-def _configure_numba(backend):
-    os.environ["NUMBA_ENABLE_CUDASIM"] = "1" if backend == "simulator" else "0"
-    if "numba" in sys.modules:
-        import numba
-        numba.config.ENABLE_CUDASIM = backend == "simulator"
-    # Occupancy hints are about GPU tuning, not this lesson; keep them out of notebook outputs.
-    os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
 
 
 BACKEND = select()
@@ -75,8 +71,6 @@ def describe():
     info = {"backend": BACKEND, "device": "CUDA simulator", "compute_capability": "",
             "numba": numba.__version__, "numba_cuda": numba_cuda, "numpy": numpy.__version__}
     if not SIMULATOR:
-        dev = cuda.get_current_device()
-        name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
-        info["device"] = name
-        info["compute_capability"] = "%d.%d" % dev.compute_capability
+        dev = cuda.get_current_device()  # numba-cuda's: its name is a str
+        info.update(device=dev.name, compute_capability="%d.%d" % dev.compute_capability)
     return info

@@ -6,6 +6,7 @@ One handler per command (HANDLERS), its options (parser()), and one map from wha
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
 """
 import argparse
+import contextlib
 import errno
 import json
 import os
@@ -34,15 +35,11 @@ COUNTED_COST = 2  # a counted launch takes about as long as two plain ones on th
 
 # --- what went wrong → exit code -------------------------------------------------------------------
 
-class UsageError(ValueError):
-    """argparse's complaint about the command line."""
-
-
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors go through EXIT_CODES (one line, exit 2) instead of usage + exit."""
 
     def error(self, message):
-        raise UsageError(f"{message} (see `{self.prog} --help`)")
+        raise ValueError(f"{message} (see `{self.prog} --help`)")
 
 
 def _path_problem(error):
@@ -64,27 +61,22 @@ EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): t
 ]
 
 
-def exit_code(error, codes=EXIT_CODES):
-    """Print what went wrong and return its exit code (`codes`: a table like EXIT_CODES): one line for
-    what the user can fix, a traceback for anything else (a bug)."""
-    for kind, applies, code, message in codes:
-        if isinstance(error, kind) and (applies is None or applies(error)):
-            print(f"tiledlab: error: {' '.join(message(error).split())}", file=sys.stderr)  # one line
-            return code
-    traceback.print_exception(error)
-    print("tiledlab: internal error (a bug in tiledlab): please report it with the traceback above",
-          file=sys.stderr)
-    return INTERNAL
-
-
 def run(argv, parse, handlers, codes=EXIT_CODES):
-    """Call the handler of the command `parse(argv)` names (it returns the command and its arguments);
-    whatever goes wrong becomes its exit code (`codes`). python -m classroom and python -m tools share it."""
+    """Call the handler of the command `parse(argv)` names (it returns the command and its arguments).
+    Whatever goes wrong is printed and becomes its exit code (`codes`: a table like EXIT_CODES): one line
+    for what the user can fix, a traceback for anything else (a bug). python -m classroom and tools share it."""
     try:
         command, args = parse(argv)
         return handlers[command](args)
     except Exception as error:
-        return exit_code(error, codes)
+        for kind, applies, code, message in codes:
+            if isinstance(error, kind) and (applies is None or applies(error)):
+                print(f"tiledlab: error: {' '.join(message(error).split())}", file=sys.stderr)  # one line
+                return code
+        traceback.print_exception(error)
+        print("tiledlab: internal error (a bug in tiledlab): please report it with the traceback above",
+              file=sys.stderr)
+        return INTERNAL
 
 
 def _parse(argv):
@@ -149,19 +141,9 @@ def _free_bytes():
             free.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     if not SIMULATOR:
         from numba import cuda
-        try:
+        with contextlib.suppress(NotImplementedError):  # a pool allocator that cannot say
             free.append(cuda.current_context().get_memory_info().free)
-        except NotImplementedError:  # a pool allocator that cannot say
-            pass
     return min(free) if free else None
-
-
-def _check_memory(n, T):
-    need, free = count_bytes(n, T), _free_bytes()
-    if free is not None and need > free:
-        largest = int(n * (free / need) ** 0.5)
-        raise ValueError(f"count --n {n} needs about {need / 2**30:,.0f} GiB for its operands and counting "
-                         f"buffers, and {free / 2**30:,.0f} GiB is free here: use --n {largest} or less")
 
 
 # --- one handler per command -----------------------------------------------------------------------
@@ -185,7 +167,11 @@ def _count(args):
     from .counting import count_loads
     from .experiments import bench
     n, T = args.n, validate_tile(args.tile)
-    _check_memory(n, T)
+    need, free = count_bytes(n, T), _free_bytes()
+    if free is not None and need > free:  # refused before anything is allocated
+        largest = int(n * (free / need) ** 0.5)
+        raise ValueError(f"count --n {n} needs about {need / 2**30:,.0f} GiB for its operands and counting "
+                         f"buffers, and {free / 2**30:,.0f} GiB is free here: use --n {largest} or less")
     if SIMULATOR:
         seconds = bench.simulator_seconds([n], [T], 0, COUNTED_COST)  # naive and tiled, counted once each
         _simulator_forecast(seconds, "this count", "use --n 64 or less (the default is --n 32)", args.force)
@@ -195,17 +181,13 @@ def _count(args):
     if args.json:
         print(json.dumps(result))
     else:
-        _count_table(result, n, T)
+        from .notebook import table
+        print(f"global loads of A and B, N={n}, T={T}")
+        table(["kernel", "measured", "formula", "match"],
+              [[k, r["measured"], r["formula"], "yes" if r["measured"] == r["formula"] else "NO"]
+               for k, r in result.items()])
+        print(f"naive / tiled = {result['naive']['measured'] / result['tiled']['measured']:g} (T = {T})")
     return OK if all(r["measured"] == r["formula"] for r in result.values()) else MISMATCH
-
-
-def _count_table(result, n, T):
-    from .notebook import table
-    print(f"global loads of A and B, N={n}, T={T}")
-    table(["kernel", "measured", "formula", "match"],
-          [[k, r["measured"], r["formula"], "yes" if r["measured"] == r["formula"] else "NO"]
-           for k, r in result.items()])
-    print(f"naive / tiled = {result['naive']['measured'] / result['tiled']['measured']:g} (T = {T})")
 
 
 def _bench(args):
@@ -299,12 +281,10 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
 def _whole(name, least=1):
     """An argparse type: a whole number of at least `least`, checked where every size is (rules.whole)."""
     def parse(text):
+        with contextlib.suppress(ValueError):  # not a number: whole() says so
+            text = int(text)
         try:
-            value = int(text)
-        except ValueError:  # not a number: whole() says so
-            value = text
-        try:
-            return whole(name, value, least)
+            return whole(name, text, least)
         except ValueError as error:  # argparse shows an ArgumentTypeError's own words
             raise argparse.ArgumentTypeError(str(error)) from None
     return parse

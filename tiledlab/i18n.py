@@ -21,6 +21,7 @@ such a field or drawn by a figure call (a level's name) goes through `shown`, wh
 notebooks.po holds under msgctxt "data".
 """
 import ast
+import contextlib
 import gettext as _gettext
 import os
 import pathlib
@@ -45,20 +46,11 @@ def language():
     """ "zh" for the Chinese edition, else "en" (see the module's docstring for how it is decided)."""
     if os.environ.get("TILEDLAB_LANG", "").strip().lower().startswith("zh"):
         return "zh"
-    return "zh" if _said().startswith("zh") else "en"
-
-
-def _said():
-    """The first word of ./LANGUAGE, lower-cased (only its start is read); "" when there is none, or it cannot
-    be read."""
-    path = pathlib.Path("LANGUAGE")
-    try:
-        if path.is_file():  # not a folder, a pipe or a device, which would block a read
-            with path.open("rb") as f:
-                return (f.read(64).decode("utf-8", errors="replace").split() or [""])[0].lower()
-    except (OSError, ValueError):
-        pass
-    return ""
+    with contextlib.suppress(OSError, ValueError):  # ./LANGUAGE that cannot be read: English
+        if os.path.isfile("LANGUAGE"):  # not a folder, a pipe or a device, which would block a read
+            with open("LANGUAGE", "rb") as f:  # its first word: only its start is read
+                return "zh" if f.read(64).decode("utf-8", errors="replace").lstrip().lower().startswith("zh") else "en"
+    return "en"
 
 
 @lru_cache(maxsize=None)
@@ -253,10 +245,8 @@ class CellTranslator(ast.NodeTransformer):
 
 def translate_cells():
     """In the Chinese edition, under IPython: have every later cell's shown words translated (once)."""
-    try:
-        shell = __import__("IPython").get_ipython()
-    except ImportError:
-        return
+    from IPython import get_ipython  # installed with ipywidgets, a dependency
+    shell = get_ipython()
     if shell is not None and language() == "zh" and \
             not any(isinstance(t, CellTranslator) for t in shell.ast_transformers):
         shell.user_ns[SHOWN] = shown
@@ -275,10 +265,8 @@ def _found_late():
     late = [path for path in font_manager.findSystemFonts()
             if path not in known and any(name in pathlib.Path(path).name.lower() for name in CJK_FILES)]
     for path in late:
-        try:
+        with contextlib.suppress(OSError, RuntimeError, ValueError):  # a font file FreeType cannot read
             font_manager.fontManager.addfont(path)
-        except (OSError, RuntimeError, ValueError):  # a font file FreeType cannot read
-            pass
     return len(late)
 
 

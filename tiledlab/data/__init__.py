@@ -31,9 +31,7 @@ def write_rows(rows, path, fields=None):
     """Write measurement rows (dicts, or a DataFrame) as CSV; columns are `fields`, or every key of
     the rows in order. Values are written as given (an int stays 1, not 1.0); a missing one is blank."""
     table = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows), dtype=object)
-    if fields is not None:
-        table = table.reindex(columns=fields)
-    table.to_csv(path, index=False)
+    (table if fields is None else table.reindex(columns=fields)).to_csv(path, index=False)
 
 
 def path(name):

@@ -15,7 +15,7 @@ from tqdm import tqdm
 from ..core.launch import prepare
 from ..core.operands import operands
 from ..data import stamp
-from .cublas import cupy_version, timed_sgemm
+from .cublas import cupy_version, sgemm
 from .timing import MIN_SAMPLE_MS, back_to_back  # noqa: F401  (MIN_SAMPLE_MS: the ladder's import)
 
 FIELDS = ["run", "kernel", "N", "tile", "median_ms", "min_ms", "max_ms", "repeats", "tflops", "gbps", "rel_err",
@@ -85,7 +85,8 @@ def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=(),
                 A, B = operands(n, n, n)
                 inputs[n] = A, B, (A.astype(np.float64) @ B.astype(np.float64) if n <= 4096 else None)
             A, B, ref = inputs[n]
-            timing, C = time_one(kernel, A, B, tile, warmup, repeats)
+            launch = sgemm(A, B) if kernel == "cublas" else prepare(kernel, A, B, tile or None)
+            timing, C = back_to_back(launch, warmup, repeats), launch.result()  # one method for all, cuBLAS too
             rows.append({"run": run, "kernel": kernel, "N": n, "tile": tile, "median_ms": timing.median_ms,
                          "min_ms": timing.min_ms, "max_ms": timing.max_ms, "repeats": repeats,
                          "tflops": timing.tflops(n, n, n), "gbps": timing.gbps(n, n, n),
@@ -95,12 +96,3 @@ def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=(),
             bar.update()
         bar.set_postfix_str("done")
     return rows
-
-
-def time_one(kernel, A, B, tile, warmup, repeats):
-    """(timing, C) of one kernel of the sweep, timed back to back; "cublas" is cuBLAS's SGEMM."""
-    timer = lambda launch: back_to_back(launch, warmup, repeats)  # noqa: E731  the same for cuBLAS
-    if kernel == "cublas":
-        return timed_sgemm(A, B, timer)
-    launch = prepare(kernel, A, B, tile or None)
-    return timer(launch), launch.result()

@@ -2,7 +2,7 @@
 which resource binds a kernel (`co_limits`, `what_binds`), from the per-resource time bounds its row holds.
 The counters are collected by the maintainers' `python -m tools profile` (tools/measure/profile.py).
 """
-import math
+import pandas as pd
 
 # Why a warp did not issue an instruction in a cycle, in Nsight Compute's names (Kernel Profiling Guide,
 # "Warp Stall Reasons"), each with what it means for a kernel of this series.
@@ -35,20 +35,10 @@ BOUNDS = {  # resource → the derived() column with the time that resource alon
 }
 
 
-def _number(value):
-    """A float, or None for a missing value (None, NaN, pandas' NA)."""
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(value) else value
-
-
 def co_limits(row, within=0.15):
     """The resources whose time alone comes within `within` (a fraction) of the largest such time:
     (names, largest ms). More than one name: no single wall, several resources bind together."""
-    times = {name: _number(row.get(column)) for name, column in BOUNDS.items()}
-    times = {name: t for name, t in times.items() if t is not None}
+    times = {name: float(row[column]) for name, column in BOUNDS.items() if not pd.isna(row.get(column))}
     if not times:
         return [], None
     top = max(times.values())
@@ -72,8 +62,8 @@ def what_binds(row, busy=2 / 3, within=0.15):
     measured time (few real kernels hold a pipe busier than that); otherwise latency, since no resource
     is busy enough to be the reason."""
     names, top = co_limits(row, within)
-    time = _number(row.get("time_ms"))
-    if top is None or not time:
+    time = row.get("time_ms")
+    if top is None or pd.isna(time) or not time:  # a missing value (None, NaN, pandas' NA) or 0
         return ""
     if top >= busy * time:
         return " + ".join(names)

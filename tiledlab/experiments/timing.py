@@ -51,8 +51,7 @@ def time_launch(launch, warmup=2, repeats=10, min_sample_ms=0.0):
     per_sample = 1
     if min_sample_ms and not SIMULATOR:
         per_sample = max(1, min(MAX_LAUNCHES_PER_SAMPLE, math.ceil(min_sample_ms / max(per_launch_ms(launch), 1e-3))))
-    samples = [per_launch_ms(launch, per_sample) for _ in range(repeats)]
-    s = np.array(samples)
+    s = np.array([per_launch_ms(launch, per_sample) for _ in range(repeats)])
     return Timing(float(np.median(s)), float(s.min()), float(s.max()), repeats,
                   "simulator wall time" if SIMULATOR else "cuda events", per_sample, min_sample_ms)
 

@@ -161,7 +161,6 @@ def _live(view, ns, ts, tile):
 
 
 def _committed(view, tile, n):
-    """The rows of the committed panel."""
     if view == "effects":
         effects = data.load("h200/effects.csv")
         return effects[effects["N"] == (n or effects["N"].max())].reset_index(drop=True)
@@ -190,7 +189,6 @@ def _title(rows, live):
 
 
 def _draw(view, rows, ax, live):
-    """One panel of a view."""
     title = _title(rows, live)
     metric = "median_ms" if (live and SIMULATOR) or view in ("naive", "tile") else "tflops"
     if view == "effects" and not live:

@@ -116,7 +116,7 @@ class Comparison:
         if self.runs < MIN_RUNS:
             text = _("{a} measured {by} ahead of {b} in {runs} run(s): fewer than 3 runs give no spread, so the "
                      "order is not claimed.")
-        elif abs(self.margin) <= self.noise:
+        elif self.within_noise:
             text = _("{a} and {b} are within noise of each other ({by} apart, ± {noise}, {runs} runs).")
         else:
             text = _(BEYOND[points_])

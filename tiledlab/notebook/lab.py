@@ -13,6 +13,7 @@ own settings (``.lab-settings/``: the user's, with zh_CN set). Other options go 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -48,10 +49,8 @@ PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announceme
 
 
 def edition(src, dest, lang):
-    """(committed notebooks, working copy) of the edition `lang`: the Chinese one is the zh/ folder of both
-    (a ValueError when `src` has no Chinese notebooks, saying how to make them)."""
-    if lang not in LANGUAGES:
-        raise ValueError(f"--lang {lang!r}: choose one of {', '.join(LANGUAGES)}")
+    """(committed notebooks, working copy) of the edition `lang` (one of LANGUAGES): the Chinese one is the zh/
+    folder of both (a ValueError when `src` has no Chinese notebooks, saying how to make them)."""
     if lang == "zh" and pathlib.Path(src).is_dir() and not any((pathlib.Path(src) / "zh").glob("*.ipynb")):
         raise ValueError(f"--lang zh: {pathlib.Path(src) / 'zh'} has no Chinese notebooks; make them with "
                          f"`python -m tools translate build --root {pathlib.Path(src).resolve().parent}`")
@@ -93,12 +92,10 @@ def lab_env(lang, dest, *, pack=None) -> dict:
     installed (`pack`)."""
     paths = [str(pathlib.Path(dest) / CONFIG_NAME), os.environ.get("JUPYTER_CONFIG_PATH", "")]
     env = {"JUPYTER_CONFIG_PATH": os.pathsep.join(p for p in paths if p)}
-    if lang != "zh":
-        return env
-    pack = has_language_pack() if pack is None else pack
-    env["TILEDLAB_LANG"] = "zh"
-    if pack:
-        env["JUPYTERLAB_SETTINGS_DIR"] = str(pathlib.Path(dest) / SETTINGS_NAME)
+    if lang == "zh":
+        env["TILEDLAB_LANG"] = "zh"
+        if pack or pack is None and has_language_pack():
+            env["JUPYTERLAB_SETTINGS_DIR"] = str(pathlib.Path(dest) / SETTINGS_NAME)
     return env
 
 
@@ -135,7 +132,7 @@ def _outside(dest, src):
     """Refuse a working copy inside the committed notebooks (this checkout's or --src), or around them."""
     dest = pathlib.Path(dest).resolve()
     for root in {pathlib.Path(src).resolve(), SOURCE.resolve()}:
-        if dest == root or root in dest.parents or dest in root.parents:
+        if dest.is_relative_to(root) or root.is_relative_to(dest):
             raise ValueError(f"the working copy {dest} would mix with the committed notebooks in {root}: "
                              f"pass --dest with a folder outside it (the default is {DEFAULT_DEST_NAME}/ "
                              "beside notebooks/)")
@@ -170,11 +167,9 @@ def backup_folder(dest) -> pathlib.Path:
     name = _backup_name(dest)
     for k in itertools.count():
         folder = name.with_name(f"{name.name}-{k}") if k else name
-        try:
+        with contextlib.suppress(FileExistsError):  # a second --fresh within the same second: the next k
             folder.mkdir()
             break
-        except FileExistsError:  # a second --fresh within the same second
-            continue
     (folder / ".gitignore").write_text(_IGNORE_ALL)
     return folder
 
@@ -225,11 +220,8 @@ def lab_argv(notebook_dir, extra=(), *, root=None, python=None) -> list[str]:
     """The command that starts JupyterLab on ``notebook_dir``, without news or update toasts; with
     ``--allow-root`` when ``root`` (default: running as root); ``extra`` after ours, so they win."""
     root = is_root() if root is None else root
-    extra = list(extra)
-    argv = [python or sys.executable, "-m", "jupyter", "lab", str(notebook_dir), *QUIET]
-    if root and "--allow-root" not in extra:
-        argv.append("--allow-root")
-    return argv + extra
+    allow = ["--allow-root"] if root and "--allow-root" not in extra else []
+    return [python or sys.executable, "-m", "jupyter", "lab", str(notebook_dir), *QUIET, *allow, *extra]
 
 
 def check_options(extra):
@@ -237,7 +229,6 @@ def check_options(extra):
     them, which here means something else. Parsed by JupyterLab's own parser, checked by its server's traits."""
     if not extra:
         return
-    import contextlib
     import io
 
     from jupyter_server.serverapp import ServerApp
@@ -289,7 +280,7 @@ def _say_if_menus_stay_english(lang):
 
 def start(args, extra) -> int:
     """Make the working copy and hand the process to JupyterLab (``args`` from ``parser()``)."""
-    lang = getattr(args, "lang", "en")
+    lang = args.lang
     src, dest = edition(args.src, args.dest if args.dest is not None else args.src.parent / DEFAULT_DEST_NAME, lang)
     check_options(extra)
     cmd, env = lab_argv(dest, extra), lab_env(lang, dest)

@@ -158,9 +158,7 @@ def write(out):
     """Save every takeaway figure as out/<notebook>.png; returns the paths."""
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    paths = []
     for name, fig in figures().items():
-        paths.append(out / f"{name}.png")
-        fig.savefig(paths[-1], dpi=100)
+        fig.savefig(out / f"{name}.png", dpi=100)
         plt.close(fig)
-    return paths
+    return [out / f"{name}.png" for name in FIGURES]
