@@ -3,16 +3,20 @@ memory) gets every per-kernel test of its own from the registry and passes them,
 case, and notebook 7's ladder cells run, naming it "not measured on a GPU yet" instead of failing."""
 import functools
 import pathlib
+import re
+import tomllib
 
 import nbformat
 import pytest
+from nbval.plugin import get_sanitize_patterns
 
 import test_every_kernel
 import test_generated_source
 from tiledlab.core import registry
 
 NAME = "gen_new_rung"
-NOTEBOOK = test_every_kernel.__file__.rsplit("/", 2)[0] + "/notebooks/07_register_tiling.ipynb"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "notebooks" / "07_register_tiling.ipynb"
 
 
 @pytest.fixture
@@ -45,16 +49,28 @@ def test_notebook_7_names_it_not_measured_yet(new_rung, capsys, monkeypatch):
     start = next(i for i, c in enumerate(cells) if c.source == ladder_cells[0])
     scope = {}
     exec(next(c.source for c in cells if "rand = setup()" in c.source), scope)  # its imports
-    for cell in cells[start:start + 2]:  # the ladder table and its figure
-        exec(cell.source, scope)
+    capsys.readouterr()
+    exec(cells[start].source, scope)  # the ladder table, whose output nbval compares with the stored one
     out = capsys.readouterr().out
+    exec(cells[start + 1].source, scope)  # and its figure
     assert f"{NAME}: counted on the simulator, not measured on a GPU yet" in out
     assert NAME not in scope["order"] and scope["order"][:2] == ["naive", "tiled"]
+    stored = "".join(o.get("text", "") for o in cells[start].outputs if o.get("name") == "stdout")
+    assert sanitized(out) == sanitized(stored) != sanitized(out + f"{NAME}: not the line\n")  # what nbval compares
+
+
+def sanitized(text):
+    """`text` as nbval compares it, with pyproject's --nbval-sanitize-with file."""
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    cfg = ROOT / re.search(r"--nbval-sanitize-with (\S+)", options)[1]
+    for regex, replace in get_sanitize_patterns(cfg.read_text()):
+        text = re.sub(regex, replace, text)
+    return text
 
 
 def test_it_names_every_family_and_the_one_line_helper_of_each():
     """CONTRIBUTING.md's families and `_gen` partials are the registry's (a new family is named there)."""
-    text = (pathlib.Path(NOTEBOOK).parents[1] / "CONTRIBUTING.md").read_text()
+    text = (ROOT / "CONTRIBUTING.md").read_text()
     families = {k.family for k in registry.KERNELS.values()}
     helpers = [n for n, v in vars(registry).items() if isinstance(v, functools.partial) and v.func is registry._gen]
     assert len(helpers) >= 5 and [f for f in sorted(families) if f"`{f}`" not in text] == []
