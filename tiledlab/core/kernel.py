@@ -31,7 +31,7 @@ import numpy as np
 
 from . import build, card as cards, contract
 from .card import MAX_THREADS_PER_BLOCK, Needs, Shared
-from .rules import Rule, apply, check_all, is_whole, show
+from .rules import Rule, apply, check_all, is_whole, listed
 from ..i18n import _
 
 MAX_GRID_Y = 65535  # gridDim.y limit; blockIdx.y walks the block rows of C
@@ -166,7 +166,7 @@ class Kernel:
         if tile is not None:
             if "T" not in self.constants:
                 raise ValueError(f"{self.name} has no tile width T: give its constants by name "
-                                 f"({show(self.constants)} by default)")
+                                 f"({listed(self.constants)} by default)")
             tile = validate_tile(tile)
             if given.setdefault("T", tile) != tile:
                 raise ValueError(_("tile={tile} and T={T} both give the tile width, differently: give one of them")
@@ -190,18 +190,18 @@ class Kernel:
         if self.fixed and value != self.constants[name]:
             raise ValueError(_("{kernel} was specialized for {constants}; it cannot take {name}={value} as well: give "
                                "one value, or pass the kernel it came from").format(
-                                   kernel=self.name, constants=show(self.constants), name=name, value=value))
+                                   kernel=self.name, constants=listed(self.constants), name=name, value=value))
 
     def sizes(self, constants):
         """((rows, cols) of C per block, (x, y) threads per block), checked against CUDA's limits."""
         block = tuple(apply(self.block, constants, self.name))
         threads = tuple(apply(self.threads, constants, self.name))
         if min(block + threads) < 1:
-            raise ValueError(f"{self.name}: {show(constants)} gives a block of {threads[0]}×{threads[1]} "
+            raise ValueError(f"{self.name}: {listed(constants)} gives a block of {threads[0]}×{threads[1]} "
                              f"threads for {block[0]}×{block[1]} elements of C")
         if threads[0] * threads[1] > MAX_THREADS_PER_BLOCK:
             raise ValueError(f"{self.name}: {threads[0]} × {threads[1]} = {threads[0] * threads[1]} threads per "
-                             f"block with {show(constants)}; CUDA allows at most {MAX_THREADS_PER_BLOCK}")
+                             f"block with {listed(constants)}; CUDA allows at most {MAX_THREADS_PER_BLOCK}")
         return block, threads
 
     def grid(self, M, N, constants):
@@ -318,7 +318,7 @@ class Kernel:
         return self.build()[config]
 
     def __repr__(self):
-        return f"<tiledlab kernel {self.name} ({show(self.constants)})>"
+        return f"<tiledlab kernel {self.name} ({listed(self.constants)})>"
 
     # --- making one ------------------------------------------------------------------------------
     @classmethod

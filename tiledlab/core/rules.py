@@ -29,10 +29,10 @@ def apply(fn, constants, kernel="kernel"):
     try:
         return fn(**{n: constants[n] for n in names(fn)})
     except ZeroDivisionError:
-        raise ValueError(f"{kernel}: {show(constants, names(fn))} divides by zero") from None
+        raise ValueError(f"{kernel}: {listed(constants, names(fn))} divides by zero") from None
 
 
-def show(constants, only=None):
+def listed(constants, only=None):
     """'BM=64, TM=3': the constants named in `only` (all of them when None)."""
     return ", ".join(f"{k}={v}" for k, v in constants.items() if only is None or k in only)
 
@@ -49,7 +49,7 @@ class Rule:
         except ValueError:  # a zero divisor: the rule cannot hold
             ok = False
         if not ok:
-            values = [show(constants, names(self.holds)), show(bound(self.holds))]
+            values = [listed(constants, names(self.holds)), listed(bound(self.holds))]
             raise ValueError(f"{kernel}: {self.why}; {', '.join(v for v in values if v)} breaks it")
 
 
