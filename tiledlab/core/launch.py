@@ -82,9 +82,9 @@ class Launch:
         return self
 
 
-def prepare(kernel, A, B, tile=None, build=None, launch_bounds=None, **constants):
+def prepare(kernel, A, B, tile=None, compiler=None, launch_bounds=None, **constants):
     """Validate, bind `kernel`'s constants (`tile`: the lesson's T, 16 by default; or by name), compile it by
-    `build(kernel, bound, launch_bounds)` (Kernel.compiled; the counting lab passes its own), and put A, B and a
+    `compiler(kernel, bound, launch_bounds)` (Kernel.compiled; the counting lab passes its own), and put A, B and a
     NaN-filled C on the device (elements a kernel never writes stay NaN). `launch_bounds` = (max threads, min
     blocks per SM); a registry kernel with `min_blocks` gets them by default."""
     A, B = validate_operands(A, B)  # first: "best" is chosen by their shape
@@ -99,7 +99,7 @@ def prepare(kernel, A, B, tile=None, build=None, launch_bounds=None, **constants
         raise
     launch_bounds = spec.launch_bounds(bound, launch_bounds)
     blockspergrid, threadsperblock = spec.grid(M, N, bound)
-    compiled = (build or Kernel.compiled)(spec, bound, launch_bounds)
+    compiled = (compiler or Kernel.compiled)(spec, bound, launch_bounds)
     C = np.full((M, N), np.nan, dtype=np.float32)
     return Launch(spec, compiled, (M, K, N), blockspergrid, threadsperblock,
                   cuda.to_device(A), cuda.to_device(B), cuda.to_device(C), bound, launch_bounds)

@@ -99,7 +99,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
     a RuntimeError instead of returning a count. A read or store outside its array, or an error of the
     kernel, is a LaunchFailed (a ValueError) naming the line and the thread.
     """
-    launch = prepare(kernel, A, B, tile, build=instrumented, **constants)
+    launch = prepare(kernel, A, B, tile, compiler=instrumented, **constants)
     capacity = trace_room(launch) if trace else 0
     buffers = launch.kernel.buffers
     arrays = buffers.allocate(launch, capacity)
@@ -188,11 +188,11 @@ def _hazards(got, divergent, launch):
 def _refuse_failure(f, failure, launch):
     """Raise a LaunchFailed for the launch's first access outside its array (`f`, the row _tl_inside kept)
     or for the kernel's own error (`failure`), naming the kernel's line; nothing when neither."""
-    build = launch.kernel
+    compiled = launch.kernel
     if f["claimed"]:
-        names = [*build.params, *build.buffers.shared]
+        names = [*compiled.params, *compiled.buffers.shared]
         name = names[f["what"]]
-        rows, cols = (launch.A, launch.B, launch.C)[f["what"]].shape if f["what"] < 3 else build.buffers.shared[name]
+        rows, cols = (launch.A, launch.B, launch.C)[f["what"]].shape if f["what"] < 3 else compiled.buffers.shared[name]
         raise LaunchFailed(_("line {line}: {code}: thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx}) {verb} "
                              "{name}[{i}, {j}], outside {name} ({rows}×{cols}: rows 0–{last_row}, columns "
                              "0–{last_col}). Guard this {access}: make it only where its row and column lie inside "
@@ -202,8 +202,8 @@ def _refuse_failure(f, failure, launch):
                                                access=_("store") if f["store"] else _("read"))) from None
     if failure is None:
         return
-    line = next((n for frame, n in reversed(list(traceback.walk_tb(failure.__traceback__)))
-                 if frame.f_code.co_filename == build.filename), None)  # the kernel's file's last frame: the student's
+    line = next((n for frame, n in reversed(list(traceback.walk_tb(failure.__traceback__)))  # the kernel's file's
+                 if frame.f_code.co_filename == compiled.filename), None)  # last frame: the student's line
     if line is None:
         raise failure
     raise LaunchFailed(_("line {line}: {code}: the kernel failed here: {error}").format(
