@@ -34,7 +34,7 @@ def cache(tmp_path, monkeypatch):
 
 def entry(on, shape, kernel):
     return {"card": dataclasses.asdict(on), "shape_class": list(best.shape_class(*shape)), "kernel": kernel,
-            "measured": {"ms": 1.0}}
+            "measured": {"ms": 1.0, "backend": "simulator" if card.SIMULATOR else "gpu"}}  # timed here
 
 
 def test_a_shape_class_rounds_each_dimension_up_to_a_power_of_two_and_marks_an_edge():

@@ -89,3 +89,21 @@ def test_rows_are_handed_on_after_every_shape_class(cache):
     rows = tune.run([(40, 24, 70), (100, 24, 70)], SMALL, timer_of({SMALL[0]: 2.0, SMALL[1]: 1.0}), blas=None,
                     saved=lambda rows: seen.append(len(rows)))
     assert seen == [2, 4] and len(rows) == 4  # two classes of two candidates: a tune stopped later keeps the first
+
+
+def test_a_choice_is_used_only_where_it_was_timed_gpu_or_simulator(cache, monkeypatch):
+    """The simulator models an H200's card but times Python: its choice must never steer a real H200's "best"."""
+    tune.run([(40, 24, 70)], SMALL, timer_of({SMALL[0]: 2.0, SMALL[1]: 1.0}), blas=None)
+    saved = json.loads(cache.read_text())
+    assert saved["entries"][0]["measured"]["backend"] == "simulator" and best.choose(33, 17, 100) == SMALL[1]
+    monkeypatch.setattr(best, "SIMULATOR", False)  # the same card, on a GPU
+    assert best.choose(33, 17, 100) != SMALL[1] and best.measured_on({"measured": "free form"}) == "gpu"
+    saved["entries"][0]["measured"]["backend"] = "gpu"
+    cache.write_text(json.dumps(saved))
+    assert best.choose(33, 17, 100) == SMALL[1]
+
+
+def test_the_command_says_on_the_simulator_that_its_choices_stay_there(cache, tmp_path, tiledlab_cli):
+    result = tiledlab_cli("tune", "--shape", "10x10x10", "--kernels", SMALL[0], "--out", tmp_path / "out")
+    assert result.returncode == 0 and (tmp_path / "out" / "tune.csv").is_file()
+    assert "its choices steer `best` on the simulator only" in result.stderr

@@ -234,6 +234,9 @@ def _tune(args):
     from .experiments import tune
     from .notebook import table
     out = _out_folder(args.out)
+    if SIMULATOR:
+        print("CUDA simulator: tune times Python, not a GPU; its choices steer `best` on the simulator only",
+              file=sys.stderr)
 
     def saved(rows):  # after every shape class: a tune stopped later keeps the classes before
         out.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,8 @@
 
 1. the tuned choice: `python -m tiledlab tune` times the candidates on this card and writes the fastest
    per shape class to a cache (below); an entry counts only for the card in hand (a change of device
-   invalidates it), a kernel the registry still has and the card can run;
+   invalidates it) and the backend that timed it (the simulator models an H200 but times Python), a kernel
+   the registry still has and the card can run;
 2. the card rule: among `CANDIDATES` the card can run (compute capability, shared memory per block with
    its opt-in limit), the largest block tile whose grid gives every SM a block (FILL of them at least),
    so that large products get the tile with the fewest loads and small ones still fill the card; the
@@ -16,7 +17,7 @@ The cache is JSON at $TILEDLAB_CACHE_DIR/tune.json, else platformdirs' user cach
 
     {"version": 2,
      "entries": [{"card": {<dataclasses.asdict of a card.Card>}, "shape_class": ["4096", "≤4096", ...],
-                  "kernel": "<registry name>", "measured": {<what tune measured: free form>}}]}
+                  "kernel": "<registry name>", "measured": {"backend": "gpu" or "simulator", <what tune measured>}}]}
 
 `shape_class` rounds each dimension up to a power of two, "≤P" where the candidates' block tiles leave an edge:
 3000³ is ≤4096×≤4096×≤4096, not 4096³'s class, where another tile wins. A later entry for one card and class
@@ -33,6 +34,7 @@ import warnings
 
 from . import card as cards
 from .rules import whole
+from ..backend import SIMULATOR
 from ..i18n import _
 
 NAME = "best"
@@ -77,8 +79,9 @@ def cache_path():
 
 def tuned(M, K, N, card, kernels):
     """The cached choice for this card and shape class, when it still holds; None otherwise."""
-    wanted = list(shape_class(M, K, N))
-    found = next((e.get("kernel") for e in reversed(entries()) if same_class(e, card, wanted)), None)  # the latest
+    wanted, here = list(shape_class(M, K, N)), "simulator" if SIMULATOR else "gpu"
+    found = next((e.get("kernel") for e in reversed(entries())  # the latest, measured where it is used:
+                  if same_class(e, card, wanted) and measured_on(e) == here), None)  # simulator times are Python's
     return found if found in kernels and kernels[found].refusal(card) is None else None
 
 
@@ -88,6 +91,12 @@ def same_class(entry, card, shape_class):
         return cards.Card.of(entry["card"]) == card and list(entry["shape_class"]) == list(shape_class)
     except (KeyError, TypeError, ValueError):
         return False  # an entry of another form: not for this card
+
+
+def measured_on(entry):
+    """ "gpu" or "simulator": the backend whose times chose `entry` (a GPU's, in a cache that does not say)."""
+    measured = entry.get("measured")
+    return measured.get("backend", "gpu") if isinstance(measured, dict) else "gpu"
 
 
 def entry(card, shape_class, kernel, measured):
