@@ -31,7 +31,9 @@ def test_count_json_reports_measured_equal_to_formula(tiledlab_cli):
 
 def test_count_table(tiledlab_cli):
     run = tiledlab_cli("count", "--n", "12", "--tile", "4")
-    assert run.returncode == 0 and "naive / tiled = 4" in run.stdout and "NO" not in run.stdout
+    assert run.returncode == 0 and "naive / tiled = 4 (T = 4)" in run.stdout and "NO" not in run.stdout
+    run = tiledlab_cli("count", "--n", "16", "--tile", "3")  # 2N³ / (2N²·⌈N/T⌉): not T where T does not divide N
+    assert run.returncode == 0 and "naive / tiled = 2.66667 (N / ⌈N/T⌉ = 16/6: T = 3 leaves" in run.stdout
 
 
 def test_bad_tile_is_a_clear_error(tiledlab_cli):

@@ -23,7 +23,7 @@ from .experiments import Unavailable
 OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL = 0, 1, 2, 3, 4
 EPILOG = """exit codes, the same for every command:
   0  done
-  1  ran, but a measured count differs from its formula (translate check: the edition has problems)
+  1  ran, but a measured count differs from its formula
   2  bad input: a one-line message says what to type instead
   3  cannot run here: needs a real GPU, or a tool or Python package that is not installed
   4  internal error (a bug in tiledlab): a traceback, please report it"""
@@ -79,9 +79,16 @@ def run(argv, parse, handlers, codes=EXIT_CODES):
         return INTERNAL
 
 
+ELSEWHERE = {**dict.fromkeys(["slides", "student-copy", "hub", "class-report"], "classroom"),  # a teacher's
+             **dict.fromkeys(["ladder", "sass", "profile", "measure", "execute", "translate", "links"], "tools")}
+
+
 def _parse(argv):
     if argv[:1] == ["lab"]:  # before argparse: unknown options go on to `jupyter lab`
         return argv[0], argv[1:]
+    if argv[:1] and argv[0] in ELSEWHERE:  # a command that left the students' install: say where it went
+        raise ValueError(f"{argv[0]} is run from the root of a clone of the series: "
+                         f"python -m {ELSEWHERE[argv[0]]} {argv[0]}")
     args = parser().parse_args(argv)
     return args.command, args
 
@@ -108,7 +115,8 @@ def _out_folder(path, option="--out"):
 
 def _simulator_forecast(seconds, what, instead, force):
     """Say how long `what` should take on the simulator; refuse it over SIM_LIMIT_S unless `force`."""
-    print(f"CUDA simulator: {what} should take about {seconds:,.0f} s (Python's time, not a GPU's)",
+    took = "under a second" if seconds < 1 else f"about {seconds:,.0f} s"
+    print(f"CUDA simulator: {what} should take {took} (Python's time, not a GPU's)",
           file=sys.stderr)
     if seconds > SIM_LIMIT_S and not force:
         duration = f"{seconds / 60:,.0f} minutes" if seconds < 7200 else f"{seconds / 3600:,.1f} hours"
@@ -186,7 +194,9 @@ def _count(args):
         table(["kernel", "measured", "formula", "match"],
               [[k, r["measured"], r["formula"], "yes" if r["measured"] == r["formula"] else "NO"]
                for k, r in result.items()])
-        print(f"naive / tiled = {result['naive']['measured'] / result['tiled']['measured']:g} (T = {T})")
+        steps = -(-n // T)  # tile steps along K: the last one partly empty where T does not divide N
+        why = f"T = {T}" if n % T == 0 else f"N / ⌈N/T⌉ = {n}/{steps}: T = {T} leaves part-empty edge tiles"
+        print(f"naive / tiled = {result['naive']['measured'] / result['tiled']['measured']:g} ({why})")
     return OK if all(r["measured"] == r["formula"] for r in result.values()) else MISMATCH
 
 

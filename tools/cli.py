@@ -15,7 +15,8 @@ from tiledlab.cli import MISMATCH, OK, Parser, _Help, _out_folder, run
 from .measure import cli as measure
 
 NOTEBOOK_FAILED = 5
-EPILOG = cli.EPILOG + "\n  5  a notebook's own cell failed (execute): the notebook, the cell and the error"
+EPILOG = (cli.EPILOG.replace("from its formula", "from its formula, or translate check found problems")
+          + "\n  5  a notebook's own cell failed (execute): the notebook, the cell and the error")
 
 
 class NotebookError(Exception):
