@@ -80,10 +80,11 @@ def write(class_dir, csv):
     """Write the report as CSV (one row per student) and return it as text, with the class's passes per
     exercise and median minutes per notebook under it, then who has not passed what yet."""
     frame = report(class_dir)
+    if frame.empty:
+        return (f"no students in {class_dir}: each student's folder there holds {NOTEBOOK_FOLDER}/ with their "
+                f"{outcomes.FILE} (the class server makes it at their first login); nothing written")
     pathlib.Path(csv).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(csv, na_rep="")
-    if frame.empty:
-        return f"no students in {class_dir} yet (a student's folder appears at their first login); wrote {csv}"
     exercises = [c for c in frame.columns if not c.startswith("minutes")]
     footer = pd.DataFrame([{c: f"{(frame[c] == PASSED).sum()}/{len(frame)}" for c in exercises},
                            {c: f"{m:.0f}" for c, m in frame.drop(columns=exercises).median().dropna().items()}],

@@ -3,7 +3,7 @@
 `python -m classroom student-copy DIR` writes the package, the notebooks, the environment files, the
 licences and a README of the copy's own (classroom/student-README.md: how to open the series, run a
 notebook, check an exercise) into DIR, and leaves out `solutions/` (the key), the tests (several run the
-key against the notebooks), the docs, this classroom/ and the maintainers' tools/. The copy installs and
+key against the notebooks), the docs but the glossary, this classroom/ and the maintainers' tools/. The copy installs and
 runs as the clone does: `pip install -e .` there, then `python -m tiledlab lab`. Nothing in the package
 imports `solutions`.
 """
@@ -16,7 +16,8 @@ from .series import ROOT
 
 #: What a student copy holds, relative to the clone: folders, then single files (missing ones skipped).
 FOLDERS = ("tiledlab", "notebooks", ".binder")
-FILES = ("LICENSE", "LICENSE-CONTENT.md", "pyproject.toml", "environment.yml", ".gitignore")
+FILES = ("LICENSE", "LICENSE-CONTENT.md", "pyproject.toml", "environment.yml", ".gitignore",
+         "docs/glossary.md", "docs/zh/glossary.md")  # the glossary notebook 0 points to
 UNTRACKED = {".git", ".venv", "build", "node_modules"}  # not the series' files: not searched for pointers
 JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".ipynb_checkpoints")
 README = pathlib.Path("classroom", "student-README.md")  # the copy's README.md
@@ -41,6 +42,7 @@ def student_copy(dest, source=None):
             shutil.copytree(source / name, dest / name, ignore=JUNK)
     for name in FILES:
         if (source / name).is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source / name, dest / name)
     shutil.copy2(source / README, dest / "README.md")
     found = pointers(dest)

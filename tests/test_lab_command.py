@@ -67,9 +67,12 @@ def test_default_source_is_the_series_notebooks():
 
 def test_cli_lab_dry_run_writes_nothing_and_passes_options_on(src, tmp_path, capsys):
     out = dry_run(capsys, "--src", str(src), "--dest", str(tmp_path / "w"), "--no-browser", "--port", "9999")
-    assert not (tmp_path / "w").exists() and "would copy 2 notebooks" in out
+    assert not (tmp_path / "w").exists() and "would copy 2 notebooks" in out and "keeping" not in out
     command = out.strip().splitlines()[-1]
     assert command.endswith("--no-browser --port 9999") and " -m jupyter lab " in command
+    lab.working_copy(src, tmp_path / "w")  # the next start: the student's copies stay
+    assert f"would copy 0 notebooks into {tmp_path / 'w'}, keeping the 2 there" in dry_run(
+        capsys, "--src", str(src), "--dest", str(tmp_path / "w"))
 
 
 def snapshot(folder):

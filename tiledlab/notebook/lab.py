@@ -286,7 +286,8 @@ def start(args, extra) -> int:
     cmd, env = lab_argv(dest, extra), lab_env(lang, dest)
     if args.dry_run:
         copies, edited = plan(src, dest, fresh=args.fresh)
-        print(f"would copy {_notebooks(len(copies))} into {dest}")
+        kept = len(committed(src)) - len(copies)  # already in the working copy, left as they are
+        print(f"would copy {_notebooks(len(copies))} into {dest}" + (f", keeping the {kept} there" if kept else ""))
         if edited:
             print(f"would move {_notebooks(len(edited), 'edited ')} to {_backup_name(dest)}/ first")
         _say_if_menus_stay_english(lang)
