@@ -10,9 +10,9 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import tiledlab  # noqa: E402,F401  first: it picks the simulator on a machine without a GPU
+from tiledlab.core.operands import operands  # noqa: E402
 from tiledlab.counting import count_loads  # noqa: E402
-from tiledlab.notebook.stepper import (FALLBACK_TEXT, TiledTrace, TileStepper, TraceMismatch,  # noqa: E402
-                                       launches, operands)
+from tiledlab.notebook.stepper import FALLBACK_TEXT, TiledTrace, TileStepper, TraceMismatch, launches  # noqa: E402
 
 
 def raw(c, block, operand, epoch):
@@ -114,7 +114,7 @@ def test_counted_launches_are_cached():
 
 
 def test_edge_tiles_fit_in_the_trace():
-    A, B = operands(6)  # T = 4 does not divide 6: edge blocks also store and read the padding's zeros
+    A, B = operands(6, 6, 6)  # T = 4 does not divide 6: edge blocks also store and read the padding's zeros
     assert len(count_loads("tiled", A, B, tile=4, trace=True).shared_trace) == 64 * 2 * (2 + 2 * 4)
 
 

@@ -63,7 +63,6 @@ def describe():
     import numpy
     from importlib.metadata import PackageNotFoundError, version
     from numba import cuda
-
     try:
         numba_cuda = version("numba-cuda")
     except PackageNotFoundError:

@@ -116,8 +116,7 @@ def _out_folder(path, option="--out"):
 def _simulator_forecast(seconds, what, instead, force):
     """Say how long `what` should take on the simulator; refuse it over SIM_LIMIT_S unless `force`."""
     took = "under a second" if seconds < 1 else f"about {seconds:,.0f} s"
-    print(f"CUDA simulator: {what} should take {took} (Python's time, not a GPU's)",
-          file=sys.stderr)
+    print(f"CUDA simulator: {what} should take {took} (Python's time, not a GPU's)", file=sys.stderr)
     if seconds > SIM_LIMIT_S and not force:
         duration = f"{seconds / 60:,.0f} minutes" if seconds < 7200 else f"{seconds / 3600:,.1f} hours"
         raise ValueError(f"about {duration} on the simulator: {instead}, or add --force")
@@ -127,7 +126,6 @@ def count_bytes(n, T):
     """Memory `count` needs at N×N and tile T: A, B and C (host and device, and C read back) and the
     counting buffers of the tiled kernel (the larger of the two), on the device and read back."""
     from types import SimpleNamespace
-
     from .core.launch import resolve
     from .counting.buffers import CountingBuffers
     blockspergrid, threadsperblock = resolve("tiled").grid(n, n, {"T": T})
@@ -278,8 +276,7 @@ def _lab(argv):
     return lab.start(*lab.parser(Parser).parse_known_args(argv))
 
 
-HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways,
-            "lab": _lab}
+HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways, "lab": _lab}
 
 
 # --- options ---------------------------------------------------------------------------------------

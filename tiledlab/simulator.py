@@ -74,7 +74,6 @@ class BlockBarrier:
 
 def _run_block(manager, grid_point, *args):
     from numba.cuda.simulator.kernel import BlockThread
-
     barrier = BlockBarrier(int(np.prod(manager._block_dim)))
 
     def target():
@@ -172,7 +171,6 @@ def _shared_array(self, shape, dtype, alignment=None):
     """FakeCUDAShared.array, accepting and ignoring `alignment`. As numba's own: one array per declaring
     line (the caller's frame), shared by the block's threads; size 0 is the dynamic shared memory."""
     from numba.cuda.simulator import kernelapi
-
     if isinstance(dtype, kernelapi.types.Type):
         dtype = kernelapi.numpy_support.as_dtype(dtype)
     dtype = np.dtype(dtype)

@@ -101,8 +101,7 @@ def measured_on(entry):
 
 def entry(card, shape_class, kernel, measured):
     """A cache entry, as `tune` writes it and `tuned` reads it."""
-    return {"card": dataclasses.asdict(card), "shape_class": list(shape_class), "kernel": kernel,
-            "measured": measured}
+    return {"card": dataclasses.asdict(card), "shape_class": list(shape_class), "kernel": kernel, "measured": measured}
 
 
 def save(found, path=None):

@@ -16,8 +16,7 @@ def generated(name, BM=128, BN=128, BK=8, TM=8, TN=8, idea="", min_blocks=None, 
 
     def write(constants):
         """(kernel source, helper source) at these constants."""
-        return (unrolled.generate_source(**constants, **options, name=name),
-                unrolled.generate_helpers(constants["TN"]))
+        return unrolled.generate_source(**constants, **options, name=name), unrolled.generate_helpers(constants["TN"])
 
     def bound(fn):
         """`fn` with the options it names bound: a function of the constants alone."""

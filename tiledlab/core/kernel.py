@@ -310,8 +310,7 @@ class Kernel:
         code = Changed(tree, written.helpers, written.filename, self.code.base)
         defaults = {**self.constants, **{k: int(v) for k, v in (constants or {}).items()}}
         return replace(self, name=tree.name, code=code, constants=defaults, family="variant",
-                       derived={**self.derived, **(derived or {})},
-                       fixed=self.fixed or self.code.base.holds_constants)
+                       derived={**self.derived, **(derived or {})}, fixed=self.fixed or self.code.base.holds_constants)
 
     def __getitem__(self, config):
         """`kernel[grid, block](A, B, C)`: launch the build at the default constants, like a @cuda.jit kernel."""

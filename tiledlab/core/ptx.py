@@ -126,7 +126,6 @@ def _gpu_definitions():
     from numba.cuda import cgutils, types
     from numba.cuda.core.errors import NumbaTypeError, RequireLiteralValue
     from numba.cuda.extending import intrinsic
-
     f32, i32 = ir.FloatType(), ir.IntType(32)
 
     def check_array(name, arr):

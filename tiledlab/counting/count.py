@@ -120,8 +120,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         raise ValueError(_("the kernel made {loads:,} global loads and {shared:,} shared accesses, more "
                            "than the trace holds: trace a smaller product").format(loads=made, shared=shared_made))
     return LoadCount(
-        kernel=launch.name, shape=launch.shape, tile=launch.tile,
-        maps={op: got[f"count_{op}"] for op in OPERANDS},
+        kernel=launch.name, shape=launch.shape, tile=launch.tile, maps={op: got[f"count_{op}"] for op in OPERANDS},
         thread_loads=got["thread_loads"], shared_reads=got["shared_reads"], shared_stores=got["shared_stores"],
         hazards=_hazards(got, divergent, launch), C=np.asarray(launch.result()),
         trace=as_records(got["trace"][:made]) if trace else None,

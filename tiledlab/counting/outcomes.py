@@ -82,8 +82,7 @@ def record(exercise, passed, said, folder=None):
     if not working_copy(folder):
         return None
     line = {"exercise": exercise, "passed": bool(passed), "feedback": next(iter(said.strip().splitlines()), ""),
-            "time": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            "started": kernel_started()}
+            "time": datetime.datetime.now().astimezone().isoformat(timespec="seconds"), "started": kernel_started()}
     try:
         with open(folder / FILE, "a", encoding="utf-8") as out:
             out.write(json.dumps(line, ensure_ascii=False) + "\n")

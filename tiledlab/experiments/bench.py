@@ -91,8 +91,7 @@ def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=(),
                          "min_ms": timing.min_ms, "max_ms": timing.max_ms, "repeats": repeats,
                          "tflops": timing.tflops(n, n, n), "gbps": timing.gbps(n, n, n),
                          "rel_err": rel_err(C, ref) if ref is not None else "", "clock": timing.clock,
-                         **provenance, "launches_per_sample": timing.launches_per_sample,
-                         "timing": timing.method})
+                         **provenance, "launches_per_sample": timing.launches_per_sample, "timing": timing.method})
             bar.update()
         bar.set_postfix_str("done")
     return rows

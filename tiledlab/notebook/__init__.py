@@ -139,8 +139,8 @@ def timings(view="lesson", tile=16, n=None, gpu_ns=(1024, 2048, 4096), tiles=(8,
     ns, ts = (sim_ns, sim_tiles) if SIMULATOR else (gpu_ns, tiles)
     live = _live(view, ns, ts, min(tile, max(sim_tiles)) if SIMULATOR else tile)
     ref = _committed(view, tile, n)
-    fig, axes = plt.subplots(1, 2, figsize=(14, 4.8), sharey=view == "lesson" and not SIMULATOR,
-                             layout="constrained")
+    shared_y = view == "lesson" and not SIMULATOR
+    fig, axes = plt.subplots(1, 2, figsize=(14, 4.8), sharey=shared_y, layout="constrained")
     _draw(view, live, axes[0], live=True)
     _draw(view, ref, axes[1], live=False)
     plots.shared_legend(fig, axes[:1] if view == "effects" else axes)

@@ -230,7 +230,6 @@ def check_options(extra):
     if not extra:
         return
     import io
-
     from jupyter_server.serverapp import ServerApp
     from jupyterlab.labapp import LabApp
     from traitlets import TraitError
@@ -250,13 +249,10 @@ def check_options(extra):
 
 def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The lab command's options (``cls``: the command line's own parser class, for its error messages)."""
-    p = cls(
-        prog="python -m tiledlab lab",
-        description="Copy the notebooks into a git-ignored working copy and open it in JupyterLab, so "
-                    "that running them never overwrites the committed H200 outputs. Options not listed "
-                    "here are passed to `jupyter lab`.")
-    p.add_argument("--src", type=pathlib.Path, default=SOURCE,
-                   help="the committed notebooks (default: %(default)s)")
+    p = cls(prog="python -m tiledlab lab", description="Copy the notebooks into a git-ignored working copy and "
+            "open it in JupyterLab, so that running them never overwrites the committed H200 outputs. Options "
+            "not listed here are passed to `jupyter lab`.")
+    p.add_argument("--src", type=pathlib.Path, default=SOURCE, help="the committed notebooks (default: %(default)s)")
     p.add_argument("--dest", type=pathlib.Path, default=None,
                    help=f"the working copy (default: {DEFAULT_DEST_NAME}/ beside --src)")
     p.add_argument("--fresh", action="store_true",

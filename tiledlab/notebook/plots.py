@@ -330,8 +330,7 @@ def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3), extra_legend
     xs = np.logspace(np.log10(x[0]), np.log10(x[1]), 300)
     for (name, tbs), color in zip(roofs, ("0.15", "0.45", "0.65", "0.8")):
         ax.loglog(xs, np.minimum(xs * tbs, fp32), "-", color=color, lw=2, label=f"{tr(data_label(name))}: {tbs:.2f} TB/s")
-    ax.axhline(fp32, color="k", ls=":", lw=1.5,
-               label=tr(N_("FP32 FMA rate: {fp32:.1f} TFLOP/s")).format(fp32=fp32))
+    ax.axhline(fp32, color="k", ls=":", lw=1.5, label=tr(N_("FP32 FMA rate: {fp32:.1f} TFLOP/s")).format(fp32=fp32))
     for name, intensity, tflops, style in points:
         ax.loglog(intensity, tflops, ls="none", ms=9, label=name, **style)
     ax.set(xlim=x, ylim=(0.1, 2 * fp32))

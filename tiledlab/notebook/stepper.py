@@ -31,7 +31,7 @@ from matplotlib.colors import LinearSegmentedColormap, to_hex
 from matplotlib.patches import Patch, Rectangle
 
 from ..core.launch import resolve
-from ..core.operands import operands as core_operands
+from ..core.operands import operands
 from ..core.rules import is_whole
 from ..counting import count_loads
 from ..counting.hazards import EFFECT
@@ -70,11 +70,6 @@ class TraceMismatch(RuntimeError):
               "step through the library's kernel (leave out kernel=).").format(
                 kernel=counted.kernel, N=counted.shape[2], T=counted.tile, shape=_(SHAPE_OF_PHASES),
                 problems="; ".join(problems[:shown]), more=more))
-
-
-def operands(N, seed=0):
-    """The N×N float32 inputs of the counted launches (their values do not change any count)."""
-    return core_operands(N, N, N, seed)
 
 
 def _validate(N, T, block=None, thread=None):
@@ -211,12 +206,12 @@ def launches(N, T, seed=0, kernel=None):
 
 @functools.lru_cache(maxsize=48)
 def _launches(N, T, seed, kernel):
-    return TiledTrace(count_loads(kernel, *operands(N, seed), tile=T, trace=True)), _naive(N, T, seed)
+    return TiledTrace(count_loads(kernel, *operands(N, N, N, seed), tile=T, trace=True)), _naive(N, T, seed)
 
 
 @functools.lru_cache(maxsize=48)
 def _naive(N, T, seed):
-    naive = count_loads("naive", *operands(N, seed), tile=T, trace=True)
+    naive = count_loads("naive", *operands(N, N, N, seed), tile=T, trace=True)
     n = naive.trace  # the comparison needs the naive launch's blocks to be the tiled one's: T×T threads
     if not (n.tx.max() < T and n.ty.max() < T and n.bx.max() == n.by.max() == -(-N // T) - 1):
         raise RuntimeError(f"the naive launch's blocks are not {T}×{T} threads on the tiled kernel's grid")
