@@ -80,11 +80,14 @@ def write(class_dir, csv):
     """Write the report as CSV (one row per student) and return it as text, with the class's passes per
     exercise and median minutes per notebook under it, then who has not passed what yet."""
     frame = report(class_dir)
-    if frame.empty:
-        return (f"no students in {class_dir}: each student's folder there holds {NOTEBOOK_FOLDER}/ with their "
-                f"{outcomes.FILE} (the class server makes it at their first login); nothing written")
+    if frame.index.empty:
+        return (f"no students in {class_dir}: a student's folder there holds {NOTEBOOK_FOLDER}/ (the class server "
+                f"makes it at their first login); nothing written")
     pathlib.Path(csv).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(csv, na_rep="")
+    if frame.columns.empty:  # the start of a lesson: logged in, no exercise checked yet
+        return (f"{len(frame)} students ({', '.join(frame.index)}), none has checked an exercise yet: each check() "
+                f"writes to {NOTEBOOK_FOLDER}/{outcomes.FILE} in the student's folder\n\nwrote {csv} (their names only)")
     exercises = [c for c in frame.columns if not c.startswith("minutes")]
     footer = pd.DataFrame([{c: f"{(frame[c] == PASSED).sum()}/{len(frame)}" for c in exercises},
                            {c: f"{m:.0f}" for c, m in frame.drop(columns=exercises).median().dropna().items()}],

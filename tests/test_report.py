@@ -94,3 +94,12 @@ def test_bad_class_folders_are_refused_in_one_line(tmp_path, capsys):
     assert cli.main(["class-report", str(tmp_path), "--csv", str(tmp_path / "r.csv")]) == 0
     said = capsys.readouterr().out
     assert "no students" in said and "notebooks/" in said and not (tmp_path / "r.csv").exists()  # an empty class
+
+
+def test_students_who_have_not_checked_anything_yet_are_listed_not_called_no_students(tmp_path, capsys):
+    for name in ("ada", "grace"):  # logged in: the server made their notebooks/, no outcomes file yet
+        (tmp_path / name / "notebooks").mkdir(parents=True)
+    assert cli.main(["class-report", str(tmp_path), "--csv", str(tmp_path / "r.csv")]) == 0
+    said = capsys.readouterr().out
+    assert "no students" not in said and "2 students (ada, grace)" in said and "none has checked" in said
+    assert pd.read_csv(tmp_path / "r.csv")["student"].tolist() == ["ada", "grace"]
