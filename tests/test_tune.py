@@ -103,6 +103,18 @@ def test_a_choice_is_used_only_where_it_was_timed_gpu_or_simulator(cache, monkey
     assert best.choose(33, 17, 100) == SMALL[1]
 
 
+def test_a_simulator_tune_keeps_the_gpu_s_choice_for_the_same_card_and_class(cache, monkeypatch):
+    tune.run([(40, 24, 70)], SMALL, timer_of({SMALL[0]: 2.0, SMALL[1]: 1.0}), blas=None)
+    saved = json.loads(cache.read_text())
+    saved["entries"][0]["measured"]["backend"] = "gpu"  # as a GPU's tune of this card wrote it
+    cache.write_text(json.dumps(saved))
+    tune.run([(40, 24, 70)], SMALL, timer_of({SMALL[0]: 1.0, SMALL[1]: 2.0}), blas=None)  # the simulator's, again
+    entries = json.loads(cache.read_text())["entries"]
+    assert [(e["measured"]["backend"], e["kernel"]) for e in entries] == [("gpu", SMALL[1]), ("simulator", SMALL[0])]
+    monkeypatch.setattr(best, "SIMULATOR", False)
+    assert best.choose(33, 17, 100) == SMALL[1]  # the GPU still runs what the GPU chose
+
+
 def test_the_command_says_on_the_simulator_that_its_choices_stay_there(cache, tmp_path, tiledlab_cli):
     result = tiledlab_cli("tune", "--shape", "10x10x10", "--kernels", SMALL[0], "--out", tmp_path / "out")
     assert result.returncode == 0 and (tmp_path / "out" / "tune.csv").is_file()

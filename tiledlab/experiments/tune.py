@@ -82,7 +82,7 @@ def choice(rows, on):
 
 def run(shapes, candidates=None, timer=back_to_back, blas=timed_sgemm, path=None, saved=None):
     """Tune the shape classes of `shapes` on the card in hand and write the choices to the cache (replacing this
-    card's earlier ones for those classes; other cards' entries stay), class by class, then `saved(rows so far)`.
+    card's earlier ones for those classes, measured on this backend; other cards' and backends' entries stay), class by class, then `saved(rows so far)`.
     Returns one row per candidate timed."""
     on, path = card(), path or cache_path()
     entries, rows = best.entries(path), []
@@ -92,7 +92,8 @@ def run(shapes, candidates=None, timer=back_to_back, blas=timed_sgemm, path=None
     for members in classes.values():
         timed = [r for M, K, N in members for r in timed_at(M, K, N, on, candidates or CANDIDATES, timer, blas)]
         entry = choice(timed, on)
-        entries = [e for e in entries if not best.same_class(e, on, entry["shape_class"])] + [entry]
+        entries = [e for e in entries if not (best.same_class(e, on, entry["shape_class"])  # a GPU's stay on the simulator
+                                              and best.measured_on(e) == best.measured_on(entry))] + [entry]
         rows += [{**r, "chosen": r["kernel"] == entry["kernel"]} for r in timed]
         best.save(entries, path)  # class by class: a tune stopped later keeps the classes before
         if saved:
