@@ -145,3 +145,19 @@ def test_a_rule_or_derived_constant_that_divides_by_zero_is_a_value_error():
 
     with pytest.raises(ValueError, match="divides by zero"):
         tiledlab.matmul(A, B, divided)
+
+
+@pytest.mark.parametrize("value, whole", [(3, True), (np.int64(3), True), (np.uint32(3), True), (True, False),
+                                          (np.bool_(True), False), (3.0, False), (np.array(2.5), False),
+                                          (np.array(3), False), (np.array([1, 2]), False)])
+def test_a_whole_number_is_an_int_or_numpy_integer_never_an_array_or_a_bool(value, whole):
+    """One test for every size, index and constant (rules.is_whole): an array has __index__ but is no number."""
+    from tiledlab.core.rules import is_whole
+    assert is_whole(value) is whole
+
+
+def test_a_specialized_build_refuses_other_constants_saying_it_was_specialized():
+    built = specialize(registry.KERNELS["regtile_2d"], BM=64, BN=64, TM=4, TN=4)
+    with pytest.raises(ValueError, match="was specialized for BM=64, [^;]*; it cannot take BM=128 as well: give one"):
+        Kernel.of(built).bind(BM=128)
+    assert Kernel.of(built).bind(BM=64)["BM"] == 64

@@ -9,6 +9,7 @@ A rule's parameters name the constants it reads, so nothing is written twice and
 constants and launch sizes are functions of the same kind, evaluated by `apply`.
 """
 import inspect
+import numbers
 from dataclasses import dataclass
 from typing import Callable
 
@@ -59,8 +60,8 @@ def bound(fn):
 
 
 def is_whole(*values):
-    """True when every value is a whole number: an int or a numpy integer, not a bool or a float."""
-    return all(hasattr(v, "__index__") and not isinstance(v, bool) for v in values)
+    """True when every value is a whole number: an int or a numpy integer, not a bool, a float or an array."""
+    return all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in values)  # numpy's are Integral
 
 
 def whole(name, value, least=1):
