@@ -151,7 +151,7 @@ def test_a_changed_copy_of_generated_source_keeps_its_constants(rng):
     broken = without_barrier(registry.KERNELS["gen_prefetch"], 0, **GENERATED)
     A, B = operands(rng, 4, 4, 4)
     assert broken.constants == GENERATED
-    with pytest.raises(ValueError, match="without_barrier_0 was specialized for BM=32, [^;]*; it cannot take BM=64"):
+    with pytest.raises(ValueError, match="without_barrier_0 is a changed copy of code written for BM=32, [^;]*; it cannot take BM=64"):
         tiledlab.matmul(A, B, broken, BM=64)
 
 

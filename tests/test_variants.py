@@ -107,5 +107,5 @@ def test_a_variant_of_a_variant_keeps_what_its_generated_base_says():
     hybrid = KERNELS["h_64x128x8_8x8_s3"]  # A through registers: a tile past K stored
     twice = swapped_xy(without_write_back(hybrid, BM=64))
     assert predicted(twice, 70, 40, 90) == predicted(hybrid, 70, 40, 90)
-    with pytest.raises(ValueError, match="was specialized for BM=64, [^;]*; it cannot take BM=128"):
+    with pytest.raises(ValueError, match="is a changed copy of code written for BM=64, [^;]*; it cannot take BM=128: change the kernel"):
         twice.bind(BM=128)

@@ -121,16 +121,14 @@ class Needs:
             what = "cp.async" if self.compute_capability == CP_ASYNC else _("its instructions")
             return _("{card} cannot run it: {what} needs compute capability {cc} or higher").format(
                 card=card, what=what, cc=cc)
-        if self.shared.dynamic and self.shared.bytes > card.shared_per_block_optin_bytes:
-            return _("{card} cannot run it: it needs {used:,} bytes of dynamic shared memory per block, the card "
-                     "allows at most {limit:,} ({kib} KiB): choose fewer stages or smaller tiles").format(
-                         card=card, used=self.shared.bytes, limit=card.shared_per_block_optin_bytes,
-                         kib=card.shared_per_block_optin_bytes // 1024)
-        if not self.shared.dynamic and self.shared.bytes > card.shared_per_block_bytes:
-            return _("{card} cannot run it: it declares {used:,} bytes of shared memory per block; a block may declare "
-                     "at most {limit:,} ({kib} KiB) statically: choose smaller tiles").format(
-                         card=card, used=self.shared.bytes, limit=card.shared_per_block_bytes,
-                         kib=card.shared_per_block_bytes // 1024)
+        limit = card.shared_per_block_optin_bytes if self.shared.dynamic else card.shared_per_block_bytes
+        if self.shared.bytes > limit:
+            too_much = _("{card} cannot run it: it needs {used:,} bytes of dynamic shared memory per block, the card "
+                         "allows at most {limit:,} ({kib} KiB): choose fewer stages or smaller tiles") \
+                if self.shared.dynamic else _("{card} cannot run it: it declares {used:,} bytes of shared memory per "
+                                              "block; a block may declare at most {limit:,} ({kib} KiB) statically: "
+                                              "choose smaller tiles")
+            return too_much.format(card=card, used=self.shared.bytes, limit=limit, kib=limit // 1024)
         blocks = self.min_blocks or 1
         if self.threads * blocks > card.threads_per_sm or blocks > card.blocks_per_sm:
             return _("{card} cannot run it: its launch bounds ask for {blocks} blocks of {threads} threads per SM, "

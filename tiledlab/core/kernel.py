@@ -188,9 +188,11 @@ class Kernel:
         if value < 0:
             raise ValueError(f"{name} must not be negative, got {value}")
         if self.fixed and value != self.constants[name]:
-            raise ValueError(_("{kernel} was specialized for {constants}; it cannot take {name}={value} as well: give "
-                               "one value, or pass the kernel it came from").format(
-                                   kernel=self.name, constants=listed(self.constants), name=name, value=value))
+            refusal = _("{kernel} is a changed copy of code written for {constants}; it cannot take {name}={value}: "
+                        "change the kernel it came from instead") if isinstance(self.code, Changed) else \
+                _("{kernel} was specialized for {constants}; it cannot take {name}={value} as well: give one value, or "
+                  "pass the kernel it came from")
+            raise ValueError(refusal.format(kernel=self.name, constants=listed(self.constants), name=name, value=value))
 
     def sizes(self, constants):
         """((rows, cols) of C per block, (x, y) threads per block), checked against CUDA's limits."""
