@@ -72,6 +72,12 @@ def test_count_forecasts_its_time_on_the_simulator(tiledlab_cli):
     assert result.returncode == 0 and "should take under a second" in result.stderr and "{" not in result.stderr
 
 
+@pytest.mark.parametrize("seconds, said", [(0.4, "should take under a second"), (42.4, "should take about 42 s")])
+def test_a_forecast_says_its_seconds_or_under_a_second(seconds, said, capsys):
+    cli._simulator_forecast(seconds, "this count", "use --n 64 or less", force=False)
+    assert said in capsys.readouterr().err
+
+
 @pytest.mark.skipif(not tiledlab.SIMULATOR, reason="the forecast is for the simulator")
 def test_a_count_that_would_take_hours_on_the_simulator_is_refused(tiledlab_cli):
     result = tiledlab_cli("count", "--n", "1024")

@@ -24,3 +24,11 @@ def test_every_repository_path_a_page_names_exists():
     named = {(str(name), p) for name, text in pages() for p in PATH.findall(text)}
     assert len(named) > 50  # the pages do name files
     assert sorted(f"{name}: {p}" for name, p in named if not (ROOT / p).exists() and p not in EXAMPLES) == []
+
+
+def test_every_registry_name_a_page_names_exists():
+    """`registry.X` in a page is something tiledlab.core.registry has (registry.ASYNC went, family("async") stayed)."""
+    from tiledlab.core import registry
+    attribute = re.compile(r"(?<![\w./])registry\.(\w+)(?!\w|\.\w)")  # not registry.py, nor a host's name
+    named = {(str(name), a) for name, text in pages() for a in attribute.findall(text) if a != "py"}
+    assert named and sorted(f"{name}: registry.{a}" for name, a in named if not hasattr(registry, a)) == []

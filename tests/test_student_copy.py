@@ -62,7 +62,7 @@ def test_the_copys_readme_is_its_own_and_names_only_what_the_copy_has(copy):
     assert text == (ROOT / student_copy.README).read_text()
     for heading in ("## Open the series", "## Run a notebook", "## Check an exercise"):
         assert heading in text
-    for absent in ("pytest", "sphinx", "tiledlab hub", "solutions", "tests/", "docs/", "classroom", "tools"):
+    for absent in ("pytest", "sphinx", "solutions", "tests/", "docs/", "classroom", "tools"):
         assert absent not in text, absent
     made_by_lab = {"my-notebooks/", "my-notebooks-backup-<date>-<time>/", ".venv"}
     for name in re.findall(r"`([\w.-]+\.(?:ipynb|md|yml|toml)|[A-Z-]+(?:\.md)?|[\w.<>-]+/)`", text):

@@ -80,8 +80,9 @@ def cache_path():
 def tuned(M, K, N, card, kernels):
     """The cached choice for this card and shape class, when it still holds; None otherwise."""
     wanted, here = list(shape_class(M, K, N)), "simulator" if SIMULATOR else "gpu"
-    found = next((e.get("kernel") for e in reversed(entries())  # the latest, measured where it is used:
-                  if same_class(e, card, wanted) and measured_on(e) == here), None)  # simulator times are Python's
+    # the latest entry, measured where it is used (the simulator's times are Python's, not a GPU's)
+    found = next((e.get("kernel") for e in reversed(entries())
+                  if same_class(e, card, wanted) and measured_on(e) == here), None)
     return found if found in kernels and kernels[found].refusal(card) is None else None
 
 

@@ -278,14 +278,16 @@ def _guarded(load, conds):
 
 def global_load_a(p, i, q, kx, guard):
     """A's element of pass i, k offset q, in the tile at k = kx (guard: check the K edge)."""
-    r, k = f"ar_{i}" if p.edge == "clamp" else _plus("row0 + am", i * p.a_rows), _plus(_plus(kx, "ak"), q)
+    r = f"ar_{i}" if p.edge == "clamp" else _plus("row0 + am", i * p.a_rows)
+    k = _plus(_plus(kx, "ak"), q)
     conds = ([] if p.edge == "clamp" else [f"{r} < M"]) + ([f"{k} < K"] if guard else [])
     return _guarded(f"A[{p.index(r)}, {p.index(k)}]", conds)
 
 
 def global_load_b(p, i, q, kx, guard):
     """B's element of pass i, column pass q, in the tile at k = kx (guard: check the K edge)."""
-    r, c = _plus(_plus(kx, "bk"), i * p.b_rows), f"bc_{q}" if p.edge == "clamp" else _plus("col0 + bn", 32 * q)
+    r = _plus(_plus(kx, "bk"), i * p.b_rows)
+    c = f"bc_{q}" if p.edge == "clamp" else _plus("col0 + bn", 32 * q)
     conds = ([f"{r} < K"] if guard else []) + ([] if p.edge == "clamp" else [f"{c} < N"])
     return _guarded(f"B[{p.index(r)}, {p.index(c)}]", conds)
 
@@ -423,10 +425,10 @@ def async_tile(p, ind, kx, fa, fb):
     """The tile at k = kx into the stage whose rows start at fa (A) and fb (B): 16-byte copies when the
     tile lies inside K and rows are aligned, else scalar loads (zero past K) stored the plain way."""
     (a_passes, a_step), (b_passes, b_step) = _async_passes(p)
-    a_passes *= not p.transposed  # transposed: A goes through registers (tile_loads, a_to_shared)
-    sa = lambda i: _plus(fa, _plus("am", i * a_step))  # noqa: E731  the row of sA of A's pass i, of sB ...
-    sb = lambda i: _plus(fb, _plus("bk", i * b_step))  # noqa: E731
-    kb = lambda i: _plus(kx, _plus("bk", i * b_step))  # noqa: E731  ... and of B
+    a_passes = 0 if p.transposed else a_passes  # transposed: A goes through registers (tile_loads, a_to_shared)
+    sa = lambda i: _plus(fa, _plus("am", i * a_step))  # noqa: E731  pass i's row in sA
+    sb = lambda i: _plus(fb, _plus("bk", i * b_step))  # noqa: E731  pass i's row in sB
+    kb = lambda i: _plus(kx, _plus("bk", i * b_step))  # noqa: E731  pass i's row (k) in B
     copies = [f"{ind}    cp_async4(sA, {sa(i)}, ak, A, ar_{i}, {_plus(kx, 'ak')})" for i in range(a_passes)]
     copies += [f"{ind}    cp_async4(sB, {sb(i)}, bn, B, {kb(i)}, bc)" for i in range(b_passes)]
     scalar = [f"{ind}    sA[{sa(i)}, {_plus('ak', q)}] = {global_load_a(p, i, q, kx, guard=True)}"

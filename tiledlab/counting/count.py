@@ -201,8 +201,9 @@ def _refuse_failure(f, failure, launch):
                                                access=_("store") if f["store"] else _("read"))) from None
     if failure is None:
         return
-    line = next((n for frame, n in reversed(list(traceback.walk_tb(failure.__traceback__)))  # the kernel's file's
-                 if frame.f_code.co_filename == compiled.filename), None)  # last frame: the student's line
+    # the last frame in the kernel's file: the student's line
+    line = next((n for frame, n in reversed(list(traceback.walk_tb(failure.__traceback__)))
+                 if frame.f_code.co_filename == compiled.filename), None)
     if line is None:
         raise failure
     raise LaunchFailed(_("line {line}: {code}: the kernel failed here: {error}").format(

@@ -69,7 +69,8 @@ class _Pad(_Change):
 
 class _StoreNever(_Change):
     def visit_FunctionDef(self, node):
-        self.name = node.args.args[2].arg  # C, the kernel's third argument, by the kernel's own name
+        if self.name is None:  # the kernel itself, not a function inside it
+            self.name = node.args.args[2].arg  # C, the kernel's third argument, by the kernel's own name
         return self.generic_visit(node)
 
     def visit_Assign(self, node):

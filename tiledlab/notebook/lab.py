@@ -94,7 +94,7 @@ def lab_env(lang, dest, *, pack=None) -> dict:
     env = {"JUPYTER_CONFIG_PATH": os.pathsep.join(p for p in paths if p)}
     if lang == "zh":
         env["TILEDLAB_LANG"] = "zh"
-        if pack or pack is None and has_language_pack():
+        if has_language_pack() if pack is None else pack:
             env["JUPYTERLAB_SETTINGS_DIR"] = str(pathlib.Path(dest) / SETTINGS_NAME)
     return env
 

@@ -38,7 +38,7 @@ from ..counting.hazards import EFFECT
 from ..i18n import N_, _
 from . import plots
 
-__all__ = ["TileStepper", "TiledTrace", "step_through", "launches", "FALLBACK_TEXT"]
+__all__ = ["TileStepper", "TiledTrace", "TraceMismatch", "step_through", "launches", "FALLBACK_TEXT"]
 
 FALLBACK_TEXT = N_("Tile stepper (interactive in JupyterLab): the frames above show every phase.")
 SIZES = range(4, 17)  # N: square matrices small enough to read cell by cell (and to count on the simulator)
@@ -94,7 +94,7 @@ def _fields(r):
 
 
 class TiledTrace:
-    """The counted tiled launch, checked and indexed by (block, phase): pure data, nothing drawn.
+    """The counted tiled launch, checked (else TraceMismatch) and indexed by (block, phase): pure data.
 
     stores[(block, phase, array)] = {(a, b): storing thread}; reads[(block, phase, thread, array)] =
     [(a, b), ...] in the order made; fetches[(block, phase, name)] = {(i, j): fetching thread};
@@ -220,7 +220,7 @@ def _naive(N, T, seed):
 
 class TileStepper:
     """One block and one thread of a tiled kernel (`kernel`, the library's tiled by default) at N×N,
-    tile width T, phase by phase.
+    tile width T, phase by phase (a kernel without the tiled kernel's phases: TraceMismatch, saying why).
 
     `frames()` lists what each phase draws (plain dicts, for tests and for your own plots), `strip()`
     draws every phase (one row each), `frame_figure(t)` one phase, and `widget()` the interactive
