@@ -172,7 +172,7 @@ def plan_rows(parts, table=None):
     return rows
 
 
-def _whole(minutes):
+def _rounded(minutes):
     return f"{minutes:.0f}"
 
 
@@ -183,8 +183,8 @@ def plan_table(parts, session_min=SESSION_MIN, table=None):
     for r in rows:
         left = f"; read: {', '.join(r['reading_left'])}" if r["reading_left"] else ""
         work = ", ".join(r["homework"]) or "none"
-        lines.append(f"| {r['part']} | {_whole(r['minutes'])} | `{r['notebook']}`: {'; '.join(r['sections'])} | "
-                     f"{', '.join(r['in_class']) or 'none'} | {work}{left} ({_whole(r['homework_min'])} min) |")
+        lines.append(f"| {r['part']} | {_rounded(r['minutes'])} | `{r['notebook']}`: {'; '.join(r['sections'])} | "
+                     f"{', '.join(r['in_class']) or 'none'} | {work}{left} ({_rounded(r['homework_min'])} min) |")
     total = sum(round(r["minutes"]) for r in rows)
     lines.append(f"| **in class** | **{total}** | | | |")
     lines.append(f"| questions and discussion | {session_min - total} | | | |")

@@ -196,7 +196,7 @@ def _same(C, spec, what):
     return False
 
 
-def _number(p):
+def _is_number(p):
     """A real number, numpy's included (np.int64(2048)); not a bool."""
     return isinstance(p, numbers.Real) and not isinstance(p, (bool, np.bool_))
 
@@ -211,7 +211,7 @@ def predict(prediction, measured, rtol=0.0):
         return None
     want = len(measured) if isinstance(measured, (tuple, list)) else 1
     given = prediction if isinstance(prediction, (tuple, list)) else (prediction,)
-    if len(given) != want or not all(_number(p) for p in given):
+    if len(given) != want or not all(_is_number(p) for p in given):
         print(_("Give a number, not {given}.").format(given=repr(prediction)) if want == 1 else
               _("Give {want} numbers, as a tuple in the order the question asks for, not {given}.")
               .format(want=want, given=repr(prediction)))
