@@ -78,7 +78,18 @@ def passed_to_a_call(A, B, C):
 
 @cuda.jit
 def atomic_into_C(A, B, C):
+    old = cuda.atomic.add(C, (0, 0), A[0, 0])  # its old value: a read of C the count could not place
+
+
+@cuda.jit
+def atomic_and_store(A, B, C):
     cuda.atomic.add(C, (0, 0), A[0, 0])
+    C[0, 1] = B[0, 0]
+
+
+@cuda.jit
+def atomic_into_a_row(A, B, C):
+    cuda.atomic.add(C, 0, A[0, 0])
 
 
 @cuda.jit
@@ -204,7 +215,9 @@ REFUSED = [  # (kernel, the code the message quotes, what it says)
     (nested_def, "def at(A, i, j):", r"function defined inside the kernel"),
     (tuple_unpacking, "x, y = (A, B)", r"only as A\[i, j\]"),
     (passed_to_a_call, "len(A)", r"passing A to len"),
-    (atomic_into_C, "cuda.atomic.add(C, (0, 0), A[0, 0])", r"passing C to cuda.atomic.add"),
+    (atomic_into_C, "old = cuda.atomic.add(C, (0, 0), A[0, 0])", r"a statement of its own"),
+    (atomic_and_store, "C[0, 1] = B[0, 0]", r"added into with cuda.atomic.add at line \d+"),
+    (atomic_into_a_row, "cuda.atomic.add(C, 0, A[0, 0])", r"one element of C"),
     (in_a_list, "both = [A, B]", r"only as A\[i, j\]"),
     (in_a_tuple, "both = (A, B)", r"only as A\[i, j\]"),
     (with_a_lambda, "lambda i, j: A[i, j]", r"function defined inside the kernel"),

@@ -219,6 +219,15 @@ def _value(node, namespace, local, statement):
                                "numba.float32").format(part=ast.unparse(node)))
 
 
+def accumulates(func):
+    """True when the kernel `func` (an ast.FunctionDef of (A, B, C)) adds into C with cuda.atomic.add(C, ...):
+    then C must start at zero, and several threads may add into one element."""
+    params = [a.arg for a in func.args.args]
+    return len(params) == len(OPERANDS) and any(
+        is_call(n, "cuda.atomic.add") and n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == params[2]
+        for n in ast.walk(func))
+
+
 def is_call(node, dotted):
     """True when `node` is a call of the dotted name, e.g. 'cuda.syncthreads'."""
     return isinstance(node, ast.Call) and ast.unparse(node.func) == dotted

@@ -69,6 +69,9 @@ class Written:
     def reads(self):
         return build.reads(self.function)
 
+    def accumulates(self, name, constants):
+        return contract.accumulates(self.at(name, constants).tree)
+
 
 @dataclass(frozen=True, eq=False)
 class Generated:
@@ -99,6 +102,9 @@ class Generated:
     def reads(self):
         return ()  # its namespace is fixed
 
+    def accumulates(self, name, constants):
+        return False  # no generated kernel adds into C with atomics
+
 
 @dataclass(frozen=True, eq=False)
 class Changed:
@@ -122,6 +128,9 @@ class Changed:
 
     def reads(self):
         return self.base.reads()
+
+    def accumulates(self, name, constants):
+        return contract.accumulates(self.tree)
 
 
 def _lesson_tile(T):
@@ -267,6 +276,10 @@ class Kernel:
     def source(self, constants=None):
         """The source text that runs at `constants` (the defaults when None): what `show()` prints."""
         return self.code.text(self.code.at(self.name, self._declared(self.bind(constants))))
+
+    def accumulates(self, constants):
+        """True when the build at `constants` adds into C with cuda.atomic.add: C starts at zero, not NaN."""
+        return self.code.accumulates(self.name, self._declared(constants))
 
     @property
     def namespace(self):

@@ -62,6 +62,7 @@ class Launch:
     C: object
     bound: dict  # every constant of the build, derived ones included
     launch_bounds: tuple = None
+    start: float = np.nan  # what C holds before a launch: NaN shows an element never written; 0 for atomic adds
 
     name = property(lambda self: self.spec.name)
     constants = property(lambda self: {k: self.bound[k] for k in self.spec.constants})  # declared, as built
@@ -77,15 +78,17 @@ class Launch:
         return self.C.copy_to_host()
 
     def poison(self):
-        """Fill C with NaN again, so that a run which skips an element shows it."""
-        self.C.copy_to_device(np.full(self.C.shape, np.nan, dtype=np.float32))
+        """Fill C with its start value again (NaN, so that a run which skips an element shows it; zero for a
+        kernel that adds into C), as before the first launch."""
+        self.C.copy_to_device(np.full(self.C.shape, self.start, dtype=np.float32))
         return self
 
 
 def prepare(kernel, A, B, tile=None, compiler=None, launch_bounds=None, **constants):
     """Validate, bind `kernel`'s constants (`tile`: the lesson's T, 16 by default; or by name), compile it by
     `compiler(kernel, bound, launch_bounds)` (Kernel.compiled; the counting lab passes its own), and put A, B and a
-    NaN-filled C on the device (elements a kernel never writes stay NaN). `launch_bounds` = (max threads, min
+    NaN-filled C on the device (elements a kernel never writes stay NaN; zero-filled for a kernel that adds into C
+    with cuda.atomic.add). `launch_bounds` = (max threads, min
     blocks per SM); a registry kernel with `min_blocks` gets them by default."""
     A, B = validate_operands(A, B)  # first: "best" is chosen by their shape
     M, K = A.shape
@@ -100,9 +103,10 @@ def prepare(kernel, A, B, tile=None, compiler=None, launch_bounds=None, **consta
     launch_bounds = spec.launch_bounds(bound, launch_bounds)
     blockspergrid, threadsperblock = spec.grid(M, N, bound)
     compiled = (compiler or Kernel.compiled)(spec, bound, launch_bounds)
-    C = np.full((M, N), np.nan, dtype=np.float32)
+    start = 0.0 if spec.accumulates(bound) else np.nan
+    C = np.full((M, N), start, dtype=np.float32)
     return Launch(spec, compiled, (M, K, N), blockspergrid, threadsperblock,
-                  cuda.to_device(A), cuda.to_device(B), cuda.to_device(C), bound, launch_bounds)
+                  cuda.to_device(A), cuda.to_device(B), cuda.to_device(C), bound, launch_bounds, start)
 
 
 def matmul(A, B, kernel="tiled", tile=None, **constants):

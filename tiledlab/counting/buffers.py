@@ -52,6 +52,7 @@ class CountingBuffers:
             ("hazards", np.int64, lambda L, cap: (len(HAZARDS),), 0),
             ("examples", np.int64, lambda L, cap: (len(HAZARDS) + 1, len(EXAMPLE_FIELDS)), 0),
             ("C_stores", np.int64, C, 0),         # stores into each element of C
+            ("C_atomics", np.int64, C, 0),        # ... of which cuda.atomic.add(C, ...), each also a load of C
             ("C_writer", np.int64, C, -1),        # stamp (block * STAMP + thread) of its first
             ("C_other_writer", np.int64, C, -1),  # ... and of another thread storing it too
             # per block and element, who touched it this epoch: the highest stamp, the lowest counted

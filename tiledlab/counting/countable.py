@@ -37,6 +37,12 @@ def is_barrier(node):
     return isinstance(node, ast.Call) and ast.unparse(node.func) in {f"cuda.{b}" for b in BARRIERS}
 
 
+def is_atomic_add(node, output):
+    """True for a call cuda.atomic.add(C, ...) into the kernel's output `output`."""
+    return is_call(node, "cuda.atomic.add") and bool(node.args) and isinstance(node.args[0], ast.Name) and \
+        node.args[0].id == output
+
+
 # What of numba's cuda module a barrier or a shared array could go unseen through under another name, with
 # members (on a GPU; the simulator's module has none of them until a kernel runs)
 _HIDDEN = {"shared": ("array",), "cg": ("this_grid",), "atomic": (), "syncwarp": (), **{b: () for b in BARRIERS}}
@@ -119,6 +125,7 @@ class _Scan:
         self.namespace = namespace
         self.parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
         self.local = local_names(func)
+        self.atomic_line = next((n.lineno for n in ast.walk(func) if is_atomic_add(n, output)), None)
 
     def problem(self, node):
         """(node, why) when `node` could hide an access or a barrier; None when it is fine."""
@@ -159,11 +166,21 @@ class _Scan:
                     name=name, attr=parent.attr)
         if self._ptx_array_argument(node, parent):
             return None  # ldg4(A, i, j), cp_async4(sA, di, dj, A, si, sj): _Call checks which array goes where
+        if name == self.output and is_atomic_add(parent, name) and parent.args[0] is node:
+            return self._atomic_add(parent)
         if isinstance(parent, ast.Call) and node in parent.args + [k.value for k in parent.keywords]:
             return _("passing {name} to {function}: loads and stores inside a function are not counted; index "
                      "{name}[i, j] in the kernel itself").format(name=name, function=ast.unparse(parent.func))
         return _("use {name} only as {name}[i, j] (or {name}.shape); through another name, a container or a "
                  "loop its loads could not be counted").format(name=name)
+
+    def _atomic_add(self, call):
+        index = call.args[1] if len(call.args) == 3 and not call.keywords else None
+        if not (isinstance(self.parents.get(call), ast.Expr) and isinstance(index, ast.Tuple) and len(index.elts) == 2
+                and not any(isinstance(e, (ast.Slice, ast.Starred)) for e in index.elts)):
+            return _("write the add as a statement of its own, cuda.atomic.add({name}, (i, j), value): one element of "
+                     "{name}, so that it can be counted").format(name=self.output)
+        return None
 
     def _Subscript(self, node):
         if not (isinstance(node.value, ast.Name) and node.value.id in self.arrays):
@@ -184,6 +201,9 @@ class _Scan:
             return _("{name} is an input of C = A @ B: a kernel stores only into {output}").format(
                 name=name, output=self.output)
         parent = self.parents.get(node)
+        if name == self.output and self.atomic_line:
+            return _("{name} is added into with cuda.atomic.add at line {line}: where threads add into one element, "
+                     "every store into {name} must be such an add").format(name=name, line=self.atomic_line)
         if isinstance(parent, ast.Assign) and parent.targets == [node] or \
                 isinstance(parent, ast.AugAssign) and parent.target is node:
             return None

@@ -70,7 +70,9 @@ class SecondCount:
                 raise RuntimeError(f"counting {name}: {op} was accessed as {op}[{cls.odd[0]!r}], which the rewrite "
                                    "does not count; please report this kernel")
             stored = got["C_stores"] if op == "C" else np.zeros_like(cls.stores)
-            _same(cls.reads, got[f"count_{op}"], f"counting {name}: the two counts of loads of {op} disagree at "
+            # the simulator's cuda.atomic.add reads its element twice (the old value, then for +=): one load counted
+            loads = got[f"count_{op}"] + (got["C_atomics"] if op == "C" else 0)
+            _same(cls.reads, loads, f"counting {name}: the two counts of loads of {op} disagree at "
                                                  f"{op}[{{i}}, {{j}}]: the rewrite counted {{a}} loads, the "
                                                  "recording array {b}")
             _same(cls.stores, stored, f"counting {name}: the two counts of stores to {op}[{{i}}, {{j}}]: the "

@@ -28,7 +28,7 @@ from ..core import build, ptx
 from ..core.contract import dynamic_bytes, is_call, refusal, shared_declarations
 from ..core.launch import resolve
 from .buffers import LINES as _LINES, OPERANDS, STAMP as _STAMP, CountingBuffers  # the helpers' names for them
-from .countable import check_countable, is_barrier, ptx_call
+from .countable import check_countable, is_atomic_add, is_barrier, ptx_call
 from ..i18n import _
 
 # Run at the top of the rewritten kernel: where this thread is, and how many barriers it has passed.
@@ -120,6 +120,15 @@ def _tl_gstore(arr, stores, writer, other_writer, mine, line, examples, i, j, va
     if first != -1 and first != mine:
         other_writer[i, j] = mine  # a second thread stores it too: which value stays is a race
     arr[i, j] = value
+
+
+def _tl_gatomic(arr, stores, atomics, counts, line, examples, i, j, value):
+    # cuda.atomic.add(C, (i, j), value): a load and a store of C; threads adding into one element do not race.
+    if _tl_inside(arr, i, j, 1, 2, 1, line, examples):
+        cuda.atomic.add(counts, (i, j), 1)
+        cuda.atomic.add(stores, (i, j), 1)
+        cuda.atomic.add(atomics, (i, j), 1)
+        cuda.atomic.add(arr, (i, j), value)
 
 
 def _tl_other(high, low, mine):
@@ -237,8 +246,8 @@ def _tl_async_wait(done, b, mine, groups, n):
         done[b, mine % _STAMP] = groups - n
 
 
-HELPERS = (_tl_row, _tl_slot, _tl_shared_record, _tl_inside, _tl_gcount, _tl_gload, _tl_gstore, _tl_other, _tl_touch,
-           _tl_hazard, _tl_sload, _tl_scount, _tl_sstore)
+HELPERS = (_tl_row, _tl_slot, _tl_shared_record, _tl_inside, _tl_gcount, _tl_gload, _tl_gstore, _tl_gatomic,
+           _tl_other, _tl_touch, _tl_hazard, _tl_sload, _tl_scount, _tl_sstore)
 ASYNC_HELPERS = (_tl_ldg4, _tl_pending, _tl_in_flight, _tl_sload_async, _tl_sstore_async, _tl_cp_async4,
                  _tl_async_wait)
 HELPER_SOURCE = "\n\n".join(inspect.getsource(h) for h in HELPERS)  # read once, at import
@@ -361,6 +370,11 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Expr(self, node):
         self.generic_visit(node)
+        if is_atomic_add(node.value, self.output):  # check_countable made sure the index is (i, j)
+            i, j = node.value.args[1].elts
+            return ast.copy_location(ast.Expr(_call(
+                f"_tl_gatomic({self.output}, _tl_C_stores, _tl_C_atomics, _tl_count_C, {node.lineno}, _tl_examples, "
+                "i, j, v)", i, j, node.value.args[2])), node)
         name = ptx_call(node.value, self.namespace)
         if name == "cp_async_commit":
             return _after(node, "_tl_groups += 1")
