@@ -46,7 +46,7 @@ def test_tiled_maps_shared_traffic_and_no_hazards(rng):
     assert (c.shared_stores == 2 * n // T).all()  # each thread stores one element of sA and of sB per step
     assert (c.shared_reads == 2 * n).all()  # and reads T of each per step
     assert c.hazards == {"read_after_write": 0, "write_after_read": 0, "write_after_write": 0, "copy_in_flight": 0,
-                         "divergent_barrier": 0}
+                         "divergent_barrier": 0, "unstored_read": 0}
 
 
 def test_trace_records_who_loaded_what(rng):

@@ -266,7 +266,7 @@ def test_reading_a_copy_before_its_wait_is_a_hazard(rng, variant):
     A, B = operands(rng, M, N, N)
     c = count_loads(copy_kernel(**variant), A, B)
     assert c.hazards == {"read_after_write": 0, "write_after_read": 0, "write_after_write": 0, "copy_in_flight": M * N,
-                         "divergent_barrier": 0}
+                         "divergent_barrier": 0, "unstored_read": 0}
     np.testing.assert_array_equal(c.C, A)  # on the simulator the copies have landed anyway
 
 
@@ -283,7 +283,7 @@ def test_wait_n_leaves_the_n_latest_groups_in_flight(rng, wait, pending):
     A, B = operands(rng, n, n, n)
     c = count_loads(two_stages, A, B, WAIT=wait)
     assert c.hazards == {"read_after_write": 0, "write_after_read": 0, "write_after_write": 0,
-                         "copy_in_flight": pending * n * n, "divergent_barrier": 0}
+                         "copy_in_flight": pending * n * n, "divergent_barrier": 0, "unstored_read": 0}
     assert (c.maps["A"] == 1).all() and (c.maps["B"] == 1).all() and c.shared_stores.sum() == 2 * n * n
 
 
@@ -292,7 +292,7 @@ def test_a_copy_into_an_element_whose_copy_is_in_flight_is_a_hazard(rng):
     A, B = operands(rng, n, n, n)
     c = count_loads(copies_twice, A, B)
     assert c.hazards == {"read_after_write": 0, "write_after_read": 0, "write_after_write": 0,
-                         "copy_in_flight": n * n, "divergent_barrier": 0}
+                         "copy_in_flight": n * n, "divergent_barrier": 0, "unstored_read": 0}
     np.testing.assert_array_equal(c.C, B)
 
 

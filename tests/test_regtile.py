@@ -51,7 +51,7 @@ def test_measured_counts_equal_the_formulas(rng, name, constants, M, K, N):
     got = {"A": c.A, "B": c.B, "reads": int(c.shared_reads.sum()), "stores": int(c.shared_stores.sum())}
     assert got == {k: want[k] for k in got}
     assert c.hazards == {"read_after_write": 0, "write_after_read": 0, "write_after_write": 0, "copy_in_flight": 0,
-                         "divergent_barrier": 0}
+                         "divergent_barrier": 0, "unstored_read": 0}
     np.testing.assert_allclose(c.C, A @ B, rtol=1e-5, atol=1e-5)
     assert c.constants.items() >= constants.items() and c.tile == constants.get("T")
 

@@ -4,9 +4,9 @@ The simulator runs each thread of a block as a Python thread, and its block mana
 loop, competing with the threads it waits for, to see that all reached `cuda.syncthreads()`. `speed_up()`
 puts a barrier on a condition variable in its place: waiting threads sleep, the last arrival wakes them, a
 thread that returns early stops counting. With it Python's default thread-switch interval is the fastest
-(measured: README, "Simulator speed"). The barrier also says where each thread waits: `watching()` collects,
-for each block, the first barrier its threads did not reach alike (in CUDA undefined behaviour: a hang, or
-a wrong result; here they are released all the same), for the counting lab to report by line.
+(measured: README, "Simulator speed"). A barrier no thread reaches or leaves for HUNG_S seconds raises
+BarrierHung in every waiting thread instead of hanging. Each block starts with fresh shared memory, filled
+with UNSTORED bytes (NaN as a float), as on a GPU no block sees another's.
 
 `accept_alignment()` lets notebook 7's `cuda.shared.array(..., alignment=16)` run, which numba's simulator
 refuses: a numpy array needs no alignment, so the argument is accepted and ignored.
@@ -20,7 +20,6 @@ import os
 import sys
 import threading
 import warnings
-from contextlib import contextmanager
 
 import numpy as np
 
@@ -29,32 +28,44 @@ class BarrierAbandoned(RuntimeError):
     """Raised in threads waiting at a barrier when another thread of the block failed."""
 
 
+class BarrierHung(RuntimeError):
+    """Raised in threads waiting at a barrier that no thread of the block reached or left for HUNG_S seconds."""
+
+
+HUNG_S = 10.0  # far longer than any thread waits for the next arrival at a barrier, even in a 1,024-thread block
+
+
 class BlockBarrier:
-    """cuda.syncthreads() for one simulated block."""
+    """cuda.syncthreads() for one simulated block. A thread that finished no longer counts; a barrier that
+    not every thread reaches alike (CUDA's undefined behaviour) releases all the same: the counting lab
+    reports it from the arrivals it counts (tiledlab.counting.count)."""
 
     def __init__(self, threads):
         self._cond = threading.Condition()
         self._live, self._arrived, self._generation, self._broken = threads, 0, 0, False
-        self._waiting, self._left = {}, []  # {(file, line): threads waiting there now}; threads that finished
-        self.divergent = None  # the first barrier not reached alike: ({(file, line): threads}, finished threads)
+        self._moved = 0  # arrivals and departures so far: a wait with none for HUNG_S is hung
 
-    def wait(self, site=None, thread=None):
+    def wait(self):
         with self._cond:
             generation = self._generation
-            self._waiting.setdefault(site, []).append(thread)
             self._arrived += 1
+            self._moved += 1
             if self._arrived == self._live:
                 self._release()
             while generation == self._generation and not self._broken:
-                self._cond.wait()
+                moved = self._moved
+                if not self._cond.wait(HUNG_S) and moved == self._moved and generation == self._generation:
+                    self._broken = True  # the whole block is stuck: every waiting thread raises
+                    self._cond.notify_all()
+                    raise BarrierHung(f"a cuda.syncthreads() waited {HUNG_S:g} s for threads that never came")
             if self._broken:
                 raise BarrierAbandoned("another thread of this block failed; barrier abandoned")
 
-    def leave(self, thread=None):
+    def leave(self):
         """A thread finished: the others no longer wait for it."""
         with self._cond:
             self._live -= 1
-            self._left.append(thread)
+            self._moved += 1
             if self._arrived and self._arrived == self._live:
                 self._release()
 
@@ -64,16 +75,14 @@ class BlockBarrier:
             self._cond.notify_all()
 
     def _release(self):
-        if self.divergent is None and (len(self._waiting) > 1 or self._left):  # two barriers, or not everyone
-            self.divergent = (self._waiting, list(self._left))
-        self._waiting = {}
         self._arrived = 0
         self._generation += 1
         self._cond.notify_all()
 
 
 def _run_block(manager, grid_point, *args):
-    from numba.cuda.simulator.kernel import BlockThread
+    from numba.cuda.simulator import kernel
+    _fresh_shared(kernel._kernel_context._shared)
     barrier = BlockBarrier(int(np.prod(manager._block_dim)))
 
     def target():
@@ -83,48 +92,36 @@ def _run_block(manager, grid_point, *args):
             barrier.abort()
             raise
         finally:
-            barrier.leave(tuple(threading.current_thread().threadIdx))
+            barrier.leave()
 
-    threads = [BlockThread(target, manager, grid_point, point, manager._debug)
+    threads = [kernel.BlockThread(target, manager, grid_point, point, manager._debug)
                for point in np.ndindex(*manager._block_dim)]
     for t in threads:
         t.barrier = barrier
         t.start()
     for t in threads:
         t.join()
-    for found in _watchers:
-        if barrier.divergent:
-            found.append((tuple(grid_point), *barrier.divergent))
     failed = [t.exception for t in threads if t.exception]
     failed.sort(key=lambda e: isinstance(e[0], BarrierAbandoned))  # the cause first, not its echoes
     if failed:
         raise failed[0][0].with_traceback(failed[0][1])
 
 
+UNSTORED = 0xFF  # the byte a block's shared memory starts with: NaN in float32 and float64, -1 in integers
+
+
+def _fresh_shared(shared):
+    """A block starts with shared memory that holds no value: its arrays are allocated again (by _shared_array)
+    and its dynamic shared memory is filled with UNSTORED, where numba's simulator would keep the last block's."""
+    shared._allocations.clear()
+    shared._dynshared.view(np.uint8).fill(UNSTORED)
+
+
 def _syncthreads(thread):
-    caller = sys._getframe(1)
-    while caller.f_back and caller.f_code.co_filename.startswith(_SIMULATOR_DIR):
-        caller = caller.f_back  # past numba's cuda.syncthreads() (and _count, _and, _or) to the kernel's line
-    thread.barrier.wait((caller.f_code.co_filename, caller.f_lineno), tuple(thread.threadIdx))
-
-
-_watchers = []  # lists that `watching` fills
-
-
-@contextmanager
-def watching():
-    """A list that collects, for each block run meanwhile whose threads did not all reach the same barriers,
-    (block, {(file, line): threads waiting there}, threads that had finished) of its first such barrier."""
-    found = []
-    _watchers.append(found)
-    try:
-        yield found
-    finally:
-        _watchers.remove(found)
+    thread.barrier.wait()
 
 
 ENV = "TILEDLAB_SIMULATOR_PATCH"  # "0" leaves numba's simulator untouched
-_SIMULATOR_DIR = None  # numba's simulator package, whose frames stand between a barrier and the kernel
 _BLOCK_MANAGER_FIELDS = ("self._block_dim", "self._f", "self._debug")  # what _run_block reads
 
 
@@ -132,6 +129,11 @@ def _missing(kernel):
     """What of numba's simulator internals this patch needs is not there (empty when all is)."""
     missing = [f"{cls}.{attr}" for cls, attr in (("BlockManager", "run"), ("BlockThread", "syncthreads"))
                if not hasattr(getattr(kernel, cls, None), attr)]
+    missing += [] if hasattr(kernel, "_kernel_context") else ["kernel._kernel_context"]
+    from numba.cuda.simulator import kernelapi
+    module, shared = inspect.getsource(kernelapi.FakeCUDAModule.__init__), inspect.getsource(kernelapi.FakeCUDAShared)
+    missing += [f"FakeCUDAModule.{f[5:]}" for f in ("self._shared",) if f not in module]
+    missing += [f"FakeCUDAShared.{f[5:]}" for f in ("self._allocations", "self._dynshared") if f not in shared]
     if missing:
         return missing
     init = inspect.getsource(kernel.BlockManager.__init__)
@@ -159,8 +161,6 @@ def speed_up():
     from numba.cuda.simulator import kernel
 
     def install():
-        global _SIMULATOR_DIR
-        _SIMULATOR_DIR = os.path.dirname(kernel.__file__)
         kernel.BlockManager.run = _run_block
         kernel.BlockThread.syncthreads = _syncthreads
     return _patch(lambda: _missing(kernel), "tiledlab's faster simulator barrier is off (kernels still run "
@@ -169,7 +169,8 @@ def speed_up():
 
 def _shared_array(self, shape, dtype, alignment=None):
     """FakeCUDAShared.array, accepting and ignoring `alignment`. As numba's own: one array per declaring
-    line (the caller's frame), shared by the block's threads; size 0 is the dynamic shared memory."""
+    line (the caller's frame), shared by the block's threads; size 0 is the dynamic shared memory. Unlike
+    numba's, a new block gets new arrays (_fresh_shared), filled with UNSTORED bytes."""
     from numba.cuda.simulator import kernelapi
     if isinstance(dtype, kernelapi.types.Type):
         dtype = kernelapi.numpy_support.as_dtype(dtype)
@@ -179,7 +180,9 @@ def _shared_array(self, shape, dtype, alignment=None):
     caller = sys._getframe(1)
     line = (caller.f_code.co_filename, caller.f_lineno)
     if line not in self._allocations:
-        self._allocations[line] = np.empty(shape, dtype)
+        fresh = np.empty(shape, dtype)
+        fresh.view(np.uint8).fill(UNSTORED)
+        self._allocations.setdefault(line, fresh)  # the first thread's, if two arrive at once
     return self._allocations[line]
 
 

@@ -13,8 +13,10 @@ TRACE_FIELDS = ("operand", "i", "j", "by", "bx", "ty", "tx", "seq", "epoch")
 # One record per shared-memory access: array = position among the kernel's shared arrays; store 0/1.
 SHARED_TRACE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "epoch", "store")
 # Shared-memory hazards by kind. copy_in_flight: a cp_async4 copy read or overwritten before a wait covered it;
-# divergent_barrier: a barrier not every thread of the block reached alike (seen by the simulator's barrier).
-HAZARDS = ("read_after_write", "write_after_read", "write_after_write", "copy_in_flight", "divergent_barrier")
+# divergent_barrier: a barrier not every thread of the block reached alike (seen by the simulator's barrier);
+# unstored_read: a read of a shared element no thread of the block had stored (a block's shared memory holds no value).
+HAZARDS = ("read_after_write", "write_after_read", "write_after_write", "copy_in_flight", "divergent_barrier",
+           "unstored_read")
 # The examples table, a row per hazard kind: the first of its kind, with the other thread (its index + 1) and
 # both lines (line * LINES + the other's); claimed: how many there were.
 EXAMPLE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "other", "lines", "claimed")
@@ -26,10 +28,12 @@ STAMP = 2048  # a thread's stamp: block or epoch * STAMP + its index in the bloc
 
 class CountingBuffers:
     """Extra kernel arguments for counting, for a kernel whose shared arrays are `shared` ({name: shape});
-    `targets` are those that cp_async4 copies into, and `asynchronous` says the kernel copies or waits."""
+    `targets` are those that cp_async4 copies into, `asynchronous` says the kernel copies or waits, and `barriers`
+    are the lines of its barriers."""
 
-    def __init__(self, shared, targets=(), asynchronous=False):
+    def __init__(self, shared, targets=(), asynchronous=False, barriers=()):
         self.shared = dict(shared)
+        self.barriers = barriers  # the line of each barrier site, in the order `arrivals` numbers them
 
         def grid(L, cap):  # one per thread, indexed [y, x] of cuda.grid(2)
             return L.blockspergrid[1] * L.threadsperblock[1], L.blockspergrid[0] * L.threadsperblock[0]
@@ -53,6 +57,9 @@ class CountingBuffers:
             ("examples", np.int64, lambda L, cap: (len(HAZARDS) + 1, len(EXAMPLE_FIELDS)), 0),
             ("C_stores", np.int64, C, 0),         # stores into each element of C
             ("C_atomics", np.int64, C, 0),        # ... of which cuda.atomic.add(C, ...), each also a load of C
+            # per block, thread (its index in the block) and barrier site: how often it reached that barrier
+            ("arrivals", np.int32, lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1],
+                                                   L.threadsperblock[0] * L.threadsperblock[1], max(len(barriers), 1)), 0),
             ("C_writer", np.int64, C, -1),        # stamp (block * STAMP + thread) of its first
             ("C_other_writer", np.int64, C, -1),  # ... and of another thread storing it too
             # per block and element, who touched it this epoch: the highest stamp, the lowest counted

@@ -11,7 +11,6 @@ from unittest import mock
 
 import numpy as np
 
-from .. import simulator
 from ..backend import SIMULATOR
 from ..core.launch import prepare
 from ..i18n import _
@@ -105,8 +104,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
     arrays = buffers.allocate(launch, capacity)
     second = SecondCount(launch) if SIMULATOR else None  # on a GPU only the rewrite counts
     failure = None
-    with second.armed() if second else nullcontext(), \
-            simulator.watching() if SIMULATOR else nullcontext([]) as divergent:
+    with second.armed() if second else nullcontext():
         try:
             launch(*arrays)
         except Exception as error:  # noqa: BLE001  the kernel's own error: said below with its line
@@ -122,7 +120,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
     return LoadCount(
         kernel=launch.name, shape=launch.shape, tile=launch.tile, maps={op: got[f"count_{op}"] for op in OPERANDS},
         thread_loads=got["thread_loads"], shared_reads=got["shared_reads"], shared_stores=got["shared_stores"],
-        hazards=_hazards(got, divergent, launch), C=np.asarray(launch.result()),
+        hazards=_hazards(got, launch), C=np.asarray(launch.result()),
         trace=as_records(got["trace"][:made]) if trace else None,
         shared_trace=as_records(got["shared_trace"][:shared_made], SHARED_TRACE_FIELDS) if trace else None,
         shared=dict(buffers.shared), constants=dict(launch.constants),
@@ -159,8 +157,9 @@ def _code(launch, line):
     return linecache.getline(launch.kernel.filename, line).strip() if line else None
 
 
-def _hazards(got, divergent, launch):
-    """The launch's Hazards: the rewrite's counts and examples, and the simulator's divergent barriers."""
+def _hazards(got, launch):
+    """The launch's Hazards: the rewrite's counts and examples, and the barriers not every thread of a block
+    reached alike (from the arrivals at each barrier: the same on a GPU as on the simulator)."""
     names = list(launch.kernel.buffers.shared)
     examples = {}
     for kind, row in zip(HAZARDS, got["examples"]):
@@ -172,16 +171,25 @@ def _hazards(got, divergent, launch):
                                     _thread(launch, h["other"]), line, other_line or None, _code(launch, line),
                                     _code(launch, other_line), any(first < b < last for b in launch.kernel.barriers))
     counts = dict(zip(HAZARDS, map(int, got["hazards"])))
-    counts["divergent_barrier"] = len(divergent)
-    if divergent:
-        (bx, by, _z), waiting, finished = divergent[0]
-        site, *elsewhere = sorted(waiting, key=lambda where: where[1])  # (file, line) where threads waited
-        other = waiting[elsewhere[0]][0] if elsewhere else finished[0]
-        other_line = elsewhere[0][1] if elsewhere else None
-        examples["divergent_barrier"] = Hazard("divergent_barrier", None, None, (by, bx), waiting[site][0][1::-1],
-                                               other[1::-1], site[1], other_line, _code(launch, site[1]),
-                                               _code(launch, other_line))
+    arrivals = got["arrivals"][..., :len(launch.kernel.barriers)]
+    uneven = arrivals.max(axis=1) != arrivals.min(axis=1)  # [block, site]: its threads reached it unalike
+    counts["divergent_barrier"] = int(uneven.any(axis=1).sum())
+    if uneven.any():
+        examples["divergent_barrier"] = _divergent(arrivals, *(int(v) for v in np.argwhere(uneven)[0]), launch)
     return Hazards(counts, examples)
+
+
+def _divergent(arrivals, b, site, launch):
+    """The divergent-barrier Hazard of block `b` at barrier `site`: a thread that reached it more often than
+    another, and where that other waited instead (a barrier it reached more often), if anywhere."""
+    reached = arrivals[b]  # [thread, site]
+    thread, other = int(reached[:, site].argmax()), int(reached[:, site].argmin())
+    elsewhere = np.flatnonzero(reached[other] > reached[thread])
+    line = launch.kernel.barriers[site]
+    other_line = launch.kernel.barriers[elsewhere[0]] if len(elsewhere) else None
+    by, bx = divmod(b, launch.blockspergrid[0])
+    return Hazard("divergent_barrier", None, None, (by, bx), _thread(launch, thread + 1), _thread(launch, other + 1),
+                  line, other_line, _code(launch, line), _code(launch, other_line))
 
 
 def _refuse_failure(f, failure, launch):

@@ -1,8 +1,8 @@
-"""Shared-memory hazards in words. The checker counts five kinds (LoadCount.hazards): three for barriers,
+"""Shared-memory hazards in words. The checker counts six kinds (LoadCount.hazards): three for barriers,
 whose kind and number depend on the order the threads happened to run in; asynchronous copies
 (core.ptx.cp_async4) read or overwritten before a cp_async_wait covered it, which the simulator cannot show
-in the result (its copies land at once) but a GPU would; and, on the simulator, a barrier that not every
-thread of a block reached. A count carries one example of each kind seen (`Hazards.examples`): the message
+in the result (its copies land at once) but a GPU would; on the simulator, a barrier that not every
+thread of a block reached; and a read of a shared element no thread of the block had stored. A count carries one example of each kind seen (`Hazards.examples`): the message
 names its array, element, threads and lines, and where the missing barrier or wait belongs."""
 from ..i18n import N_, _
 
@@ -19,7 +19,10 @@ _KINDS = {  # one example of each kind, in words
                             "with no barrier between, so which value stays is a race"),
     "copy_in_flight": N_("{thread} touches {element} at {line} while the copy into it by {other} may still be in "
                          "flight"),
+    "unstored_read": N_("{thread} reads {element} at {line}, which no thread of this block has stored"),
 }
+UNSTORED = N_("each block starts with shared memory that holds no value (on a GPU, whatever was there before), "
+              "so what the read returns is garbage")
 BARRIER_KINDS = ("read_after_write", "write_after_read", "write_after_write")
 
 
@@ -68,7 +71,8 @@ def hazard_message(hazards, count=True):
     examples = getattr(hazards, "examples", {})
     copies, divergent = hazards.get("copy_in_flight", 0), hazards.get("divergent_barrier", 0)
     barrier = sum(hazards.get(kind, 0) for kind in BARRIER_KINDS)
-    if not barrier and not copies and not divergent:
+    unstored = hazards.get("unstored_read", 0)
+    if not barrier and not copies and not divergent and not unstored:
         return _("no barrier hazards: no shared element was touched by two threads between the same two "
                  "barriers with one of them writing")
     said = []
@@ -92,4 +96,11 @@ def hazard_message(hazards, count=True):
             h = examples["copy_in_flight"]
             said.append(_("For example, {example}: let cp_async_wait cover its group before line {line}.").format(
                 example=example(h), line=h.line))
+    if unstored and not said:  # else an echo of the hazards above: a store another thread skipped or made late
+        found = _("{n:,} reads of shared elements no thread of the block had stored").format(n=unstored) if count \
+            else _("reads of shared elements no thread of the block had stored")
+        said.append(_("{found}: {effect}. Blocks do not share shared memory: let the threads of each block store "
+                      "every element of a tile before any of them reads it.").format(found=found, effect=_(UNSTORED)))
+        if "unstored_read" in examples:
+            said.append(_("For example, {example}.").format(example=example(examples["unstored_read"])))
     return ("" if said[0].endswith("。") else " ").join(said)  # no space between Chinese sentences

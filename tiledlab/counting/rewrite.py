@@ -131,6 +131,11 @@ def _tl_gatomic(arr, stores, atomics, counts, line, examples, i, j, value):
         cuda.atomic.add(arr, (i, j), value)
 
 
+def _tl_arrive(arrivals, b, me, site):
+    # Thread `me` (its index in the block + 1) reached barrier `site` once more; count.py compares the threads.
+    arrivals[b, me - 1, site] += 1
+
+
 def _tl_other(high, low, mine):
     # The thread (its index in the block + 1) other than this one that the stamps (highest thread, lowest
     # thread counted downwards) show in this epoch, with no barrier between; 0 for none.
@@ -170,6 +175,8 @@ def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, 
         return s[0, 0]
     shared_reads[y, x] += 1
     _tl_shared_record(strace, strace_pos, array, i, j, mine // _STAMP, 0)
+    if wrote[b, i, j, 0] < 0:  # no thread of this block has stored it: it holds no value
+        _tl_hazard(hazards, examples, 5, array, i, j, 0, line, 0)
     other = _tl_other(wrote[b, i, j, 0], wrote[b, i, j, 1], mine)
     if other:  # read-after-write with no barrier between
         _tl_hazard(hazards, examples, 0, array, i, j, other, line, wrote[b, i, j, 2])
@@ -247,7 +254,7 @@ def _tl_async_wait(done, b, mine, groups, n):
 
 
 HELPERS = (_tl_row, _tl_slot, _tl_shared_record, _tl_inside, _tl_gcount, _tl_gload, _tl_gstore, _tl_gatomic,
-           _tl_other, _tl_touch, _tl_hazard, _tl_sload, _tl_scount, _tl_sstore)
+           _tl_arrive, _tl_other, _tl_touch, _tl_hazard, _tl_sload, _tl_scount, _tl_sstore)
 ASYNC_HELPERS = (_tl_ldg4, _tl_pending, _tl_in_flight, _tl_sload_async, _tl_sstore_async, _tl_cp_async4,
                  _tl_async_wait)
 HELPER_SOURCE = "\n\n".join(inspect.getsource(h) for h in HELPERS)  # read once, at import
@@ -272,6 +279,10 @@ def _after(node, statement):
     return [node, ast.copy_location(ast.parse(statement).body[0], node)]
 
 
+def _statement(text, node):
+    return ast.copy_location(ast.parse(text).body[0], node)
+
+
 class _Rewrite(ast.NodeTransformer):
     """The rewrite (see the module's docstring); check_countable has refused every use of an array it cannot see."""
 
@@ -280,6 +291,7 @@ class _Rewrite(ast.NodeTransformer):
         self.inputs, self.output = params[:2], params[2]
         self.targets = targets  # shared arrays that cp_async4 copies into
         self.temporaries = 0  # indices of X[i, j] += v, evaluated once
+        self.barriers = []  # the line of each barrier, in the order their sites are numbered
 
     def _global_args(self, name, line):
         k = self.params.index(name)
@@ -344,7 +356,7 @@ class _Rewrite(ast.NodeTransformer):
             return node  # the declaration itself
         self.generic_visit(node)
         if is_barrier(node.value):  # n = cuda.syncthreads_count(p)
-            return _after(node, _EPOCH)
+            return self._barrier(node)
         name = _name(node.targets[0])
         if not self._stored(name):
             return node
@@ -382,7 +394,13 @@ class _Rewrite(ast.NodeTransformer):
             wait = _call("_tl_async_wait(_tl_async_done, _tl_b, _tl_epoch * _STAMP + _tl_me, _tl_groups, n)",
                          node.value.args[0])
             return [node, ast.copy_location(ast.Expr(wait), node)]
-        return _after(node, _EPOCH) if is_barrier(node.value) else node
+        return self._barrier(node) if is_barrier(node.value) else node
+
+    def _barrier(self, node):
+        """A barrier statement, with the arrival counted before it and a new epoch after it."""
+        self.barriers.append(node.lineno)
+        arrive = f"_tl_arrive(_tl_arrivals, _tl_b, _tl_me, {len(self.barriers) - 1})"
+        return [_statement(arrive, node), node, _statement(_EPOCH, node)]
 
 
 def shared_arrays(func, namespace):
@@ -413,10 +431,11 @@ def _rewrite(kernel, bound):
     names = {name for name, _ in calls}
     targets = tuple(dict.fromkeys(node.args[0].id for name, node in calls if name == "cp_async4"))  # copied into
     asynchronous = bool(names - {"ldg4", "shared_view"})  # it copies or waits
-    func = _Rewrite(params, shared, namespace, targets).visit(func)
+    rewrite = _Rewrite(params, shared, namespace, targets)
+    func = rewrite.visit(func)
     if asynchronous:
         func.body[:0] = ast.parse(_ASYNC_PROLOGUE).body
-    return func, code, names, CountingBuffers(shared, targets, asynchronous)
+    return func, code, names, CountingBuffers(shared, targets, asynchronous, tuple(rewrite.barriers))
 
 
 @dataclass(frozen=True)
@@ -450,8 +469,7 @@ def instrumented(kernel, bound, launch_bounds=None):
                                kernel.code.reads()), (threads[0] * threads[1], 1), helpers)
     dynamic = dynamic_bytes(func, namespace)
     return CountingBuild(ptx.DynamicShared(compiled, dynamic) if dynamic else compiled, buffers,
-                         tuple(a.arg for a in func.args.args[:3]), code.filename,
-                         tuple(n.lineno for n in ast.walk(func) if is_barrier(n)))
+                         tuple(a.arg for a in func.args.args[:3]), code.filename, buffers.barriers)
 
 
 def instrumented_source(kernel, T=None, **constants):
