@@ -40,7 +40,7 @@ def tile_a_only(A, B, C):  # 2.1: stage only A's tile in shared memory; B still 
         sA[ty, tx] = A[row, t * T + tx] if row < M and t * T + tx < K else float32(0.0)
         cuda.syncthreads()  # sA complete before use
         for k in range(T):
-            if t * T + k < K and col < C.shape[1]:
+            if t * T + k < K and row < M and col < C.shape[1]:  # rows past M need no B
                 acc += sA[ty, k] * B[t * T + k, col]
         cuda.syncthreads()  # sA no longer needed before it is overwritten
     if row < M and col < C.shape[1]:

@@ -217,7 +217,7 @@ def float_index_at_run_time(A, B, C):
                                                 r"0–8\)\. Guard this store"),
     (reads_row_minus_one, "C[row, col] = A[row - 1, 0]", r"reads A\[-1, 0\], outside A"),
     (shared_index_past_the_tile, "C[ty, tx] = s[ty, tx + 1]", r"reads s\[\d, 4\], outside s \(4×4"),
-    (float_index_at_run_time, "C[0, 0] = A[0, k]", r"the kernel failed here: IndexError"),
+    (float_index_at_run_time, "C[0, 0] = A[0, k]", r"the kernel failed here: an index is not a whole number"),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_check_says_where_a_kernel_reads_or_stores_outside_and_by_which_thread(capsys, kernel, code, said):
     assert check(kernel, tile=4, limit_loads=False) is False

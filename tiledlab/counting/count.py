@@ -2,6 +2,7 @@
 import linecache
 import multiprocessing
 import os
+import re
 import traceback
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
@@ -68,6 +69,7 @@ class LoadCount:
     C_stores: np.ndarray = None  # stores into each element of C
     C_races: list = None  # elements of C stored by two threads: (i, j, first, other), each (by, bx, ty, tx)
     unused_shared: tuple = ()  # shared arrays declared but never read nor stored in this launch
+    barriers: int = 0     # the most barriers one thread passed
 
     A = property(lambda self: int(self.maps["A"].sum()))  # global loads of A, in all
     B = property(lambda self: int(self.maps["B"].sum()))
@@ -126,7 +128,8 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         shared=dict(buffers.shared), constants=dict(launch.constants),
         C_stores=got["C_stores"], C_races=races(got["C_writer"], got["C_other_writer"], launch),
         unused_shared=tuple(name for name in buffers.shared if (got[f"wrote_{name}"][..., 0] < 0).all() and
-                            (got[f"read_{name}"][..., 0] < 0).all()))
+                            (got[f"read_{name}"][..., 0] < 0).all()),
+        barriers=int(got["arrivals"][..., :len(buffers.barriers)].sum(axis=2).max()))
 
 
 def count_on_simulator(kernel, A, B, tile=None, **constants):
@@ -209,10 +212,36 @@ def _refuse_failure(f, failure, launch):
                                                access=_("store") if f["store"] else _("read"))) from None
     if failure is None:
         return
-    # the last frame in the kernel's file: the student's line
+    # the last frame in the kernel's file: the student's line (on the simulator; on a GPU, numba's message names it)
     line = next((n for frame, n in reversed(list(traceback.walk_tb(failure.__traceback__)))
-                 if frame.f_code.co_filename == compiled.filename), None)
+                 if frame.f_code.co_filename == compiled.filename), None) or compiled_line(failure, compiled.filename)
     if line is None:
         raise failure
     raise LaunchFailed(_("line {line}: {code}: the kernel failed here: {error}").format(
-        line=line, code=repr(_code(launch, line)), error=f"{type(failure).__name__}: {failure}")) from None
+        line=line, code=repr(_code(launch, line)), error=said(failure, _code(launch, line)))) from None
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def compiled_line(error, filename):
+    """The line of `filename` a numba compile error names (a GPU's TypingError: 'File "…", line 12:', or
+    'at … (12)'); None when it names none there."""
+    text, name = _ANSI.sub("", str(error)), os.path.basename(filename)
+    found = [int(n) for where, n in re.findall(r'File "([^"]+)", line (\d+)', text) + re.findall(r"at (\S+) \((\d+)\)", text)
+             if os.path.basename(where) == name]
+    return found[-1] if found else None
+
+
+def said(error, code):
+    """An error of a kernel in words, the same for the simulator's run and a GPU's compiler: a float index (an
+    IndexError there, numba's 'Unsupported array index type float64' here) is said as such; else the error's first
+    line, without colours and numba's own paths."""
+    text = _ANSI.sub("", str(error))
+    if "Unsupported array index type float" in text or isinstance(error, IndexError) and "only integers" in text:
+        divided = re.search(r"\w+\s*/\s*\w+", code or "")
+        return _("an index is not a whole number{example}: index with whole numbers, and divide with // (whole) "
+                 "where an index is divided").format(example=f" ({divided[0]} is a float)" if divided else "")
+    first = next((l.strip() for l in text.splitlines() if l.strip() and not l.startswith("Failed in")),
+                 type(error).__name__)
+    return f"{type(error).__name__}: {re.sub(r'(/[^ :]+)+/', '', first)}"

@@ -4,15 +4,17 @@ import numbers
 
 import numpy as np
 
+from . import diagnosis
 from ..core.formulas import naive_loads, shared_traffic, tiled_loads
-from ..core.launch import matmul
+from ..core.launch import matmul, resolve, validate_tile
+from ..core.rules import is_whole
 from .count import LaunchFailed, count_loads
 from ..i18n import N_, _, width
 from .hazards import hazard_message
 from .outcomes import recorded
 
 SHAPES = [(5, 23, 7), (8, 8, 8), (13, 9, 17), (1, 4, 1)]  # check() adds two shapes drawn at random
-COUNT_SHAPES = [(16, 16, 16), (12, 20, 9)]  # loads are counted at both: no limit fits one shape only
+COUNT_SHAPES = [(16, 16, 16), (12, 20, 9)]  # loads are counted at these and at count_shapes' partial ones
 
 
 TOO_MANY_LOADS = N_("stage tiles in cuda.shared.array and reuse them from there.")
@@ -25,20 +27,23 @@ NOTEBOOK_HINTS = (N_("read each A[row, k] once into a register and use it for bo
 
 @recorded
 def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
-          hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None):
+          hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None, barriers_per_step=None):
     """Run a student's @cuda.jit(A, B, C) kernel: look for barrier hazards and for elements of C stored
     by two threads, compare with numpy (in float64) on odd shapes and on the counted launches, then
-    count its global loads.
+    count its global loads. Counted shapes include two with a partial block in M and N and a partial tile
+    step in K (`count_shapes`).
 
     With limit_loads=True the kernel must also load no more than the tiled formula, so a naive kernel fails.
     `max_loads(M, K, N, T)` sets another limit on loads, for exercises with their own count, and
     `max_shared_reads(M, K, N, T)` a limit on shared-memory reads (the register-tiling exercises), and
     `max_shared_reads_per_fma` the same limit as a number per multiply-add of the T×T tiles (the zeros of
-    edge tiles included, as `formulas.shared_traffic` counts them).
+    edge tiles included, as `formulas.shared_traffic` counts them). `barriers_per_step` caps the
+    cuda.syncthreads() a thread passes per tile step; feedback then never suggests another.
     `hint` is what to try when a kernel loads more than the exercise allows.
     A kernel the counting lab cannot follow fails, with the line it could not follow; one that reads
-    outside an array or fails, with the line and the thread. A thread may store its own element of C
-    more than once (accumulating in C): that passes, with a note.
+    outside an array or fails, with the line and the thread; a wrong product, with the first cause an
+    experiment finds (tiledlab.counting.diagnosis). A thread may store its own element of C more than once
+    (accumulating in C): that passes, with a note.
     Returns True when everything holds; prints what went wrong otherwise.
     """
     if max_shared_reads and max_shared_reads_per_fma is not None:
@@ -50,31 +55,27 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
         return rng.standard_normal((M, K), dtype=np.float32), rng.standard_normal((K, N), dtype=np.float32)
 
     counted = []
-    for M, K, N in COUNT_SHAPES:  # hazards first: a missing barrier is the cause of any wrong result
+    for M, K, N in count_shapes(kernel, tile):  # hazards first: a missing barrier is the cause of any wrong result
         A, B = operands(M, K, N)
         c = _counted(kernel, A, B, tile)
-        if c is None:
-            return False
-        if any(c.hazards.values()):
-            print(f"{_what(A, B, tile)}: {hazard_message(c.hazards)}")
-            return False
-        if c.C_races:
-            _print_race(c.C_races[0], _what(A, B, tile))
+        if c is None or not _safe(c, A, B, tile, barriers_per_step):
             return False
         counted.append((c, A, B))
     for M, K, N in shapes:
         A, B = operands(M, K, N)
         C = _run(kernel, A, B, tile)
         if C is None or not _same(C, _spec(A, B), _what(A, B, tile, joined=True)):
+            _explain(kernel, A, B, tile, C)
             return False
     for c, A, B in counted:  # the counted launches computed the product too (a count of wrong work is no count)
         if not _same(c.C, _spec(A, B), _("{what}, a counted launch").format(what=_what(A, B, tile, joined=True))):
+            _explain(kernel, A, B, tile, c.C, c)
             return False
     counted = [c for c, *_operands in counted]
-    limits = [max_loads(M, K, N, tile) if max_loads else sum(tiled_loads(M, K, N, tile).values())
-              for M, K, N in COUNT_SHAPES]
     print(_("Correct on {shapes} shapes. Global loads of A and B:").format(shapes=len(shapes)))
-    for (M, K, N), c, limit in zip(COUNT_SHAPES, counted, limits):
+    for c in counted:
+        M, K, N = c.shape
+        limit = max_loads(M, K, N, tile) if max_loads else sum(tiled_loads(M, K, N, tile).values())
         naive = sum(naive_loads(M, K, N).values())
         allows = _("this exercise allows {limit:,}").format(limit=limit) if limit_loads else \
             _("no limit in this exercise")
@@ -96,6 +97,65 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
     _note_unused(counted)
     print(_("Passed."))
     return True
+
+
+def count_shapes(kernel, tile):
+    """COUNT_SHAPES, and two shapes with a partial block of C in M and in N and a partial tile step in K, derived
+    from `kernel`'s block tile at `tile` (a step of K is T, or BK)."""
+    try:
+        spec = resolve(kernel)
+        bound = spec.bind(None, tile if "T" in spec.constants else None)
+        (rows, cols), step = spec.sizes(bound)[0], bound.get("T", bound.get("BK", tile))
+    except ValueError:  # the count says why it cannot run
+        rows = cols = step = validate_tile(tile) if is_whole(tile) and 1 <= tile <= 32 else 4
+    return COUNT_SHAPES + [(_partial(rows, 3, 1), _partial(step, 4, 3), _partial(cols, 2, 3)),
+                           (_partial(rows, 2, rows - 1), _partial(step, 2, 1), _partial(cols, 1, 1))]
+
+
+def _partial(step, whole, extra):
+    """`whole` steps and part of one: a size `step` does not divide (when step > 1)."""
+    return whole * step + (extra % step or 1)
+
+
+def _safe(c, A, B, tile, barriers_per_step):
+    """False after saying so when the counted launch `c` had a hazard, a race on C, or passed more barriers per
+    tile step than the exercise allows."""
+    if any(c.hazards.values()):
+        print(f"{_what(A, B, tile)}: {hazard_message(c.hazards, more_barriers=barriers_per_step is None)}")
+        return False
+    if c.C_races:
+        _print_race(c.C_races[0], _what(A, B, tile))
+        return False
+    steps = -(-A.shape[1] // tile)
+    if barriers_per_step is not None and c.barriers > barriers_per_step * steps:
+        print(_("{what}: a thread passes {barriers} cuda.syncthreads() in {steps} tile steps; this exercise allows "
+                "{allowed} per tile step.").format(what=_what(A, B, tile), barriers=c.barriers, steps=steps,
+                                                   allowed=barriers_per_step))
+        return False
+    return True
+
+
+def _explain(kernel, A, B, tile, C, count=None):
+    """Print the first cause of a wrong product an experiment finds (tiledlab.counting.diagnosis), if any."""
+    if C is None:
+        return  # it failed, and said where
+    bad = ~np.isclose(C, _spec(A, B), rtol=1e-4, atol=1e-4)
+    i, j = (int(v) for v in np.argwhere(bad)[0])
+    count = count or _quiet(kernel, A, B, tile)
+    step = count.constants.get("T", count.constants.get("BK", tile)) if count else tile
+    cause = (count and diagnosis.stored_again(count, i, j)) or diagnosis.first_wrong_step(kernel, A, B, tile, step) \
+        or diagnosis.wrong_operand(kernel, A, B, tile)
+    if cause:
+        print(cause)
+
+
+def _quiet(kernel, A, B, tile):
+    """count_loads(kernel, A, B, tile), or None when it fails (the check has said why)."""
+    try:
+        with np.errstate(all="ignore"):
+            return count_loads(kernel, A, B, tile)
+    except Exception:  # noqa: BLE001  no count, no cause from it
+        return None
 
 
 def _what(A, B, tile, joined=False):

@@ -65,9 +65,16 @@ def _divergent(h):
                  other=_thread(h.other), elsewhere=elsewhere, effect=_(DIVERGENT))
 
 
-def hazard_message(hazards, count=True):
+ANOTHER_BUFFER = N_("this exercise keeps one cuda.syncthreads() per tile step, so the fix is not another barrier: let "
+                    "two consecutive tile steps use different shared elements, a second buffer chosen by the step's "
+                    "parity (s = t % 2: rows s·T to s·T + T − 1 of a 2T-row tile), and let each step store and read "
+                    "the same half, both indices adding s·T")
+
+
+def hazard_message(hazards, count=True, more_barriers=True):
     """What a launch's `hazards` (LoadCount.hazards) say, with the example of each kind when it has one.
-    count=False leaves out the totals, which depend on the order the threads ran in."""
+    count=False leaves out the totals, which depend on the order the threads ran in; more_barriers=False
+    never advises another barrier (an exercise that forbids one) but a second buffer."""
     examples = getattr(hazards, "examples", {})
     copies, divergent = hazards.get("copy_in_flight", 0), hazards.get("divergent_barrier", 0)
     barrier = sum(hazards.get(kind, 0) for kind in BARRIER_KINDS)
@@ -83,10 +90,13 @@ def hazard_message(hazards, count=True):
     if barrier:
         found = _("{n:,} barrier hazards").format(n=barrier) if count else _("barrier hazards")
         h = next((examples[kind] for kind in BARRIER_KINDS if kind in examples), None)
-        said.append(_("{found}: {effect}. A cuda.syncthreads() is missing, and on a GPU the result would change "
-                      "from run to run.").format(found=found, effect=_(EFFECT)))
+        missing = _("{found}: {effect}. A cuda.syncthreads() is missing, and on a GPU the result would change from "
+                    "run to run.") if more_barriers else _("{found}: {effect}. On a GPU the result would change from "
+                                                         "run to run.")
+        said.append(missing.format(found=found, effect=_(EFFECT)))
         if h:
-            said.append(_("For example, {example}: {advice}.").format(example=example(h), advice=_barrier_advice(h)))
+            advice = _barrier_advice(h) if more_barriers else _(ANOTHER_BUFFER)
+            said.append(_("For example, {example}: {advice}.").format(example=example(h), advice=advice))
     if copies:
         found = _("{n:,} copies in flight").format(n=copies) if count else _("copies in flight")
         said.append(_("{found}: {effect}. A cp_async_wait (after its cp_async_commit) is missing or waits for too "

@@ -1,0 +1,258 @@
+"""check() at every shape: kernels students really write that are right where every tile is whole and wrong
+where one is partial, or wrong in a way only a cause can explain. Each must fail, saying what, where and what to
+do; each right kernel must still pass. (Issue 36: check() counted only at shapes without a partial tile.)"""
+import re
+
+import numpy as np
+import pytest
+from numba import cuda, float32  # globals, as in a notebook
+
+from tiledlab.counting.exercises import COUNT_SHAPES, check, count_shapes
+
+T = 4
+
+
+@cuda.jit
+def leftover_from_global(A, B, C):  # tiles of whole steps; the K % T leftover read straight from global memory
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0.0)
+    for t in range(K // T):
+        sA[ty, tx] = A[row, t * T + tx] if row < M else float32(0.0)
+        sB[ty, tx] = B[t * T + ty, col] if col < N else float32(0.0)
+        cuda.syncthreads()  # tiles complete
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # tiles read
+    if row < M and col < N:
+        for k in range(K // T * T, K):
+            acc += A[row, k] * B[k, col]
+        C[row, col] = acc
+
+
+@cuda.jit
+def clamped_rows(A, B, C):  # rows past the edge clamped to the last row instead of guarded
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    M, K = A.shape
+    N = B.shape[1]
+    row, col = min(cuda.blockIdx.y * T + ty, M - 1), cuda.blockIdx.x * T + tx
+    acc = float32(0.0)
+    for t in range((K + T - 1) // T):
+        sA[ty, tx] = A[row, t * T + tx] if t * T + tx < K else float32(0.0)
+        sB[ty, tx] = B[t * T + ty, col] if t * T + ty < K and col < N else float32(0.0)
+        cuda.syncthreads()  # tiles complete
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # tiles read
+    if col < N:
+        C[row, col] = acc
+
+
+@cuda.jit
+def barriers_in_the_row_guard(A, B, C):  # exercise 2.1 with both barriers inside `if row < M`
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    if row < M:
+        acc = float32(0.0)
+        for t in range((K + T - 1) // T):
+            sA[ty, tx] = A[row, t * T + tx] if t * T + tx < K else float32(0.0)
+            sB[ty, tx] = B[t * T + ty, col] if t * T + ty < K and col < N else float32(0.0)
+            cuda.syncthreads()  # tiles complete: not for rows past M
+            for k in range(T):
+                acc += sA[ty, k] * sB[k, tx]
+            cuda.syncthreads()  # tiles read
+        if col < N:
+            C[row, col] = acc
+
+
+@cuda.jit
+def drops_the_partial_step(A, B, C):  # range(K // T): K's last, partial tile is lost
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0.0)
+    for t in range(K // T):
+        sA[ty, tx] = A[row, t * T + tx] if row < M else float32(0.0)
+        sB[ty, tx] = B[t * T + ty, col] if col < N else float32(0.0)
+        cuda.syncthreads()  # tiles complete
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # tiles read
+    if row < M and col < N:
+        C[row, col] = acc
+
+
+@cuda.jit
+def swapped_store(A, B, C):  # sA[tx, ty] where the tile is read as sA[ty, k]
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0.0)
+    for t in range((K + T - 1) // T):
+        sA[tx, ty] = A[row, t * T + tx] if row < M and t * T + tx < K else float32(0.0)
+        sB[ty, tx] = B[t * T + ty, col] if t * T + ty < K and col < N else float32(0.0)
+        cuda.syncthreads()  # tiles complete
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # tiles read
+    if row < M and col < N:
+        C[row, col] = acc
+
+
+@cuda.jit
+def stores_each_step(A, B, C):  # C[row, col] = this step's sum, stored once per step: only the last stays
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    for t in range((K + T - 1) // T):
+        sA[ty, tx] = A[row, t * T + tx] if row < M and t * T + tx < K else float32(0.0)
+        sB[ty, tx] = B[t * T + ty, col] if t * T + ty < K and col < N else float32(0.0)
+        cuda.syncthreads()  # tiles complete
+        acc = float32(0.0)
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+        if row < M and col < N:
+            C[row, col] = acc
+        cuda.syncthreads()  # tiles read
+
+
+@cuda.jit
+def first_block_loads_the_panel(A, B, C):  # block (0, 0) stores B in shared memory; the others read it there
+    sB = cuda.shared.array((16, 16), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    if cuda.blockIdx.x == 0 and cuda.blockIdx.y == 0:
+        for k in range(ty, K, T):
+            for c in range(tx, N, T):
+                sB[k, c] = B[k, c]
+    cuda.syncthreads()  # the panel is stored
+    if row < M and col < N:
+        acc = float32(0.0)
+        for k in range(K):
+            acc += A[row, k] * sB[k, col]
+        C[row, col] = acc
+
+
+T2 = 2 * T
+
+
+@cuda.jit
+def reads_the_wrong_half(A, B, C):  # exercise 5.1 with two buffers: stores at s·T + ty, reads without the offset
+    sA = cuda.shared.array((T2, T), float32)
+    sB = cuda.shared.array((T2, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0.0)
+    for t in range((K + T - 1) // T):
+        s = t % 2
+        sA[s * T + ty, tx] = A[row, t * T + tx] if row < M and t * T + tx < K else float32(0.0)
+        sB[s * T + ty, tx] = B[t * T + ty, col] if t * T + ty < K and col < N else float32(0.0)
+        cuda.syncthreads()  # this step's tiles complete
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+    if row < M and col < N:
+        C[row, col] = acc
+
+
+def out(capsys):
+    return capsys.readouterr().out
+
+
+def test_the_counted_shapes_have_a_partial_block_in_every_dimension():
+    for tile in (2, 4, 8, 16):
+        partial = count_shapes("tiled", tile)[len(COUNT_SHAPES):]
+        assert len(partial) == 2 and all(n % tile for shape in partial for n in shape), (tile, partial)
+    assert count_shapes("tiled", 4)[:len(COUNT_SHAPES)] == COUNT_SHAPES
+
+
+def test_the_lesson_kernel_passes_at_every_counted_shape(capsys):
+    from tiledlab import tiled
+    assert check(tiled, tile=4), out(capsys)
+    said = out(capsys)
+    assert "13×19·19×11, tile=4: 1,577" in said  # the tiled formula at a partial shape
+
+
+def test_leftover_columns_from_global_memory_exceed_the_loads(capsys):
+    assert not check(leftover_from_global, tile=4)
+    said = out(capsys)
+    assert re.search(r"13×19·19×11, tile=4: [\d,]+ \(naive needs [\d,]+; this exercise allows 1,577\)", said), said
+    assert "more than the 1,577 this exercise allows" in said
+
+
+def test_clamped_rows_are_a_race_on_C(capsys):
+    assert not check(clamped_rows, tile=4)
+    said = out(capsys)
+    assert re.search(r"C\[12, \d+\] is stored by two threads", said), said
+
+
+def test_barriers_inside_the_row_guard_are_named(capsys):
+    assert not check(barriers_in_the_row_guard, tile=4)
+    said = out(capsys)
+    assert "Take the barrier out of the condition" in said and "is reached by thread" in said, said
+
+
+def test_a_lost_partial_step_is_named(capsys):
+    assert not check(drops_the_partial_step, tile=4, limit_loads=False)
+    said = out(capsys)
+    assert "whose last tile step is partial" in said and "⌈K/T⌉" in said, said
+
+
+def test_a_swapped_store_names_the_operand(capsys):
+    assert not check(swapped_store, tile=4, limit_loads=False)
+    said = out(capsys)
+    assert "A's values reach the wrong place" in said and "sA[ty, tx]" in said, said
+
+
+def test_a_store_per_step_names_the_stores(capsys):
+    assert not check(stores_each_step, tile=4, limit_loads=False)
+    said = out(capsys)
+    assert re.search(r"C\[\d+, \d+\] is stored \d+ times by the thread that owns it", said), said
+
+
+def test_shared_memory_a_block_did_not_store_is_named(capsys):
+    assert not check(first_block_loads_the_panel, tile=4, limit_loads=False)
+    said = out(capsys)
+    assert "no thread of the block had stored" in said and re.search(r"reads sB\[\d+, \d+\] at line \d+", said), said
+
+
+def test_exercise_5_1_never_advises_the_barrier_it_forbids(capsys):
+    import nbformat
+    import pathlib
+    cell = next(c.source for c in nbformat.read(pathlib.Path(__file__).parents[1] / "notebooks" /
+                                                "05_line_by_line.ipynb", as_version=4).cells
+                if c.source.startswith("# Exercise 5.1"))
+    import linecache
+    linecache.cache["<exercise 5.1>"] = (len(cell), None, cell.splitlines(True), "<exercise 5.1>")
+    exec(compile(cell, "<exercise 5.1>", "exec"), {"__name__": "exercise_5_1"})
+    said = out(capsys)
+    assert "barrier hazards" in said and "second buffer" in said and "s·T" in said, said
+    assert "add a cuda.syncthreads()" not in said and "is missing" not in said
+
+
+def test_the_wrong_half_is_told_within_the_exercises_rules(capsys):
+    assert not check(reads_the_wrong_half, tile=4, barriers_per_step=1)
+    said = out(capsys)
+    assert "add a cuda.syncthreads()" not in said and ("s·T" in said or "store every element" in said), said

@@ -1,0 +1,68 @@
+"""Why a kernel's product is wrong, found by experiments that each change one thing: the element of C its owner
+stored more than once without reading it back, the first tile step whose partial product differs (the kernel run
+on K cut after each step), and the operand whose values reach the wrong place (the other one made the identity)."""
+import numpy as np
+
+from ..core.launch import matmul
+from ..i18n import _
+
+
+def close(C, A, B):
+    """True when C is A @ B (computed in float64) to float32's accuracy."""
+    return C is not None and np.isclose(C, A.astype(np.float64) @ B.astype(np.float64), rtol=1e-4, atol=1e-4).all()
+
+
+def run(kernel, A, B, tile):
+    """matmul(A, B, kernel, tile) of contiguous copies, or None when it fails (the check has said why)."""
+    try:
+        with np.errstate(all="ignore"):
+            return matmul(np.ascontiguousarray(A), np.ascontiguousarray(B), kernel, tile)
+    except Exception:  # noqa: BLE001  an experiment that cannot run names no cause
+        return None
+
+
+def stored_again(count, i, j):
+    """The cause when C[i, j] was stored more than once by the one thread that owns it, never reading it back."""
+    stores = int(count.C_stores[i, j])
+    if stores < 2 or count.C_races or count.maps["C"][i, j]:
+        return None
+    return _("C[{i}, {j}] is stored {n} times by the thread that owns it, which never reads it back: each store "
+             "replaces the one before, so only the last stays. Add up in a register and store C[{i}, {j}] once, after "
+             "the loop over tile steps.").format(i=i, j=j, n=stores)
+
+
+def first_wrong_step(kernel, A, B, tile, step):
+    """The cause when the product is right for K cut after some tile steps and wrong once the next is added."""
+    K = A.shape[1]
+    ends = [*range(step, K, step), K]
+    for s, k in enumerate(ends):
+        if not close(run(kernel, A[:, :k], B[:k], tile), A[:, :k], B[:k]):
+            break
+    else:
+        return None
+    if s == 0:
+        return None  # wrong from the first step: the operands' experiment says more
+    if k == K and K % step:
+        return _("The product is right while K is a whole number of tiles (K = {right}: {steps} tile steps) and wrong "
+                 "at K = {K}, whose last tile step is partial ({part} of {step} columns of A): loop over all "
+                 "⌈K/T⌉ = {all} tile steps, and load zeros past K.").format(right=ends[s - 1], steps=s, K=K,
+                                                                           part=K % step, step=step, all=len(ends))
+    return _("The product is right for the first {steps} tile steps (K = {right}) and wrong once step {next} is added "
+             "(K = {K}): look at what changes from one step to the next, the tile's offset in A's columns and B's rows, "
+             "and the barrier that ends a step.").format(steps=s, right=ends[s - 1], next=s + 1, K=k)
+
+
+def wrong_operand(kernel, A, B, tile):
+    """The cause when C is right with A the identity and wrong with B the identity (or the other way round)."""
+    (M, K), N = A.shape, B.shape[1]
+    eye_B, eye_A = np.eye(K, N, dtype=np.float32), np.eye(M, K, dtype=np.float32)
+    a_wrong = not close(run(kernel, A, eye_B, tile), A, eye_B)
+    b_wrong = not close(run(kernel, eye_A, B, tile), eye_A, B)
+    if a_wrong == b_wrong:
+        return None
+    name, other, store, read = ("A", "B", "sA[ty, tx]", "sA[ty, k]") if a_wrong else ("B", "A", "sB[ty, tx]",
+                                                                                     "sB[k, tx]")
+    return _("With {other} the identity matrix, C should hold {name}'s values and does not, while with {name} the "
+             "identity C is right: {name}'s values reach the wrong place. Look at the shared tile {name} goes through: "
+             "the index it is stored at ({store} in the lesson's kernel) and the one it is read at ({read})."
+             ).format(name=name, other=other, store=store, read=read)
