@@ -256,3 +256,26 @@ def test_the_wrong_half_is_told_within_the_exercises_rules(capsys):
     assert not check(reads_the_wrong_half, tile=4, barriers_per_step=1)
     said = out(capsys)
     assert "add a cuda.syncthreads()" not in said and ("s·T" in said or "store every element" in said), said
+
+
+# --- variants: without_write_back keeps the computation, once, and drops every store into C ------------------
+
+@cuda.jit
+def accumulates_in_C(A, B, C):
+    row, col = cuda.blockIdx.y * T + cuda.threadIdx.y, cuda.blockIdx.x * T + cuda.threadIdx.x
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = 0.0
+        for k in range(A.shape[1]):
+            C[row, col] += A[row, k] * B[k, col]
+
+
+def test_without_write_back_drops_accumulated_stores_and_counts_the_loads_once():
+    from tiledlab.counting import count_loads
+    from tiledlab.counting.variants import without_write_back
+    rng = np.random.default_rng(0)
+    A, B = rng.standard_normal((4, 4), dtype=np.float32), rng.standard_normal((4, 4), dtype=np.float32)
+    full, dropped = count_loads(accumulates_in_C, A, B, T), count_loads(without_write_back(accumulates_in_C), A, B, T)
+    assert int(full.C_stores.sum()) == 4 * 4 * (1 + 4) and int(dropped.C_stores.sum()) == 0
+    assert (dropped.A, dropped.B, int(dropped.maps["C"].sum())) == (full.A, full.B, int(full.maps["C"].sum()))
+    plain = count_loads(without_write_back("tiled"), A, B, T)
+    assert plain.total == count_loads("tiled", A, B, T).total and int(plain.C_stores.sum()) == 0

@@ -33,6 +33,9 @@ def plain_function(kernel):
     again with other constants: defined at the Python prompt (no source), or closing over names of
     an enclosing function (a build binds constants as globals and could not change those)."""
     fn = getattr(kernel, "py_func", kernel)
+    if fn.__name__ == "<lambda>":
+        raise ValueError(_("this kernel is a lambda; tiledlab reads a kernel's def to check and count it: write it as "
+                           "def name(A, B, C): under @cuda.jit"))
     if fn.__code__.co_freevars:
         raise ValueError(_("kernel {name} uses {names} from the function it was defined in; tiledlab binds a "
                            "kernel's constants as module globals, so define the kernel at the top level of a module "
@@ -98,8 +101,9 @@ def parse_kernel(text, filename, name):
 def check(func, name):
     """Refuse kernels that break the rules every build relies on (see tiledlab.core.kernels)."""
     params = [a.arg for a in func.args.args]
-    if len(params) != len(OPERANDS) or func.args.vararg or func.args.kwarg or func.args.kwonlyargs:
-        raise ValueError(f"kernel {name}({', '.join(params)}) must take exactly three arguments (A, B, C), "
+    if len(params) != len(OPERANDS) or func.args.vararg or func.args.kwarg or func.args.kwonlyargs or \
+            func.args.posonlyargs:
+        raise ValueError(f"kernel {name}({ast.unparse(func.args)}) must take exactly three plain arguments (A, B, C), "
                          "computing C = A @ B")
     lines = {}
     for node in ast.walk(func):

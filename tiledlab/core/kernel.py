@@ -207,6 +207,11 @@ class Kernel:
         """((rows, cols) of C per block, (x, y) threads per block), checked against CUDA's limits."""
         block = tuple(apply(self.block, constants, self.name))
         threads = tuple(apply(self.threads, constants, self.name))
+        if len(block) != 2 or len(threads) != 2 or not is_whole(*block, *threads):
+            raise ValueError(_("{name}: with {constants} the geometry gives a block of {threads} threads for {block} "
+                               "elements of C; tiledlab launches 2-D blocks: two whole numbers each, threads as "
+                               "(x → columns, y → rows)").format(name=self.name, constants=listed(constants),
+                                                                 threads=threads, block=block))
         if min(block + threads) < 1:
             raise ValueError(f"{self.name}: {listed(constants)} gives a block of {threads[0]}×{threads[1]} "
                              f"threads for {block[0]}×{block[1]} elements of C")
@@ -374,8 +379,8 @@ def launch_geometry(block=_lesson_tile, threads=_lesson_tile, requires=(), idea=
     (T×T threads, a T×T tile of C) unless `block` and `threads` say otherwise."""
     defaults = {k: v for k, v in constants.items() if not callable(v)}
     derived = {k: v for k, v in constants.items() if callable(v)}
-    rules = tuple(requires)
-    if not all(isinstance(r, Rule) for r in rules):
+    rules = (requires,) if isinstance(requires, Rule) else tuple(requires) if isinstance(requires, (list, tuple)) else None
+    if rules is None or not all(isinstance(r, Rule) for r in rules):
         raise ValueError("requires= takes Rule objects: Rule(lambda BM, TM: BM % TM == 0, 'why')")
 
     def declare(kernel):

@@ -229,6 +229,13 @@ class _Scan:
         return _renamed(node.id, part) if part else None
 
     def _Attribute(self, node):
+        if node.attr in _NAMESPACES:
+            return _(_LOOKUP).format(what=ast.unparse(node))
+        if (node.attr in BARRIERS or node.attr in _HIDDEN) and not (isinstance(node.value, ast.Name) and
+                                                                    node.value.id == "cuda"):
+            if _global_value(node.value, self.namespace, self.local) is not cuda:
+                return _("{used}: write cuda.{attr} with the module named cuda, as it stands, so that every barrier "
+                         "and shared array is seen").format(used=ast.unparse(node), attr=node.attr)
         name = ptx_name(node, self.namespace, self.local)
         if name:
             return _("{used} is tiledlab.core.ptx's {name}: import it with `from tiledlab.core.ptx import {name}` "
@@ -279,7 +286,10 @@ class _Scan:
             return _("call {name}: call only functions defined outside the kernel").format(name=func.id)
         if not isinstance(func, (ast.Name, ast.Attribute)):
             return _("call functions by name: {call}(...) could not be followed").format(call=ast.unparse(func))
-        return helper_problem(_callable(func, self.namespace, self.local), ast.unparse(func))
+        value = _callable(func, self.namespace, self.local)
+        if _looks_up(value):
+            return _(_LOOKUP).format(what=f"{ast.unparse(func)}()")
+        return helper_problem(value, ast.unparse(func))
 
     # --- tiledlab.core.ptx: wide loads and asynchronous copies -------------------------------------------
     def _ptx_use(self, node):
@@ -371,6 +381,25 @@ class _Scan:
 
 
 _SLICE = N_("a slice makes a view, whose loads and stores could not be counted: index one element, X[i, j]")
+_LOOKUP = N_("{what} looks names up while the kernel runs: an array read or a barrier reached that way would go "
+             "uncounted (and numba cannot compile it for a GPU); name the array or cuda.syncthreads() directly")
+# builtins and attributes that reach a namespace by a name given as data
+_LOOKUPS = {getattr(builtins, n) for n in ("locals", "globals", "vars", "eval", "exec", "getattr", "setattr",
+                                            "delattr", "__import__", "compile", "dir", "breakpoint")}
+_NAMESPACES = ("__dict__", "__globals__", "__builtins__", "f_locals", "f_globals", "f_back", "__getattribute__",
+               "__getitem__", "__setitem__")
+_LOOKUP_MODULES = ("sys", "inspect", "importlib", "gc", "ctypes")  # builtins: the _LOOKUPS above
+
+
+def _looks_up(value):
+    """True for a function that reaches a namespace by a name given as data (locals(), importlib.import_module)."""
+    try:
+        if value in _LOOKUPS:
+            return True
+    except TypeError:  # unhashable: no such function
+        return False
+    module = (getattr(value, "__module__", None) or "").split(".")[0]
+    return callable(value) and module in _LOOKUP_MODULES
 # argument position → the kind of array it takes (ptx.SIGNATURES names them)
 _ARRAY_ARGUMENTS = {"ldg4": {0: "input"}, "cp_async4": {0: "shared", 3: "input"}, "shared_view": {0: "dynamic"}}
 

@@ -1,5 +1,6 @@
 """Exercise checks: a kernel's answer on awkward shapes and the loads the exercise allows (`check`), and
 predictions compared with a measurement without giving the number away (`predict`)."""
+import math
 import numbers
 
 import numpy as np
@@ -257,8 +258,13 @@ def _same(C, spec, what):
 
 
 def _is_number(p):
-    """A real number, numpy's included (np.int64(2048)); not a bool."""
-    return isinstance(p, numbers.Real) and not isinstance(p, (bool, np.bool_))
+    """A finite real number, numpy's and fractions included (np.int64(2048)); not a bool, not NaN."""
+    return isinstance(p, numbers.Real) and not isinstance(p, (bool, np.bool_)) and math.isfinite(p)
+
+
+def _shown(value):
+    """A number as predict() writes it: thousands separated where it is an int or a float."""
+    return f"{value:,}" if isinstance(value, (int, float, np.integer, np.floating)) else str(value)
 
 
 @recorded
@@ -279,12 +285,12 @@ def predict(prediction, measured, rtol=0.0):
     pairs = list(zip(given, measured if want > 1 else (measured,)))
     verdicts = [abs(p - m) <= rtol * abs(m) for p, m in pairs]
     if all(verdicts):
-        print(_("Right: measured {values}.").format(values=", ".join(f"{m:,}" for _p, m in pairs)))
+        print(_("Right: measured {values}.").format(values=", ".join(_shown(m) for _p, m in pairs)))
         return True
     for k, ((p, m), ok) in enumerate(zip(pairs, verdicts)):
         where = _("number {k}: ").format(k=k + 1) if len(pairs) > 1 else ""
-        verdict = _("{value:,} is right.") if ok else \
-            _("not yet: {value:,} is too high.") if p > m else _("not yet: {value:,} is too low.")
-        print(where + verdict.format(value=p))
+        verdict = _("{value} is right.") if ok else \
+            _("not yet: {value} is too high.") if p > m else _("not yet: {value} is too low.")
+        print(where + verdict.format(value=_shown(p)))
     print(_("Think it through again, then re-run the cell."))
     return False

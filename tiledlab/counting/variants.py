@@ -73,13 +73,49 @@ class _StoreNever(_Change):
             self.name = node.args.args[2].arg  # C, the kernel's third argument, by the kernel's own name
         return self.generic_visit(node)
 
+    def _into_C(self, target):
+        return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == self.name
+
+    def visit_AugAssign(self, node):  # C[i, j] += v: the load of C and the sum stay, the store goes
+        if not self._into_C(node.target):
+            return node
+        load = ast.Subscript(value=copy.deepcopy(node.target.value), slice=copy.deepcopy(node.target.slice),
+                             ctx=ast.Load())
+        term = self._named(node, node.value, "term")
+        total = self._named(node, ast.BinOp(left=load, op=node.op, right=ast.Name(term[0].targets[0].id, ast.Load())))
+        store = ast.Assign(targets=[copy.deepcopy(node.target)], value=ast.Name(total[0].targets[0].id, ast.Load()))
+        return term + total + self._where_nan(node, term[0].targets[0].id, store)  # C itself may be NaN: its term not
+
+    def visit_Expr(self, node):  # cuda.atomic.add(C, (i, j), v)
+        call = node.value
+        if not (is_call(call, "cuda.atomic.add") and call.args and isinstance(call.args[0], ast.Name) and
+                call.args[0].id == self.name):
+            return node
+        term = self._named(node, call.args[2], "term")
+        call.args[2] = ast.Name(term[0].targets[0].id, ast.Load())
+        return term + self._where_nan(node, term[0].targets[0].id, node)
+
     def visit_Assign(self, node):
-        target = node.targets[0]
-        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == self.name:
-            nan = ast.Compare(left=copy.deepcopy(node.value), ops=[ast.NotEq()], comparators=[copy.deepcopy(node.value)])
+        if not self._into_C(node.targets[0]):
+            return node
+        if isinstance(node.value, ast.Name):  # C[i, j] = acc: acc already is computed once
             self.changed += 1
-            return ast.copy_location(ast.If(test=nan, body=[node], orelse=[]), node)
-        return node
+            return self._where_nan(node, node.value.id, node)
+        value = self._named(node, node.value)
+        node.value = ast.Name(value[0].targets[0].id, ast.Load())
+        return value + self._where_nan(node, value[0].targets[0].id, node)
+
+    def _named(self, node, value, kind="value"):
+        """[name = value], a name of its own: the value is computed once, as in the kernel."""
+        self.changed += 1
+        return [ast.fix_missing_locations(ast.copy_location(ast.Assign(
+            targets=[ast.Name(f"written_back_{kind}_{self.changed}", ast.Store())], value=value), node))]
+
+    @staticmethod
+    def _where_nan(node, name, store):
+        """[if name != name: store]: the store made only where the value is NaN."""
+        nan = ast.Compare(left=ast.Name(name, ast.Load()), ops=[ast.NotEq()], comparators=[ast.Name(name, ast.Load())])
+        return [ast.fix_missing_locations(ast.copy_location(ast.If(test=nan, body=[store], orelse=[]), node))]
 
 
 def _changed(kernel, transformer, suffix, T, constants, derived=None):
