@@ -6,6 +6,8 @@ by name (tiledlab.core.registry, or "best": core.best chooses one for the card a
 Kernel or as a @cuda.jit function; its constants by the lesson's `tile` (T) or by name (BM=64, ...),
 bound once; its geometry sizes the grid; the card in hand is checked before anything is compiled.
 """
+import threading
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +16,9 @@ from numba import cuda
 from . import best
 from .kernel import Kernel, validate_tile  # noqa: F401  validate_tile: the CLI and experiments check tiles here
 from .registry import KERNELS
+from ..backend import SIMULATOR
+
+_ONE_AT_A_TIME = threading.Lock()  # the simulator's launches, from any thread
 
 
 def validate_operands(A, B):
@@ -70,8 +75,10 @@ class Launch:
     block = property(lambda self: self.spec.sizes(self.bound)[0])  # (rows, cols) of C one block computes
 
     def __call__(self, *extra):
-        """Launch once; `extra` arguments follow (A, B, C), as the counting lab's buffers do."""
-        self.kernel[self.blockspergrid, self.threadsperblock](self.A, self.B, self.C, *extra)
+        """Launch once; `extra` arguments follow (A, B, C), as the counting lab's buffers do. The simulator runs one
+        launch at a time (numba's keeps one kernel context): launches from other threads wait their turn."""
+        with _ONE_AT_A_TIME if SIMULATOR else nullcontext():
+            self.kernel[self.blockspergrid, self.threadsperblock](self.A, self.B, self.C, *extra)
         return self
 
     def result(self):

@@ -283,6 +283,14 @@ def _statement(text, node):
     return ast.copy_location(ast.parse(text).body[0], node)
 
 
+def _at(statement, node):
+    """`statement` with every line number of `node`'s (the rewrite adds lines, never the student's own)."""
+    for child in ast.walk(statement):
+        if hasattr(child, "lineno"):
+            ast.copy_location(child, node)
+    return statement
+
+
 class _Rewrite(ast.NodeTransformer):
     """The rewrite (see the module's docstring); check_countable has refused every use of an array it cannot see."""
 
@@ -434,7 +442,7 @@ def _rewrite(kernel, bound):
     rewrite = _Rewrite(params, shared, namespace, targets)
     func = rewrite.visit(func)
     if asynchronous:
-        func.body[:0] = ast.parse(_ASYNC_PROLOGUE).body
+        func.body[:0] = [_at(statement, func) for statement in ast.parse(_ASYNC_PROLOGUE).body]
     return func, code, names, CountingBuffers(shared, targets, asynchronous, tuple(rewrite.barriers))
 
 
@@ -457,7 +465,7 @@ def instrumented(kernel, bound, launch_bounds=None):
     bounds are replaced by (its threads per block, 1): the counting code needs many more registers, and
     capped like this (spilling if it must) even a 32×32 block still launches."""
     func, code, ptx_names, buffers = _rewrite(kernel, bound)
-    func.body[:0] = ast.parse(_PROLOGUE).body
+    func.body[:0] = [_at(statement, func) for statement in ast.parse(_PROLOGUE).body]  # an error there: the def's line
     func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
     helpers = "\n\n".join([code.helpers] * bool(code.helpers) + [HELPER_SOURCE] +
                           [ASYNC_HELPER_SOURCE] * bool(ptx_names))
