@@ -84,3 +84,25 @@ def test_read_skips_lines_that_are_not_outcomes(tmp_path):
 
 def test_the_checks_keep_their_names_and_docs():
     assert check.__name__ == "check" and "odd shapes" in check.__doc__ and predict.__name__ == "predict"
+
+
+def test_an_untouched_exercise_cell_is_not_started(copy, capsys):
+    """Run All on a notebook as handed out records nothing (the stub's failed check is no attempt); a changed
+    cell is recorded, in either edition."""
+    for folder in (outcomes.series_notebooks(), outcomes.series_notebooks() / "zh"):
+        handed_out = {path: outcomes.EXERCISE.match(source)[1] for path in sorted(folder.glob("0[25]_*.ipynb"))
+                      for source in ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]
+                                     if c["cell_type"] == "code"] if outcomes.EXERCISE.match(source)}
+        assert handed_out
+    stub = next(source for source in ("".join(c["source"]) for c in json.loads(
+        (outcomes.series_notebooks() / "05_line_by_line.ipynb").read_text())["cells"])
+        if source.startswith("# Exercise 5.1"))
+    exercise_cell(copy, stub, "stub.py")
+    assert "barrier hazards" in capsys.readouterr().out and recorded(copy) == []  # feedback, but no attempt
+    exercise_cell(copy, stub.replace("acc = float32(0.0)", "acc = float32(0.0)  # started"), "changed.py")
+    assert [row["exercise"] for row in recorded(copy)] == ["5.1"]
+
+
+def test_the_chinese_editions_exercise_cells_are_recorded(copy):
+    exercise_cell(copy, "# 练习 1.2\nfrom tiledlab.counting.exercises import predict\npredict(100, 120)\n")
+    assert [row["exercise"] for row in recorded(copy)] == ["1.2"]

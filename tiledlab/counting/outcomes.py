@@ -16,7 +16,7 @@ import sqlite3
 import sys
 
 FILE = "tiledlab-outcomes.jsonl"
-EXERCISE = re.compile(r"# Exercise (\d+\.\d+)\b")  # the first line of every exercise cell
+EXERCISE = re.compile(r"# (?:Exercise|练习) (\d+\.\d+)\b")  # the first line of every exercise cell, in either edition
 
 
 class _Tee(io.StringIO):
@@ -41,21 +41,48 @@ def recorded(grader):
         said = _Tee(sys.stdout)
         with contextlib.redirect_stdout(said):
             passed = grader(*args, **kwargs)
-        exercise = calling_exercise(sys._getframe(1))
-        if exercise and passed is not None:  # None: predict() before a prediction was written
+        exercise, cell = calling_exercise(sys._getframe(1))
+        # None: predict() before a prediction was written; a cell as handed out is not started, whatever it says
+        if exercise and passed is not None and cell not in handouts(series_notebooks()).get(exercise, ()):
             record(exercise, passed, said.getvalue())
         return passed
     return graded
 
 
 def calling_exercise(frame):
-    """The exercise whose cell (or file) called: its first line, "# Exercise 3.3"; None elsewhere."""
+    """(exercise, its cell's source) of the cell (or file) that called, whose first line is "# Exercise 3.3";
+    (None, None) elsewhere."""
     while frame is not None:
-        found = EXERCISE.match(linecache.getline(frame.f_code.co_filename, 1))
+        lines = linecache.getlines(frame.f_code.co_filename)
+        found = EXERCISE.match(lines[0]) if lines else None
         if found:
-            return found[1]
+            return found[1], "".join(lines).strip()
         frame = frame.f_back
-    return None
+    return None, None
+
+
+def series_notebooks():
+    """notebooks/ of the source checkout the package lives in (beside the package when it is no checkout)."""
+    here = pathlib.Path(__file__).resolve()
+    for folder in here.parents:
+        if (folder / "notebooks").is_dir() and (folder / "pyproject.toml").is_file():
+            return folder / "notebooks"
+    return here.parents[2] / "notebooks"
+
+
+@functools.lru_cache(maxsize=1)
+def handouts(folder):
+    """{exercise: its cell's sources as handed out, in either edition} of the notebooks in `folder` (and zh/)."""
+    found = {}
+    for path in sorted(pathlib.Path(folder).glob("*.ipynb")) + sorted(pathlib.Path(folder).glob("zh/*.ipynb")):
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        for source in ("".join(c.get("source", "")).strip() for c in cells if c.get("cell_type") == "code"):
+            if EXERCISE.match(source):
+                found.setdefault(EXERCISE.match(source)[1], set()).add(source)
+    return found
 
 
 def working_copy(folder):

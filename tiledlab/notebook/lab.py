@@ -25,17 +25,9 @@ import subprocess
 import sys
 import time
 
+from ..counting.outcomes import series_notebooks
 
-def _series_notebooks() -> pathlib.Path:
-    """notebooks/ of the source checkout this module lives in (wherever it sits in the package)."""
-    here = pathlib.Path(__file__).resolve()
-    for folder in here.parents:
-        if (folder / "notebooks").is_dir() and (folder / "pyproject.toml").is_file():
-            return folder / "notebooks"
-    return here.parents[1] / "notebooks"  # not a checkout (pip install .): committed() says so
-
-
-SOURCE = _series_notebooks()  # the committed notebooks, next to the package in a source checkout
+SOURCE = series_notebooks()  # the committed notebooks, next to the package in a source checkout
 DEFAULT_DEST_NAME = "my-notebooks"  # the working copy unless --dest says otherwise: beside notebooks/
 _IGNORE_ALL = "# A working copy made by `python -m tiledlab lab`: git ignores all of it.\n*\n"
 LANGUAGES = ("en", "zh")  # English (notebooks/) and the generated Chinese edition (notebooks/zh/)
