@@ -276,7 +276,7 @@ EXERCISES = {
     "3.1": (two_tiles_per_phase, {}),
     "3.3": (wide_tile, {"max_loads": wide_tile_loads}),
     "4.3": (big_tile, {"max_loads": big_tile_loads}),
-    "5.1": (one_barrier, {}),
+    "5.1": (one_barrier, {"barriers_per_step": 1}),
     "6.1": (blocked_loop, {"limit_loads": False}),
 }
 EXERCISES["7.1"] = (column_tile, {"max_shared_reads": column_tile_reads})

@@ -3,6 +3,8 @@ unrolled rungs so: their counting builds compile for minutes on a GPU); the same
 import numpy as np
 import pytest
 
+import tiledlab
+
 from tiledlab.counting import count, count_loads, count_on_simulator
 
 A, B = np.random.default_rng(0).random((33, 17), np.float32), np.random.default_rng(1).random((17, 45), np.float32)
@@ -19,7 +21,9 @@ def test_from_a_gpu_process_a_child_counts_on_the_simulator(monkeypatch):
     monkeypatch.setenv("TILEDLAB_BACKEND", "gpu")  # the child is the simulator even where the GPU is asked for
     got, want = count_on_simulator("regtile_2d", A, B, BM=16, BN=16, BK=4, TM=4, TN=4), \
         count_loads("regtile_2d", A, B, BM=16, BN=16, BK=4, TM=4, TN=4)
-    assert got.constants == want.constants and np.array_equal(got.C, want.C)
+    assert got.constants == want.constants
+    # the same product; a GPU's may differ in the last bit (its compiler contracts a * b + c into one FMA)
+    assert np.array_equal(got.C, want.C) if tiledlab.SIMULATOR else np.allclose(got.C, want.C, rtol=1e-6, atol=1e-6)
     assert all(np.array_equal(got.maps[k], want.maps[k]) for k in want.maps)
     assert np.array_equal(got.shared_reads, want.shared_reads) and got.hazards == want.hazards
     import os
