@@ -1,0 +1,113 @@
+"""Inputs that once gave a raw traceback or a silent pass (issue 36), each answered in one line that names what to
+change: names looked up while a kernel runs, a barrier reached through anything but `cuda`, 3-D or fractional
+geometry, a lambda kernel, positional-only parameters, a single Rule, shared arrays declared by keyword."""
+import importlib
+import sys
+
+import numpy as np
+import pytest
+from conftest import source_line
+from numba import cuda, float32  # globals, as in a notebook
+
+from tiledlab.core import Rule, launch_geometry, matmul
+from tiledlab.counting import count_loads
+from tiledlab.counting.exercises import check
+
+T = 4
+A = np.ones((8, 8), np.float32)
+
+
+@cuda.jit
+def via_locals(A, B, C):
+    sB = cuda.shared.array((T, T), float32)
+    sB[cuda.threadIdx.y, cuda.threadIdx.x] = B[0, 0]
+    cuda.syncthreads()  # stored
+    C[0, 0] = locals()["sB"][0, 0]
+
+
+@cuda.jit
+def via_globals(A, B, C):
+    globals()["cuda"].syncthreads()
+    C[0, 0] = A[0, 0]
+
+
+@cuda.jit
+def via_import(A, B, C):
+    importlib.import_module("numba.cuda").syncthreads()
+    C[0, 0] = A[0, 0]
+
+
+@cuda.jit
+def via_frame(A, B, C):
+    C[0, 0] = sys._getframe().f_locals["A"][0, 0]
+
+
+@pytest.mark.parametrize("kernel,code,why", [
+    (via_locals, 'locals()["sB"][0, 0]', r"locals\(\) looks names up while the kernel runs"),
+    (via_globals, 'globals()["cuda"].syncthreads()', r"looks names up|write cuda.syncthreads with the module"),
+    (via_import, 'importlib.import_module("numba.cuda").syncthreads()', r"write cuda.syncthreads with the module"),
+    (via_frame, 'sys._getframe().f_locals["A"]', r"looks names up while the kernel runs"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_name_looked_up_while_the_kernel_runs_is_refused_by_line(capsys, kernel, code, why):
+    with pytest.raises(ValueError, match=why) as refused:
+        count_loads(kernel, A, A, T)
+    assert str(refused.value).startswith(f"line {source_line(kernel, code)}: ")
+    assert check(kernel, tile=T) is False
+    said = capsys.readouterr().out
+    assert said.startswith("tiledlab cannot count this kernel: line ") and said.count("\n") == 1, said
+
+
+@launch_geometry(T=4, threads=lambda T: (T, T, 2))
+@cuda.jit
+def three_d(A, B, C):
+    C[cuda.threadIdx.y, cuda.threadIdx.x] = A[0, 0]
+
+
+@launch_geometry(T=4, threads=lambda T: (T / 2, T))
+@cuda.jit
+def half_threads(A, B, C):
+    C[0, 0] = A[0, 0]
+
+
+@pytest.mark.parametrize("kernel", [three_d, half_threads], ids=["3-D", "fractional"])
+def test_a_block_other_than_two_whole_numbers_is_refused(capsys, kernel):
+    with pytest.raises(ValueError, match=r"tiledlab launches 2-D blocks: two whole numbers each"):
+        matmul(A, A, kernel)
+    assert check(kernel, tile=T) is False
+    assert "2-D blocks" in capsys.readouterr().out
+
+
+def test_a_lambda_kernel_is_refused_in_one_line():
+    with pytest.raises(ValueError, match=r"this kernel is a lambda.*def name\(A, B, C\)"):
+        count_loads(cuda.jit(lambda A, B, C: None), A, A, T)
+
+
+@cuda.jit
+def positional_only(A, B, C, /):
+    C[0, 0] = A[0, 0]
+
+
+def test_positional_only_parameters_are_named_as_written():
+    with pytest.raises(ValueError, match=r"positional_only\(A, B, C, /\) must take exactly three plain arguments"):
+        matmul(A, A, positional_only, T)
+
+
+def test_requires_takes_one_rule_or_a_list():
+    one = launch_geometry(T=4, requires=Rule(lambda T: T > 1, "T > 1"))
+    assert callable(one)
+    with pytest.raises(ValueError, match="requires= takes Rule objects"):
+        launch_geometry(T=4, requires="T > 1")
+
+
+@cuda.jit
+def shared_by_keyword(A, B, C):
+    s = cuda.shared.array(dtype=float32, shape=(T, T))
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    s[ty, tx] = A[ty, tx]
+    cuda.syncthreads()  # every element stored
+    C[ty, tx] = s[tx, ty]
+
+
+def test_a_shared_array_declared_by_keyword_is_counted():
+    c = count_loads(shared_by_keyword, A[:4, :4].copy(), A[:4, :4].copy(), T)
+    assert (c.A, int(c.shared_stores.sum()), int(c.shared_reads.sum())) == (16, 16, 16)
