@@ -223,7 +223,8 @@ def test_a_lost_partial_step_is_named(capsys):
 def test_a_swapped_store_names_the_operand(capsys):
     assert not check(swapped_store, tile=4, limit_loads=False)
     said = out(capsys)
-    assert "A's values reach the wrong place" in said and "sA[ty, tx]" in said, said
+    assert "A's values reach the wrong place" in said and "Look at sA" in said, said
+    assert re.search(r"line \d+: 'sA\[tx, ty\]'\) and the one it is read at \(line \d+: 'sA\[ty, k\]'", said), said
 
 
 def test_a_store_per_step_names_the_stores(capsys):

@@ -1,9 +1,12 @@
 """Why a kernel's product is wrong, found by experiments that each change one thing: the element of C its owner
 stored more than once without reading it back, the first tile step whose partial product differs (the kernel run
 on K cut after each step), and the operand whose values reach the wrong place (the other one made the identity)."""
+import ast
+
 import numpy as np
 
-from ..core.launch import matmul
+from ..core.contract import is_call
+from ..core.launch import matmul, resolve
 from ..i18n import _
 
 
@@ -60,9 +63,41 @@ def wrong_operand(kernel, A, B, tile):
     b_wrong = not close(run(kernel, eye_A, B, tile), eye_A, B)
     if a_wrong == b_wrong:
         return None
-    name, other, store, read = ("A", "B", "sA[ty, tx]", "sA[ty, k]") if a_wrong else ("B", "A", "sB[ty, tx]",
-                                                                                     "sB[k, tx]")
+    name, other = ("A", "B") if a_wrong else ("B", "A")
+    try:
+        found = _tile_of(kernel, tile, 0 if a_wrong else 1)
+    except Exception:  # noqa: BLE001  a kernel whose code cannot be read here: the operand alone is named
+        found = None
+    where = _("Look at {tile}, the shared tile {name} goes through: the index it is stored at (line {store}: {stored}) "
+              "and the one it is read at (line {read}: {read_code}); one of them has its indices swapped or "
+              "offset.").format(name=name, **found) if found else \
+        _("Look at the shared tile {name} goes through: the index it is stored at and the one it is read at.").format(
+            name=name)
     return _("With {other} the identity matrix, C should hold {name}'s values and does not, while with {name} the "
-             "identity C is right: {name}'s values reach the wrong place. Look at the shared tile {name} goes through: "
-             "the index it is stored at ({store} in the lesson's kernel) and the one it is read at ({read})."
-             ).format(name=name, other=other, store=store, read=read)
+             "identity C is right: {name}'s values reach the wrong place.").format(name=name, other=other) + " " + where
+
+
+def _tile_of(kernel, tile, operand):
+    """{tile, store, stored, read, read_code}: the shared array the kernel stores operand `operand` (0: A, 1: B)
+    into, the line of that store and of its first read, with their code; None when there is no such array."""
+    spec = resolve(kernel)
+    tree = spec.code.at(spec.name, {k: v for k, v in spec.bind(None, tile if "T" in spec.constants else None).items()
+                                    if k in spec.constants}).tree
+    source = tree.args.args[operand].arg
+    shared = {node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign) and
+              is_call(node.value, "cuda.shared.array") and isinstance(node.targets[0], ast.Name)}
+    stores = [node for node in ast.walk(tree) if isinstance(node, ast.Assign) and _subscript_of(node.targets[0], shared)
+              and any(_subscript_of(n, {source}) for n in ast.walk(node.value))]
+    if not stores:
+        return None
+    name = stores[0].targets[0].value.id
+    reads = sorted((n for n in ast.walk(tree) if _subscript_of(n, {name}) and isinstance(n.ctx, ast.Load)),
+                   key=lambda n: n.lineno)
+    if not reads:
+        return None
+    return {"tile": name, "store": stores[0].lineno, "stored": repr(ast.unparse(stores[0].targets[0])),
+            "read": reads[0].lineno, "read_code": repr(ast.unparse(reads[0]))}
+
+
+def _subscript_of(node, names):
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names
