@@ -88,7 +88,8 @@ def positional_only(A, B, C, /):
 
 
 def test_positional_only_parameters_are_named_as_written():
-    with pytest.raises(ValueError, match=r"positional_only\(A, B, C, /\) must take exactly three plain arguments"):
+    with pytest.raises(ValueError, match=r"positional_only\(A, B, C, /\) must take exactly three arguments \(A, B, "
+                                         r"C\), as plain parameters"):
         matmul(A, A, positional_only, T)
 
 

@@ -98,13 +98,13 @@ def parse_kernel(text, filename, name):
     return next(n for n in ast.parse(text, filename).body if isinstance(n, ast.FunctionDef) and n.name == name)
 
 
-def check(func, name):
+def enforce(func, name):
     """Refuse kernels that break the rules every build relies on (see tiledlab.core.kernels)."""
     params = [a.arg for a in func.args.args]
     if len(params) != len(OPERANDS) or func.args.vararg or func.args.kwarg or func.args.kwonlyargs or \
             func.args.posonlyargs:
-        raise ValueError(f"kernel {name}({ast.unparse(func.args)}) must take exactly three plain arguments (A, B, C), "
-                         "computing C = A @ B")
+        raise ValueError(f"kernel {name}({ast.unparse(func.args)}) must take exactly three arguments (A, B, C), as "
+                         "plain parameters, computing C = A @ B")
     lines = {}
     for node in ast.walk(func):
         if is_call(node, "cuda.shared.array") or is_call(node, "cuda.local.array"):
@@ -126,7 +126,7 @@ def _check_shape(node, name):
                          "not an expression; bind the expression as a constant of its own")
 
 
-def refusal(node, why, code=None):
+def refused(node, why, code=None):
     """The ValueError for `node`: its line, its code, and why it cannot be counted."""
     code = repr(code or ast.unparse(node).strip())
     return ValueError(_("line {line}: {code}: {why}").format(line=node.lineno, code=code, why=why))
@@ -141,7 +141,7 @@ def shared_arguments(call):
     given.update((k.arg, k.value) for k in call.keywords)
     if len(call.args) > 3 or any(isinstance(a, ast.Starred) for a in call.args) or \
             not {"shape", "dtype"} <= set(given) <= set(SHARED_ARGUMENTS):
-        raise refusal(call, _("give cuda.shared.array its shape and dtype (and alignment, if any), by position "
+        raise refused(call, _("give cuda.shared.array its shape and dtype (and alignment, if any), by position "
                               "or by name, and nothing else"))
     return given
 
@@ -158,7 +158,7 @@ def shared_declarations(func, namespace):
         node = parents.get(call)
         if not (isinstance(node, ast.Assign) and node.value is call and len(node.targets) == 1 and
                 isinstance(node.targets[0], ast.Name)):
-            raise refusal(call, _("declare each shared array as a statement of its own, name = "
+            raise refused(call, _("declare each shared array as a statement of its own, name = "
                                   "cuda.shared.array(shape, dtype), so that its reads and stores are counted"),
                           ast.unparse(node if isinstance(node, ast.stmt) else call))
         given = shared_arguments(call)
@@ -167,7 +167,7 @@ def shared_declarations(func, namespace):
         try:
             dims = tuple(int(n) for n in np.atleast_1d(shape))
         except (TypeError, ValueError):
-            raise refusal(node, _("a shared array's shape must be whole numbers, not {shape}").format(
+            raise refused(node, _("a shared array's shape must be whole numbers, not {shape}").format(
                 shape=repr(shape))) from None
         found.append((node, dims, dtype, alignment))
     aligned = {node.targets[0].id: alignment for node, _dims, _dtype, alignment in found}
@@ -218,7 +218,7 @@ def _value(node, namespace, local, statement):
         owner = _value(node.value, namespace, local, statement)
         if hasattr(owner, node.attr):
             return getattr(owner, node.attr)
-    raise refusal(statement, _("{part}: a shared array's shape and type must be numbers, the names of constants "
+    raise refused(statement, _("{part}: a shared array's shape and type must be numbers, the names of constants "
                                "(module globals, known when the kernel compiles) or dotted names such as "
                                "numba.float32").format(part=ast.unparse(node)))
 

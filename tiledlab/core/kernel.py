@@ -315,7 +315,7 @@ class Kernel:
         """The code that runs at `constants`, after the kernel contract is checked and the card in hand is
         found able to run it: what every build, counting builds included, compiles."""
         code = self.code.at(self.name, self._declared(constants))
-        contract.check(code.tree, self.name)
+        contract.enforce(code.tree, self.name)
         why = self.refusal(None, constants, launch_bounds, code.tree)
         if why:
             raise ValueError(why)

@@ -24,7 +24,7 @@ import types
 from numba import cuda
 
 from ..core import ptx
-from ..core.contract import is_call, local_names, refusal, shared_declarations
+from ..core.contract import is_call, local_names, refused, shared_declarations
 from ..core.rules import is_whole
 from ..i18n import N_, _
 
@@ -111,7 +111,7 @@ def check_countable(func, inputs, output, shared, namespace):
     first = min((p for p in map(scan.problem, ast.walk(func)) if p), key=lambda p: (p[0].lineno, p[0].col_offset),
                 default=None)
     if first:
-        raise refusal(first[0], first[1], scan.code(first[0]))
+        raise refused(first[0], first[1], scan.code(first[0]))
 
 
 class _Scan:

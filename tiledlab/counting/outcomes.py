@@ -85,7 +85,7 @@ def handouts(folder):
     return found
 
 
-def working_copy(folder):
+def in_working_copy(folder):
     """Whether git ignores all of `folder` (its .gitignore holds `*`): a working copy of the notebooks."""
     try:
         return "*" in (pathlib.Path(folder) / ".gitignore").read_text().split()
@@ -106,7 +106,7 @@ def record(exercise, passed, said, folder=None):
     """Append one outcome to `folder` (the notebook's, the current folder)/tiledlab-outcomes.jsonl when it
     is a working copy; return the file's path, or None when nothing was written."""
     folder = pathlib.Path.cwd() if folder is None else pathlib.Path(folder)
-    if not working_copy(folder):
+    if not in_working_copy(folder):
         return None
     line = {"exercise": exercise, "passed": bool(passed), "feedback": next(iter(said.strip().splitlines()), ""),
             "time": datetime.datetime.now().astimezone().isoformat(timespec="seconds"), "started": kernel_started()}

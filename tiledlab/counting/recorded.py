@@ -72,14 +72,14 @@ class SecondCount:
             stored = got["C_stores"] if op == "C" else np.zeros_like(cls.stores)
             # the simulator's cuda.atomic.add reads its element twice (the old value, then for +=): one load counted
             loads = got[f"count_{op}"] + (got["C_atomics"] if op == "C" else 0)
-            _same(cls.reads, loads, f"counting {name}: the two counts of loads of {op} disagree at "
+            _agree(cls.reads, loads, f"counting {name}: the two counts of loads of {op} disagree at "
                                                  f"{op}[{{i}}, {{j}}]: the rewrite counted {{a}} loads, the "
                                                  "recording array {b}")
-            _same(cls.stores, stored, f"counting {name}: the two counts of stores to {op}[{{i}}, {{j}}]: the "
+            _agree(cls.stores, stored, f"counting {name}: the two counts of stores to {op}[{{i}}, {{j}}]: the "
                                       "rewrite counted {a}, the recording array {b}")
 
 
-def _same(recorded, rewritten, message):
+def _agree(recorded, rewritten, message):
     differ = np.argwhere(recorded != rewritten)
     if len(differ):
         i, j = (int(v) for v in differ[0])

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
 from ..core import build, ptx
-from ..core.contract import dynamic_bytes, is_call, refusal, shared_declarations
+from ..core.contract import dynamic_bytes, is_call, refused, shared_declarations
 from ..core.launch import resolve
 from .buffers import LINES as _LINES, OPERANDS, STAMP as _STAMP, CountingBuffers  # the helpers' names for them
 from .countable import check_countable, is_atomic_add, is_barrier, ptx_call
@@ -418,9 +418,9 @@ def shared_arrays(func, namespace):
         if shape == (0,):
             continue  # dynamic shared memory: its tiles are the views
         if len(shape) != 2:
-            raise refusal(node, _("tiledlab counts 2-D shared arrays; declare the shape as (rows, cols)"))
+            raise refused(node, _("tiledlab counts 2-D shared arrays; declare the shape as (rows, cols)"))
         if node.targets[0].id in found:
-            raise refusal(node, _("a second shared array named {name}: give each its own name").format(
+            raise refused(node, _("a second shared array named {name}: give each its own name").format(
                 name=node.targets[0].id))
         found[node.targets[0].id] = shape
     return found
