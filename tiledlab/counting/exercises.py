@@ -7,7 +7,7 @@ import numpy as np
 
 from . import diagnosis
 from ..core.formulas import naive_loads, shared_traffic, tiled_loads
-from ..core.launch import matmul, resolve, validate_tile
+from ..core.launch import matmul, resolve
 from ..core.rules import is_whole
 from .count import LaunchFailed, count_loads
 from ..i18n import N_, _, width
@@ -108,7 +108,7 @@ def count_shapes(kernel, tile):
         bound = spec.bind(None, tile if "T" in spec.constants else None)
         (rows, cols), step = spec.sizes(bound)[0], bound.get("T", bound.get("BK", tile))
     except ValueError:  # the count says why it cannot run
-        rows = cols = step = validate_tile(tile) if is_whole(tile) and 1 <= tile <= 32 else 4
+        rows = cols = step = tile if is_whole(tile) and tile > 0 else 4
     return COUNT_SHAPES + [(_partial(rows, 3, 1), _partial(step, 4, 3), _partial(cols, 2, 3)),
                            (_partial(rows, 2, rows - 1), _partial(step, 2, 1), _partial(cols, 1, 1))]
 
