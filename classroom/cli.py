@@ -1,4 +1,4 @@
-"""python -m classroom {slides, student-copy, hub, class-report}: teaching a class from a clone.
+"""python -m classroom {slides, student-copy, hub, class-report, nbgrader}: teaching a class from a clone.
 
 One handler per command (HANDLERS) and its options (parser()); the exit codes are tiledlab's
 (tiledlab.cli.EXIT_CODES, listed by --help).
