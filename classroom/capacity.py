@@ -109,12 +109,13 @@ def summary(table):
     """The measurements as the guide's table (markdown): per number of students at once, each student's
     seconds for the notebook (median, and the range over students and repeats), the kernel's CPU seconds
     and peak memory (median), and the rounds measured; then one line of provenance."""
-    rows = ["| students at once | seconds each, median (range) | CPU seconds each | peak memory each (MiB) | rounds |",
-            "| ---: | ---: | ---: | ---: | ---: |"]
+    gpu = table["gpu_memory_used_mib"].notna().any()  # on a GPU: the most in use during the round
+    rows = ["| students at once | seconds each, median (range) | CPU seconds each | peak memory each (MiB) | rounds |"
+            + (" GPU memory in use (MiB) |" if gpu else ""), "| ---: | ---: | ---: | ---: | ---: |" + (" ---: |" if gpu else "")]
     for n, group in table.groupby("students"):
         rows.append(f"| {n} | {group['wall_s'].median():.0f} ({group['wall_s'].min():.0f}–{group['wall_s'].max():.0f}) "
                     f"| {group['kernel_cpu_s'].median():.0f} | {group['kernel_peak_rss_mib'].median():.0f} "
-                    f"| {group['repeat'].nunique()} |")
+                    f"| {group['repeat'].nunique()} |" + (f" {group['gpu_memory_used_mib'].max():.0f} |" if gpu else ""))
     first = table.iloc[0]
     load = f"{table['load_before'].min():.1f}–{table['load_before'].max():.1f}"
     rows += ["", f"Measured by `python -m classroom.capacity` ({first['notebook']}, Run All in a fresh kernel per "

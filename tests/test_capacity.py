@@ -39,3 +39,11 @@ def test_a_round_of_students_each_in_a_kernel_of_their_own(tmp_path):
     assert len(rows) == len(table) == 2 and table["student"].tolist() == [1, 2]
     assert (table["kernel_cpu_s"] > 0).all() and (table["kernel_peak_rss_mib"] > 10).all()
     assert (table["wall_s"] <= table["round_wall_s"]).all() and table["notebook"].eq("tiny").all()
+
+
+def test_on_a_gpu_the_table_adds_the_memory_in_use():
+    table = pd.read_csv(DATA).assign(gpu_memory_used_mib=lambda t: 1000 * t["students"], device="NVIDIA H100",
+                                     backend="gpu")
+    shown = capacity.summary(table)
+    assert "GPU memory in use (MiB)" in shown and "| 4 | " in shown and shown.splitlines()[4].endswith(" 4000 |")
+    assert "GPU memory" not in capacity.summary(pd.read_csv(DATA))
