@@ -7,6 +7,7 @@ for students. Never installed (students get tiledlab/ only); run from the clone'
   hub           a JupyterHub class server, each student on their own working copy (hub.py,
                 jupyterhub_config.py)
   class-report  who passed which exercise, from what each student's checks recorded (report.py)
+  nbgrader      an nbgrader course: the key in solution regions, checks as graded tests (grading.py)
 
 classroom imports tiledlab; tiledlab never imports classroom (tests/test_layers.py checks it).
 """

@@ -1,4 +1,4 @@
-"""python -m classroom {slides, student-copy, hub, class-report}: teaching a class from a clone.
+"""python -m classroom {slides, student-copy, hub, class-report, nbgrader}: teaching a class from a clone.
 
 One handler per command (HANDLERS) and its options (parser()); the exit codes are tiledlab's
 (tiledlab.cli.EXIT_CODES, listed by --help).
@@ -44,13 +44,25 @@ def _hub(argv):
     return hub.start(*hub.parser(Parser).parse_known_args(argv))
 
 
+def _nbgrader(args):
+    from . import grading
+    dest = _out_folder(args.dir, "DIR")
+    written = grading.course(dest, args.lang, args.notebooks or None)
+    print(f"wrote an nbgrader course to {dest}: {len(written)} assignments ({', '.join(written)}), each "
+          f"notebook's exercises graded by its own check() and predict(). Then, in {dest}: nbgrader "
+          f"generate_assignment {written[0]} (and the others), release, collect, nbgrader autograde "
+          f"{written[0]}, nbgrader generate_feedback {written[0]} (docs/teaching.md, \"Grading with nbgrader\")")
+    return OK
+
+
 def _class_report(args):
     from . import report
     print(report.write(args.class_dir, out_file(args.csv, "--csv", "class-report.csv")))
     return OK
 
 
-HANDLERS = {"slides": _slides, "student-copy": _student_copy, "hub": _hub, "class-report": _class_report}
+HANDLERS = {"slides": _slides, "student-copy": _student_copy, "hub": _hub, "class-report": _class_report,
+            "nbgrader": _nbgrader}
 
 
 def parser():
@@ -68,6 +80,13 @@ def parser():
              ).add_argument("dir", metavar="DIR", help="the folder to write the copy into")
     sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
                                "notebooks/; `hub --help` for its options")
+    p = _command(sub, "nbgrader", "an nbgrader course from the series: the key in solution regions, checks as "
+                 "graded tests", "Write an nbgrader course into DIR (new, or empty): nbgrader_config.py and "
+                 "source/<notebook>/ for each notebook with exercises, each exercise's cell with the key in a "
+                 "solution region and its check() or predict() in a read-only test cell with its points.")
+    p.add_argument("dir", metavar="DIR", help="the folder to write the course into")
+    p.add_argument("--lang", choices=("en", "zh"), default="en", help="the edition: en, or zh (中文版)")
+    p.add_argument("--notebooks", nargs="+", metavar="STEM", help="only these notebooks (e.g. 01_naive_reads)")
     p = _command(sub, "class-report", "who passed which exercise: one row per student of a class folder",
                  "Tabulate the outcomes each student's check() and predict() recorded in their working copy: one "
                  "row per student, one column per exercise, and minutes per notebook; print it and write it as CSV.")

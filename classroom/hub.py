@@ -1,8 +1,10 @@
 """python -m classroom hub: a JupyterHub class server on one machine (jupyterhub_config.py, beside it).
 
-Each student logs in and gets a JupyterLab of their own on a working copy of notebooks/ (never solutions/:
-the key stays with the teacher) in ``<class folder>/<student>/notebooks``; the class folder is ``my-class/``
-beside notebooks/ by default, git-ignored like ``my-notebooks/``. JupyterHub's configurable-http-proxy
+Each student logs in and gets a JupyterLab of their own on a working copy of notebooks/ in
+``<class folder>/<student>/notebooks``; the class folder is ``my-class/`` beside notebooks/ by default,
+git-ignored like ``my-notebooks/``. The students' servers import tiledlab from a student copy of the series
+in ``<class folder>/.series`` (classroom.student_copy: no solutions/, no tests), made afresh at each start,
+never from the teacher's clone, so the key is not beside the package they run. JupyterHub's configurable-http-proxy
 (npm) is looked for on PATH and in ``build/chp/`` (CHP_INSTALL). Other options go on to ``jupyterhub``
 (``--port 8000``, ``--ip 127.0.0.1``, ``--JupyterHub.authenticator_class=...``).
 """
@@ -29,6 +31,7 @@ CHP_PREFIX = ROOT / "build" / "chp"  # npm install --prefix build/chp ...
 CHP_INSTALL = f"npm install --prefix {CHP_PREFIX} configurable-http-proxy@5.3.0"
 CLASS_ENV = "TILEDLAB_CLASS_DIR"  # how the command tells the config file where the class folder is
 NOTEBOOK_FOLDER = "notebooks"  # inside each student's home: what their JupyterLab opens
+SERIES_FOLDER = ".series"  # in the class folder: the student copy the students' servers run from
 
 _IGNORE_ALL = "# The class folder of `python -m classroom hub`: git ignores all of it.\n*\n"
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]*\Z")
@@ -55,6 +58,16 @@ def student_home(class_dir, username) -> pathlib.Path:
     if not _PLAIN_NAME.match(username):
         raise ValueError(f"user name {username!r}: use letters, digits and . _ @ + - (not first)")
     return pathlib.Path(class_dir) / username
+
+
+def series_copy(class_dir) -> pathlib.Path:
+    """A fresh student copy of this clone (no solutions/, no tests) in the class folder: what the students'
+    servers import tiledlab from (PYTHONPATH) and copy their notebooks from. Remade at each start, so a
+    teacher's change to the clone reaches the class at the next start."""
+    from .student_copy import student_copy
+    dest = pathlib.Path(class_dir) / SERIES_FOLDER
+    shutil.rmtree(dest, ignore_errors=True)
+    return student_copy(dest)
 
 
 def give_working_copy(home, src=None, say=print) -> pathlib.Path:
@@ -94,16 +107,23 @@ def _chown_tree(folder, owner):
 
 
 def pre_spawn_hook(spawner):
-    """JupyterHub's Spawner.pre_spawn_hook: the working copy and quiet settings in the spawner's home (in
-    the class folder; with LocalProcessSpawner the system user's own, the copy then made theirs)."""
+    """JupyterHub's Spawner.pre_spawn_hook: the working copy (from the class's series copy) and quiet
+    settings in the spawner's home (in the class folder; with LocalProcessSpawner the system user's own,
+    the copy then made theirs), the home closed to everyone but its owner (other students, where they
+    are other system users)."""
     home, owner = getattr(spawner, "home_dir", None), None
     if home is None:
         home, owner = _system_home(spawner.user.name)
-    give_working_copy(home, say=spawner.log.info)
+    series = class_folder() / SERIES_FOLDER / NOTEBOOK_FOLDER
+    if not series.is_dir():
+        raise RuntimeError(f"no student copy of the series in {series.parent}: start the hub with "
+                           "`python -m classroom hub`, which makes it")
+    give_working_copy(home, src=series, say=spawner.log.info)
     quiet_settings(home)
     if owner is not None and owner != (os.getuid(), os.getgid()):
         for made in (NOTEBOOK_FOLDER, ".jupyter"):
             _chown_tree(pathlib.Path(home) / made, owner)
+    os.chmod(home, 0o700)
 
 
 def hub_argv(extra=(), *, config=CONFIG, python=None) -> list[str]:

@@ -9,9 +9,11 @@ from classroom import hub
 from tiledlab.notebook import lab
 
 c = get_config()  # noqa: F821 (JupyterHub defines it)
-CLASS = hub.class_folder()  # one home per student, and the hub's own state in .hub/
+CLASS = hub.class_folder()  # one home per student, the hub's own state in .hub/, the series in .series/
 STATE = CLASS / ".hub"
 STATE.mkdir(parents=True, exist_ok=True)
+STATE.chmod(0o700)  # the password hashes and the cookie secret: the hub's account only
+SERIES = hub.series_copy(CLASS)  # what the students run: the series without solutions/ or the tests
 
 # --- who gets in -------------------------------------------------------------------------------
 # NativeAuthenticator (PyPI jupyterhub-nativeauthenticator): students sign up at /hub/signup with a
@@ -27,23 +29,26 @@ c.NativeAuthenticator.open_signup = False  # the teacher approves each sign-up
 
 # --- how each student's JupyterLab runs ---------------------------------------------------------
 # SimpleLocalProcessSpawner: every student's server is a process of the account that started the hub,
-# with its home in the class folder. It needs no system users, and gives NO isolation: a student's
-# code (or terminal) can read and change every other student's files, and the hub's. Fine for a
-# trusted room on a lab machine started from an ordinary account; a real class with strangers uses
-# system users (PAM + LocalProcessSpawner) or containers (DockerSpawner, or Zero to JupyterHub).
+# with its home in the class folder. It needs no system users, and gives NO isolation: all students
+# share that one system user, so a student's code (or terminal) can read and change every other
+# student's files, the hub's, and any file of the teacher's clone it names by its path (the key
+# included). Fine for a trusted room; a class with strangers uses system users (LocalProcessSpawner,
+# docs/classroom.md shows the set-up) or containers (DockerSpawner, or Zero to JupyterHub).
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = str(CLASS / "{username}")
-c.Spawner.pre_spawn_hook = hub.pre_spawn_hook  # home/notebooks: a copy of notebooks/, never solutions/
+c.Spawner.pre_spawn_hook = hub.pre_spawn_hook  # home/notebooks: a copy of the series' notebooks/
 c.Spawner.notebook_dir = f"~/{hub.NOTEBOOK_FOLDER}"
 c.Spawner.default_url = "/lab"  # JupyterLab, not the classic notebook UI
 c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]  # this environment's, PATH or not
 c.Spawner.args = lab.QUIET + (["--allow-root"] if lab.is_root() else [])  # no news or update toasts
 # JupyterHub passes almost no environment on; these, when set, choose the backend and find packages.
-c.Spawner.env_keep = ["PATH", "PYTHONPATH", "VIRTUAL_ENV", "LANG", "LC_ALL", "TILEDLAB_BACKEND",
+c.Spawner.env_keep = ["PATH", "VIRTUAL_ENV", "LANG", "LC_ALL", "TILEDLAB_BACKEND",
                       "JUPYTERHUB_SINGLEUSER_APP"]
 # One matplotlib cache for the class, built now: else each student's first figure waits for its own
-# and prints "Matplotlib is building the font cache" on stderr.
-c.Spawner.environment = {"MPLCONFIGDIR": os.environ.setdefault("MPLCONFIGDIR", str(STATE / "matplotlib"))}
+# and prints "Matplotlib is building the font cache" on stderr. And tiledlab from the series copy, not
+# from the teacher's clone (whose editable install the environment holds): PYTHONPATH comes first.
+c.Spawner.environment = {"MPLCONFIGDIR": os.environ.setdefault("MPLCONFIGDIR", str(CLASS / ".matplotlib")),
+                         "PYTHONPATH": str(SERIES)}
 import matplotlib.font_manager  # noqa: E402,F401
 # A room of students logging in at once on one machine: give each server time to start.
 c.Spawner.start_timeout = 120

@@ -4,19 +4,89 @@ per notebook.
 
 One row per student (each folder of the class folder `hub` makes that holds a notebooks/ folder), one
 column per exercise: "passed" once an attempt passed, "not yet" after failed ones only, blank if never
-run. A notebook's minutes add up, over its kernel's sessions, the time from the kernel's start (opening
-the notebook, or restarting its kernel) to the last check in that session.
+run; notebook 0's questions (exercises 0.N) also as one "prerequisites" column. A notebook's minutes add
+up, over its kernel's sessions, the time from the kernel's start (opening the notebook, or restarting its
+kernel) to the last check in that session.
+
+The outcomes files are the students' own, and a student can edit theirs: each line is trusted only once
+every field is what `outcomes.record` writes (`"passed": "false"`, a string, is not a verdict); a line
+that is not is skipped and named, and a file that is not a regular file (a FIFO, a link) is never opened.
 """
+import datetime
+import json
+import os
 import pathlib
+import re
+import stat
 
 import pandas as pd
 
 from tiledlab.counting import outcomes
 
 from .hub import NOTEBOOK_FOLDER
+from .series import lessons
 
 PASSED, NOT_YET = "passed", "not yet"
 COLUMNS = ["student", "exercise", "passed", "feedback", "time", "started"]
+EXERCISE_ID = re.compile(r"\d{1,2}\.\d{1,2}\Z")
+PREREQUISITES = "prerequisites"  # notebook 0's questions, 0.1, 0.2, ...: passed of those the series asks
+MOST_BYTES = 4 << 20  # a class's outcomes file is kilobytes: a bigger one is not read
+#: The form of observed minutes (docs/teaching.md, "Record real minutes"): one row per notebook.
+FORM = ["date", "class", "notebook", "part", "students", "minutes_median", "minutes_slowest", "finished",
+        "backend", "notes"]
+
+
+def _when(text):
+    """An ISO 8601 time with its zone, as `outcomes.record` writes it; None for anything else."""
+    if not isinstance(text, str):
+        return None
+    try:
+        when = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else None
+
+
+def problem(row):
+    """Why `row` (one parsed line) is not an outcome this report can trust; None when it is one."""
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    checks = [("exercise", isinstance(row.get("exercise"), str) and EXERCISE_ID.match(row["exercise"]),
+               "an exercise number like 3.1"),
+              ("passed", isinstance(row.get("passed"), bool), "true or false"),
+              ("feedback", isinstance(row.get("feedback", ""), str), "a text"),
+              ("time", _when(row.get("time")), "a time with its zone"),
+              ("started", row.get("started") is None or _when(row["started"]), "a time with its zone, or null")]
+    for field, ok, want in checks:
+        if not ok:
+            return f"{field!r} is {json.dumps(row.get(field), ensure_ascii=False)[:40]}, not {want}"
+    return None
+
+
+def read(path):
+    """The outcomes of one file that can be trusted, and a line for each thing skipped (file, line, why)."""
+    info = os.lstat(path)
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+        return [], [f"{path}: {kind}, not read"]
+    if info.st_size > MOST_BYTES:
+        return [], [f"{path}: {info.st_size:,} bytes, more than an outcomes file holds; not read"]
+    rows, skipped = [], []
+    with open(path, "rb") as f:
+        text = f.read(MOST_BYTES).decode("utf-8", errors="replace")
+    for k, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            row = None
+        why = "not JSON" if row is None else problem(row)
+        if why:
+            skipped.append(f"{path}, line {k}: {why}; skipped")
+        else:
+            rows.append({"feedback": "", "started": None, **{c: row.get(c) for c in COLUMNS[1:] if c in row}})
+    return rows, skipped
 
 
 def homes(class_dir):
@@ -28,14 +98,19 @@ def homes(class_dir):
     return sorted(p for p in folder.iterdir() if not p.name.startswith(".") and (p / NOTEBOOK_FOLDER).is_dir())
 
 
-def records(class_dir):
-    """Every outcome recorded in the class, one row each, with its student and notebook ("03")."""
-    rows = [{"student": home.name, **row} for home in homes(class_dir)
-            for path in sorted((home / NOTEBOOK_FOLDER).rglob(outcomes.FILE)) for row in outcomes.read(path)]
+def records(class_dir, skipped=None):
+    """Every outcome recorded in the class, one row each, with its student and notebook ("03"); what could
+    not be trusted is appended to `skipped` (a list), one line each."""
+    rows = []
+    for home in homes(class_dir):
+        for path in sorted((home / NOTEBOOK_FOLDER).rglob(outcomes.FILE)):
+            found, why = read(path)
+            rows += [{"student": home.name, **row} for row in found]
+            if skipped is not None:
+                skipped += why
     table = pd.DataFrame(rows, columns=COLUMNS)
     for column in ("time", "started"):
-        table[column] = pd.to_datetime(table[column], utc=True, errors="coerce", format="ISO8601")
-    table = table.dropna(subset=["time"])
+        table[column] = pd.to_datetime(table[column], utc=True, format="ISO8601")
     return table.assign(notebook=table["exercise"].str.split(".").str[0].str.zfill(2),
                         passed=table["passed"].astype(bool))
 
@@ -54,17 +129,38 @@ def _order(exercise):
     return tuple(int(n) for n in exercise.split("."))
 
 
-def report(class_dir):
-    """The class as a DataFrame: one row per student; each exercise's verdict, then minutes per notebook
-    ("minutes 03") and in all."""
+def asked(folder=None):
+    """The exercises each notebook of the series asks, by its number: {"01": ["1.1", "1.2"], ...}, and its name."""
+    found = {}
+    for path in lessons(folder) if folder else lessons():
+        numbers = set(re.findall(r"# Exercise (\d+\.\d+)\b", path.read_text(encoding="utf-8")))
+        found[path.name[:2]] = (path.stem, sorted(numbers, key=_order))
+    return found
+
+
+def prerequisites(verdicts, questions):
+    """Per student, how many of notebook 0's `questions` they passed: "2/3"; None if they ran none."""
+    mine = verdicts.reindex(columns=questions)
+    done = (mine == PASSED).sum(axis=1).astype(str) + f"/{len(questions)}"
+    return done.where(mine.notna().any(axis=1))
+
+
+def report(class_dir, skipped=None, series=None):
+    """The class as a DataFrame: one row per student; notebook 0's questions in one column, each exercise's
+    verdict, then minutes per notebook ("minutes 03") and in all. `series`: what each notebook asks
+    (default: asked()); what could not be trusted goes to `skipped` (see records)."""
     students = [home.name for home in homes(class_dir)]
-    table = records(class_dir)
+    table = records(class_dir, skipped)
     if table.empty:
         return pd.DataFrame(index=pd.Index(students, name="student"))
     verdicts = table.groupby(["student", "exercise"])["passed"].any().map({True: PASSED, False: NOT_YET}).unstack()
+    verdicts = verdicts[sorted(verdicts.columns, key=_order)]
+    questions = (asked() if series is None else series).get("00", ("", []))[1]
+    if questions:
+        verdicts.insert(0, PREREQUISITES, prerequisites(verdicts, questions))
     spent = minutes(table)
     spent = spent.set_axis([f"minutes {nb}" for nb in spent.columns], axis=1).assign(minutes=spent.sum(axis=1))
-    frame = verdicts[sorted(verdicts.columns, key=_order)].join(spent.round().astype("Int64"))
+    frame = verdicts.join(spent.round().astype("Int64"))
     return frame.reindex(pd.Index(students, name="student"))
 
 
@@ -76,26 +172,60 @@ def not_yet(class_dir):
     return last.sort_values(["student", "exercise"], key=lambda c: c.map(_order) if c.name == "exercise" else c)
 
 
+def observed(class_dir, frame, series=None):
+    """The form of observed minutes, filled from the report: one row per notebook the class checked in
+    (the day of its last check, the students with minutes, their median and slowest, how many passed every
+    exercise the notebook asks); `backend` and `notes` are the teacher's to fill."""
+    series = asked() if series is None else series
+    table, rows = records(class_dir), []
+    for column in [c for c in frame.columns if c.startswith("minutes ")]:
+        nb = column.split()[1]
+        stem, exercises = series.get(nb, (nb, []))
+        exercises = exercises or [c for c in frame.columns if c.split(".")[0].zfill(2) == nb]  # not in the series
+        spent = frame[column].dropna()
+        passed = frame.reindex(columns=exercises).eq(PASSED).all(axis=1)
+        rows.append({"date": table.loc[table["notebook"] == nb, "time"].max().date().isoformat(),
+                     "class": pathlib.Path(class_dir).resolve().name, "notebook": stem, "part": "",
+                     "students": len(spent), "minutes_median": round(spent.median()),
+                     "minutes_slowest": int(spent.max()), "finished": int(passed.sum()), "backend": "",
+                     "notes": ""})
+    return pd.DataFrame(rows, columns=FORM)
+
+
+def _footer(frame, exercises):
+    """The class's passes per exercise and median minutes per notebook, as two rows under the table."""
+    passes = {c: f"{(frame[c] == PASSED).sum()}/{len(frame)}" for c in exercises if c != PREREQUISITES}
+    if PREREQUISITES in frame:  # everyone who passed all of notebook 0's questions
+        whole = frame[PREREQUISITES].dropna()
+        passes[PREREQUISITES] = f"{(whole.str.split('/').str[0] == whole.str.split('/').str[1]).sum()}/{len(frame)}"
+    return pd.DataFrame([passes, {c: f"{m:.0f}" for c, m in frame.drop(columns=exercises).median().dropna().items()}],
+                        index=["passed", "median"])
+
+
 def write(class_dir, csv):
-    """Write the report as CSV (one row per student) and return it as text, with the class's passes per
-    exercise and median minutes per notebook under it, then who has not passed what yet."""
-    frame = report(class_dir)
+    """Write the report as CSV (one row per student) and the form of observed minutes beside it
+    (<csv>-minutes.csv), and return the report as text, with the class's passes per exercise and median
+    minutes per notebook under it, then who has not passed what yet and what was skipped."""
+    skipped = []
+    frame = report(class_dir, skipped)
+    told = ["", "skipped (not an outcome this report can trust):", *[f"  {line}" for line in skipped]] if skipped else []
     if frame.index.empty:
-        return (f"no students in {class_dir}: a student's folder there holds {NOTEBOOK_FOLDER}/ (the class server "
-                f"makes it at their first login); nothing written")
+        return "\n".join([f"no students in {class_dir}: a student's folder there holds {NOTEBOOK_FOLDER}/ (the class "
+                          "server makes it at their first login); nothing written", *told])
     pathlib.Path(csv).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(csv, na_rep="")
     if frame.columns.empty:  # the start of a lesson: logged in, no exercise checked yet
-        return (f"{len(frame)} students ({', '.join(frame.index)}), none has checked an exercise yet: each check() "
-                f"writes to {NOTEBOOK_FOLDER}/{outcomes.FILE} in the student's folder\n\nwrote {csv} (their names only)")
+        return "\n".join([f"{len(frame)} students ({', '.join(frame.index)}), none has checked an exercise yet: each "
+                          f"check() writes to {NOTEBOOK_FOLDER}/{outcomes.FILE} in the student's folder", *told,
+                          "", f"wrote {csv} (their names only)"])
     exercises = [c for c in frame.columns if not c.startswith("minutes")]
-    footer = pd.DataFrame([{c: f"{(frame[c] == PASSED).sum()}/{len(frame)}" for c in exercises},
-                           {c: f"{m:.0f}" for c, m in frame.drop(columns=exercises).median().dropna().items()}],
-                          index=["passed", "median"])
-    shown = pd.concat([frame.astype(object), footer])
+    shown = pd.concat([frame.astype(object), _footer(frame, exercises)])
     lines = [shown.where(shown.notna(), "").to_string()]
     stuck = not_yet(class_dir)
     if len(stuck):
         lines += ["", "not passed yet (the last feedback):"]
         lines += [f"  {r.student}, {r.exercise}: {r.feedback}" for r in stuck.itertuples()]
-    return "\n".join(lines + ["", f"wrote {csv}"])
+    form = pathlib.Path(csv).with_name(pathlib.Path(csv).stem + "-minutes.csv")
+    observed(class_dir, frame).to_csv(form, index=False)
+    return "\n".join(lines + told + ["", f"wrote {csv}", f"wrote {form}: the form of observed minutes, one row per "
+                                     "notebook (docs/teaching.md, \"Record real minutes\"): add the backend and your notes"])

@@ -2,16 +2,20 @@
 DIR/slides.html.
 
 Per notebook: what it teaches, the kernel lines the lesson turns on (highlighted, from the kernel's own
-source), its takeaway figure (takeaways.py), each prediction exercise with its answer on the next slide
-(from the teacher's key, solutions/key.py, when the checkout has it), and its summary; speaker notes give
-the modelled minutes, the misconception to watch (docs/teaching.md) and what the lines or figure show.
+source), for notebook 1 the launch from the host with a diagram of its grid of blocks (LAUNCH), its
+takeaway figure (takeaways.py), each prediction exercise with its answer on the next slide (from the
+teacher's key, solutions/key.py, when the checkout has it), and its summary; speaker notes give the
+modelled minutes, the misconception to watch (docs/teaching.md), what the lines or figure show, and for each
+exercise the reasoning to listen for and how its cell measures the answer.
 One self-contained file, nothing fetched. → ← space Page Up/Down Home End move; S opens the presenter view
 (this slide, the next, the notes, a clock) in a window that follows; P prints (KEYS_NOTE).
 """
+import ast
 import base64
 import html
 import pathlib
 import runpy
+import textwrap
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
@@ -54,6 +58,8 @@ CODE = {
                                "TM + TN shared reads feed TM·TN multiply-adds from registers: the 2T³ → 2T² "
                                "argument one level down.", ("for k in range(BK):", "acc[i, j] +=")),
 }
+#: The launch from the host: the notebook whose cell under this heading launches by hand, the lines to mark.
+LAUNCH = ("01_naive_reads", "Launching it by hand", ("threadsperblock =", "blockspergrid =", "naive["))
 KEYS_NOTE = ("→ / ← (or space, Page Up/Down) move; S opens the presenter view in a second window, which follows "
              "this one: put this window on the projector. P prints: here one slide per page, from the presenter "
              "view each slide with its notes.")
@@ -104,16 +110,92 @@ def exercises(text):
     return found
 
 
+def measured(cell):
+    """The statements of a prediction exercise's cell that measure its answer: those after `prediction = None`
+    but its verdict, the last (the imports and the prediction left out)."""
+    tree = ast.parse(cell)
+    at = next(k for k, node in enumerate(tree.body) if isinstance(node, ast.Assign)
+              and getattr(node.targets[0], "id", None) == "prediction")
+    return "\n".join(ast.get_source_segment(cell, node) for node in tree.body[at + 1:-1])
+
+
 def content(path):
-    """{title, learn, summary, predictions: {number: statement}} of one notebook, as Markdown."""
+    """{title, learn, summary, predictions: {number: statement}, measures: {number: code}} of one notebook."""
     cells = read_notebook(path).cells
     text = [c.source for c in cells if c.cell_type == "markdown"]
     stated = {n: s for t in text for n, s in exercises(t).items()}
-    predicted = [m[1] for c in cells if c.cell_type == "code" and "predict(" in c.source
-                 for m in [EXERCISE.match(c.source)] if m]
+    predicted = {m[1]: c.source for c in cells if c.cell_type == "code" and "predict(" in c.source
+                 for m in [EXERCISE.match(c.source)] if m}
     return {"title": text[0].splitlines()[0].lstrip("# ").strip(), "learn": learn(text[0]),
             "summary": next((s for s in (section(t, "Summary") for t in text) if s), ""),
-            "predictions": {n: stated[n] for n in predicted if n in stated}}
+            "predictions": {n: stated[n] for n in predicted if n in stated},
+            "measures": {n: measured(cell) for n, cell in predicted.items()}}
+
+
+def launch_cell(path):
+    """The code cell under the notebook's LAUNCH heading: the launch from the host, step by step."""
+    cells = read_notebook(path).cells
+    at = next(k for k, c in enumerate(cells) if c.cell_type == "markdown" and f"## {LAUNCH[1]}" in c.source)
+    return next(c.source for c in cells[at:] if c.cell_type == "code")
+
+
+def grid_svg(M, N, T, block=(1, 0), thread=(2, 1)):
+    """A grid of T×T blocks over an M×N matrix C, as SVG: the blocks, C's outline, idle threads past its
+    edges greyed, and one thread (`block` (bx, by), `thread` (tx, ty)) with the element it computes."""
+    gx, gy, cell = -(-N // T), -(-M // T), 26
+    (bx, by), (tx, ty) = block, thread
+    row, col = by * T + ty, bx * T + tx
+    parts = []
+    for y in range(gy * T):
+        for x in range(gx * T):
+            fill = "#f4a261" if (y, x) == (row, col) else "#e9f2fb" if y < M and x < N else "#eeeeee"
+            parts.append(f'<rect x="{x * cell}" y="{y * cell}" width="{cell}" height="{cell}" fill="{fill}" '
+                         f'stroke="#bbb" stroke-width="1"/>')
+    parts += [f'<rect x="{x * T * cell}" y="{y * T * cell}" width="{T * cell}" height="{T * cell}" fill="none" '
+              f'stroke="#264653" stroke-width="3"/><text x="{x * T * cell + 4}" y="{y * T * cell + 14}" '
+              f'font-size="8" fill="#264653">block ({x}, {y})</text>' for y in range(gy) for x in range(gx)]
+    parts.append(f'<rect x="0" y="0" width="{N * cell}" height="{M * cell}" fill="none" stroke="#e76f51" '
+                 f'stroke-width="3" stroke-dasharray="6 4"/>')
+    caption = (f"grid ({gx}, {gy}) of blocks ({T}, {T}) over C, {M}×{N} (dashed); grey threads are past C's edges "
+               f"and store nothing. The orange thread, threadIdx ({tx}, {ty}) of blockIdx ({bx}, {by}): "
+               f"row = {by}·{T} + {ty} = {row}, col = {bx}·{T} + {tx} = {col}")
+    return (f'<figure class="grid"><svg viewBox="-2 -2 {gx * T * cell + 4} {gy * T * cell + 4}" role="img" '
+            f'aria-label="{html.escape(caption, quote=True)}">{"".join(parts)}</svg>'
+            f'<figcaption>{html.escape(caption)}</figcaption></figure>')
+
+
+def launch_slide(path):
+    """The launch from the host (the notebook's own cell, its grid and launch lines marked) beside a diagram
+    of its grid: (kind, heading, body HTML, notes HTML)."""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+    source = launch_cell(path)
+    M, K, N, T = ast.literal_eval(ast.parse(source).body[0].value)  # its first line: M, K, N, T = ...
+    lines = source.splitlines()
+    marked = [i + 1 for i, line in enumerate(lines) if any(m in line for m in LAUNCH[2])]
+    code = highlight(source, PythonLexer(), HtmlFormatter(cssclass="code", hl_lines=marked))
+    notes = ("<p>The host's side of every launch: copy the inputs to the GPU, make room for C, choose the block "
+             "(threadIdx.x walks columns) and a grid that covers C by ceil-division, launch with "
+             "<code>kernel[grid, block](...)</code>, copy C back. Point at one thread in the diagram and compute its "
+             "row and column with the class: every kernel of the series starts with those two lines.</p>")
+    return ("launch", "Launching it by hand: grid, blocks, threads", f'<div class="launch">{code}'
+            f"{grid_svg(M, N, T)}</div>", notes)
+
+
+def fit_labels(fig):
+    """Wrap an axis label longer than its side of the figure at the space nearest its middle (a label that
+    long is cut off at both ends on the slide)."""
+    fig.canvas.draw()
+    box = fig.bbox
+    for ax in fig.axes:
+        for label, room in ((ax.yaxis.label, box.height), (ax.xaxis.label, box.width)):
+            extent = label.get_window_extent()
+            text = label.get_text()
+            if text and " " in text and max(extent.height, extent.width) > 0.95 * room:
+                width = len(text) // 2 + 1
+                label.set_text("\n".join(textwrap.wrap(text, width=width, break_long_words=False)))
+    return fig
 
 
 def guide(path=None):
@@ -181,18 +263,24 @@ def notebook_slides(path, figure=None, key=None, told=None, parts=None, shows=""
     if stem in CODE:
         deck.append(("code", f"{text['title'].split(' · ')[0]} · the lines that matter: {CODE[stem].kernel}",
                      code_html(CODE[stem]), f"<p>{html.escape(CODE[stem].why)}</p>"))
+    if stem == LAUNCH[0]:
+        deck.append(launch_slide(path))
     if figure is not None:
         from tiledlab.notebook.plots import png
-        alt, data64 = html.escape(f"takeaway figure of {text['title']}", quote=True), base64.b64encode(png(figure, 100))
+        alt = html.escape(f"takeaway figure of {text['title']}", quote=True)
+        data64 = base64.b64encode(png(fit_labels(figure), 100))
         deck.append(("figure", text["title"], f'<img alt="{alt}" src="data:image/png;base64,{data64.decode()}">',
                      f"<p>{html.escape(shows)} Counted live, or read from the committed H200 data.</p>"))
     for number, statement in text["predictions"].items():
         allowed = parts.loc[parts["part"] == f"Exercise {number}", "exercise_min"].sum()
+        answer = (key or {}).get(number)
+        listen = f" Listen for: {html.escape(answer.why.split('. ')[0].rstrip('.'))}." if answer else ""
         deck.append(("predict", f"Exercise {number}: predict", MD.render(statement),
                      f"<p>Allow about {allowed:.0f} minutes (the guide's allowance). Take the class's numbers "
-                     "before you move on: the next slide gives the answer.</p>"))
-        deck.append(("answer", f"Exercise {number}: the answer", _answer((key or {}).get(number)),
-                     "<p>The exercise's cell measures it: run it in front of the class.</p>"))
+                     f"before you move on: the next slide gives the answer.{listen}</p>"))
+        deck.append(("answer", f"Exercise {number}: the answer", _answer(answer),
+                     f"<p>Exercise {number}'s cell measures it, live: run it in front of the class.</p>"
+                     f"<pre>{html.escape(text['measures'][number])}</pre>"))
     if text["summary"]:
         deck.append(("summary", f"{text['title']}: summary", MD.render(text["summary"]), notes))
     return deck

@@ -100,7 +100,7 @@ def pytest_collection_modifyitems(config, items):
 BROWSER = ("test_hub.py", "test_lab.py", "test_site.py", "test_slides.py")
 # The unit files of ten seconds or more, longest first (a --durations run); the rest after them, in their
 # order: short files last, so that neither worker is left with a long one while the other has nothing.
-LONG_UNITS = ("test_arch_compile.py", "test_exercises.py", "test_run.py", "test_bench.py", "test_readme.py",
+LONG_UNITS = ("test_nbgrader.py", "test_arch_compile.py", "test_exercises.py", "test_run.py", "test_bench.py", "test_readme.py",
               "test_best.py", "test_dynamic_shared.py", "test_async_rungs.py", "test_zh_reader.py", "test_colab.py",
               "test_plots.py", "test_claims.py", "test_edition.py", "test_regtile.py", "test_fair.py")
 

@@ -70,8 +70,8 @@ def check_online_cells(path, repo, version):
     if repo == links.PLACEHOLDER:
         assert urls == [] and "http" not in online.source and "python -m tiledlab lab" in online.source, path
     else:  # the notebook's own path, literally (the Chinese edition's are notebooks/zh/<stem>.ipynb)
-        assert urls == [f"https://colab.research.google.com/github/{repo}/blob/main/{folder}/{stem}.ipynb",
-                        f"https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/{folder}/{stem}.ipynb"], path
+        assert urls == [f"https://colab.research.google.com/github/{repo}/blob/v{version}/{folder}/{stem}.ipynb",
+                        f"https://mybinder.org/v2/gh/{repo}/v{version}?urlpath=lab/tree/{folder}/{stem}.ipynb"], path
     assert "<img" not in online.source and "![" not in online.source  # no remote badge images (the site is offline)
     # The install cell is the first code cell, before the one that imports tiledlab.
     code = [c for c in nb.cells if c.cell_type == "code"]

@@ -15,6 +15,19 @@ NOTEBOOKS = sorted(p.name for p in series.NOTEBOOKS.glob("*.ipynb"))
 SOLUTIONS = {p.name for p in (series.ROOT / "solutions").iterdir()}
 
 
+@pytest.fixture(scope="module")
+def series_copy(tmp_path_factory):
+    """A class folder with the student copy the hub makes at its start (made once: it takes a moment)."""
+    return hub.series_copy(tmp_path_factory.mktemp("class"))
+
+
+@pytest.fixture(autouse=True)
+def class_dir(series_copy, monkeypatch):
+    """The hub's class folder, as `python -m classroom hub` tells its configuration and hook."""
+    monkeypatch.setenv(hub.CLASS_ENV, str(series_copy.parent))
+    return series_copy.parent
+
+
 @pytest.mark.parametrize("name", ["../teacher", ".hub", "a/b", "", "-x"])
 def test_a_user_name_cannot_leave_the_class_folder(tmp_path, name):
     with pytest.raises(ValueError):
@@ -29,6 +42,22 @@ def test_pre_spawn_gives_the_notebooks_and_never_the_solutions(tmp_path):
     assert not files & SOLUTIONS and not any((tmp_path / "ada").rglob("solutions"))
     settings = tmp_path / "ada" / ".jupyter" / "lab" / "user-settings" / next(iter(hub.QUIET_SETTINGS))
     assert json.loads(settings.read_text())["fetchNews"] == "false"
+    assert (tmp_path / "ada").stat().st_mode & 0o777 == 0o700  # closed to other accounts
+
+
+def test_the_students_run_a_series_without_the_key(series_copy):
+    """The series copy the students' servers import tiledlab from: no solutions/, no tests, the notebooks."""
+    assert not (series_copy / "solutions").exists() and not (series_copy / "tests").exists()
+    assert (series_copy / "tiledlab" / "__init__.py").is_file()
+    assert sorted(p.name for p in (series_copy / hub.NOTEBOOK_FOLDER).glob("*.ipynb")) == NOTEBOOKS
+
+
+def test_pre_spawn_refuses_without_the_series_copy(tmp_path, monkeypatch):
+    monkeypatch.setenv(hub.CLASS_ENV, str(tmp_path / "class"))
+    spawner = SimpleNamespace(home_dir=str(tmp_path / "ada"), log=logging.getLogger("test"))
+    with pytest.raises(RuntimeError, match="python -m classroom hub"):
+        hub.pre_spawn_hook(spawner)
+    assert not (tmp_path / "ada").exists()
 
 
 def test_pre_spawn_keeps_what_the_student_changed(tmp_path):
@@ -48,6 +77,7 @@ def test_pre_spawn_keeps_what_the_student_changed(tmp_path):
 def test_the_class_configuration(tmp_path, monkeypatch):
     from traitlets.config.loader import PyFileConfigLoader
     monkeypatch.setenv(hub.CLASS_ENV, str(tmp_path / "class"))
+    (tmp_path / "class" / hub.SERIES_FOLDER / "stale").mkdir(parents=True)  # a copy from the last start
     monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mpl"))
     c = PyFileConfigLoader(str(hub.CONFIG)).load_config()
     assert c.JupyterHub.authenticator_class == "native" and not c.NativeAuthenticator.open_signup
@@ -58,6 +88,19 @@ def test_the_class_configuration(tmp_path, monkeypatch):
     assert "TILEDLAB_BACKEND" in c.Spawner.env_keep
     assert set(lab.QUIET) <= set(c.Spawner.args)
     assert c.JupyterHub.db_url == f"sqlite:///{tmp_path / 'class' / '.hub' / 'jupyterhub.sqlite'}"
+    assert (tmp_path / "class" / ".hub").stat().st_mode & 0o777 == 0o700  # the password hashes
+    series_copy = tmp_path / "class" / hub.SERIES_FOLDER
+    assert c.Spawner.environment["PYTHONPATH"] == str(series_copy) and "PYTHONPATH" not in c.Spawner.env_keep
+    assert (series_copy / "tiledlab").is_dir() and not (series_copy / "solutions").exists()
+    assert not (series_copy / "stale").exists()  # made afresh at each start
+
+
+def test_the_guide_names_the_versions_the_extra_installs():
+    """docs/classroom.md states the hub extra's requirements as pyproject.toml does (one statement each)."""
+    import tomllib
+    extra = tomllib.loads((series.ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["hub"]
+    guide = (series.ROOT / "docs" / "classroom.md").read_text()
+    assert all(f"`{requirement}`" in guide for requirement in extra), extra
 
 
 @pytest.fixture
@@ -120,3 +163,4 @@ def test_pre_spawn_with_system_users_copies_into_the_users_home(tmp_path, monkey
     spawner = SimpleNamespace(user=SimpleNamespace(name="ada"), log=logging.getLogger("test"))
     hub.pre_spawn_hook(spawner)
     assert sorted(p.name for p in (tmp_path / "ada" / hub.NOTEBOOK_FOLDER).glob("*.ipynb")) == NOTEBOOKS
+    assert (tmp_path / "ada").stat().st_mode & 0o777 == 0o700  # another student's account cannot read it

@@ -59,4 +59,4 @@ def test_every_command_it_lists_exists():
     assert "lab" in listed
     assert listed <= set(cli.HANDLERS), listed - set(cli.HANDLERS)
     teachers = set(re.findall(r"python -m classroom ([a-z-]+)", README))
-    assert teachers == set(classroom_cli.HANDLERS) == {"slides", "student-copy", "hub", "class-report"}
+    assert teachers == set(classroom_cli.HANDLERS) == {"slides", "student-copy", "hub", "class-report", "nbgrader"}

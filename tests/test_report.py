@@ -1,5 +1,8 @@
 """`python -m classroom class-report CLASS_DIR`: the outcomes the students' checks recorded, one row per student."""
 import json
+import os
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -103,3 +106,79 @@ def test_students_who_have_not_checked_anything_yet_are_listed_not_called_no_stu
     said = capsys.readouterr().out
     assert "no students" not in said and "2 students (ada, grace)" in said and "none has checked" in said
     assert pd.read_csv(tmp_path / "r.csv")["student"].tolist() == ["ada", "grace"]
+
+
+def test_a_line_that_is_not_a_trusted_outcome_is_skipped_and_named(klass, tmp_path, capsys):
+    """A student can edit their file: a field of the wrong type, an exercise that is no number, a line cut
+    short. Each such line is left out of the verdicts and named under the table; the rest still counts."""
+    bad = [dict(outcome("2.1", "false", "2T10:30:00", None), note="a string, not a verdict"),
+           outcome("../2.2", True, "2T10:31:00", None), outcome("2.2", 1, "2T10:32:00", None),
+           outcome("2.2", True, "yesterday", None), dict(outcome("2.2", True, "2T10:33:00", None), started=5),
+           dict(outcome("2.2", True, "2T10:34:00", None), time="2026-12-02T10:34:00")]  # no zone
+    write(klass / "grace" / "notebooks" / "zh", *bad)  # after her two good lines
+    with open(klass / "grace" / "notebooks" / "zh" / outcomes.FILE, "a") as out:
+        out.write('{"exercise": "2.2", "passed": tr\n')
+    assert cli.main(["class-report", str(klass), "--csv", str(tmp_path / "r.csv")]) == 0
+    said = capsys.readouterr().out
+    frame = pd.read_csv(tmp_path / "r.csv", index_col="student")
+    assert "2.1" not in frame and "2.2" not in frame  # none of them counted: "false" is not passed
+    assert frame.loc["grace", "1.2"] == "not yet"  # the good lines of the same file still count
+    path = klass / "grace" / "notebooks" / "zh" / outcomes.FILE
+    for line, field in ((3, "'passed' is \"false\""), (4, "'exercise' is \"../2.2\""), (5, "'passed' is 1"),
+                        (6, "'time' is \"2026-12-0yesterday"), (7, "'started' is 5"), (8, "'time' is"), (9, "not JSON")):
+        assert f"{path}, line {line}: {field}" in said, (line, said)
+
+
+def test_the_string_false_is_not_a_pass(tmp_path):
+    write(tmp_path / "lin" / "notebooks", outcome("2.2", "false", "2T10:30:00", None),
+          outcome("2.1", False, "2T10:31:00", None))
+    skipped = []
+    frame = report.report(tmp_path, skipped)
+    assert list(frame.columns) == ["2.1", "minutes 02", "minutes"] and frame.loc["lin", "2.1"] == "not yet"
+    assert len(skipped) == 1 and "'passed' is \"false\", not true or false" in skipped[0]
+
+
+def test_a_fifo_or_a_link_is_never_opened(tmp_path):
+    """A FIFO in place of the file would block a reader forever; a link could point anywhere on the teacher's
+    machine. Neither is opened: the report names them and goes on (in a subprocess, so a hang fails it)."""
+    write(tmp_path / "ada" / "notebooks", outcome("1.2", True, "2T10:20:00", None))
+    (tmp_path / "bob" / "notebooks").mkdir(parents=True)
+    os.mkfifo(tmp_path / "bob" / "notebooks" / outcomes.FILE)
+    (tmp_path / "eve" / "notebooks" / "zh").mkdir(parents=True)
+    (tmp_path / "eve" / "notebooks" / "zh" / outcomes.FILE).symlink_to(tmp_path / "ada" / "notebooks" / outcomes.FILE)
+    done = subprocess.run([sys.executable, "-m", "classroom", "class-report", str(tmp_path), "--csv",
+                           str(tmp_path / "r.csv")], capture_output=True, text=True, timeout=120,
+                          cwd=report.pathlib.Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    assert f"{tmp_path / 'bob' / 'notebooks' / outcomes.FILE}: not a regular file, not read" in done.stdout
+    assert f"{tmp_path / 'eve' / 'notebooks' / 'zh' / outcomes.FILE}: a link, not read" in done.stdout
+    frame = pd.read_csv(tmp_path / "r.csv", index_col="student")
+    assert frame.loc["ada", "1.2"] == "passed" and pd.isna(frame.loc["eve", "1.2"])
+
+
+def test_notebook_0s_questions_show_as_prerequisites(tmp_path):
+    """Once notebook 0 asks questions (exercises 0.1, 0.2, ...), one column says how many each student passed."""
+    write(tmp_path / "ada" / "notebooks", outcome("0.1", True, "2T10:01:00", "2T10:00:00"),
+          outcome("0.2", False, "2T10:02:00", "2T10:00:00"), outcome("0.2", True, "2T10:03:00", "2T10:00:00"),
+          outcome("0.3", True, "2T10:04:00", "2T10:00:00"), outcome("1.2", True, "2T10:20:00", "2T10:10:00"))
+    write(tmp_path / "grace" / "notebooks", outcome("0.1", True, "2T10:01:00", "2T10:00:00"),
+          outcome("0.2", False, "2T10:02:00", "2T10:00:00"))
+    write(tmp_path / "lin" / "notebooks", outcome("1.2", True, "2T10:20:00", "2T10:10:00"))
+    series = {"00": ("00_start_here", ["0.1", "0.2", "0.3"]), "01": ("01_naive_reads", ["1.1", "1.2"])}
+    frame = report.report(tmp_path, series=series)
+    assert list(frame.columns[:4]) == [report.PREREQUISITES, "0.1", "0.2", "0.3"]
+    assert frame[report.PREREQUISITES].fillna("").tolist() == ["3/3", "1/3", ""]
+    assert report.asked()["01"] == ("01_naive_reads", ["1.1", "1.2"])  # the series' own notebooks
+
+
+def test_the_form_of_observed_minutes_is_filled_from_the_report(klass, tmp_path, capsys):
+    """docs/teaching.md's form, one row per notebook: students, median and slowest minutes, who finished."""
+    csv = tmp_path / "report.csv"
+    assert cli.main(["class-report", str(klass), "--csv", str(csv)]) == 0
+    form = pd.read_csv(tmp_path / "report-minutes.csv", keep_default_na=False)
+    assert list(form.columns) == report.FORM
+    first = form[form["notebook"] == "01_naive_reads"].iloc[0]
+    assert (first["students"], first["minutes_median"], first["minutes_slowest"], first["finished"]) == (2, 16, 20, 1)
+    assert first["date"] == "2026-12-02" and first["class"] == klass.name and first["backend"] == ""
+    assert form["notebook"].tolist() == ["01_naive_reads", "03_one_tile_step", "10"]  # 10: not in the series
+    assert f"wrote {tmp_path / 'report-minutes.csv'}" in capsys.readouterr().out

@@ -70,6 +70,12 @@ def test_the_copys_readme_is_its_own_and_names_only_what_the_copy_has(copy):
     assert INSTALL in commands(copy / "README.md")
 
 
+def test_the_copys_readme_tells_students_each_check_is_logged(copy):
+    from tiledlab.counting import outcomes
+    text = " ".join((copy / "README.md").read_text().split())
+    assert f"`{outcomes.FILE}` beside the notebook" in text and "Nothing is sent anywhere" in text
+
+
 def test_every_command_of_the_readme_works_in_the_copy(copy, tmp_path):
     """Each `tiledlab` command the README gives, run by the copy's own package (lab as a dry run: it
     would start JupyterLab), each extra it installs is the copy's, and an exercise's check gives feedback."""

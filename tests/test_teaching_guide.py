@@ -55,3 +55,35 @@ def test_the_class_report_command_and_its_pandas_lines_run_as_printed(tmp_path, 
     exec(code, namespace)  # the guide's pandas lines, on the CSV the command wrote
     assert namespace["report"].loc["ada", "3.3"] == "passed" and namespace["report"].loc["ada", "minutes 03"] == 30
     assert "tiledlab-outcomes.jsonl" in shown and "Nothing is sent" in shown
+
+
+def rubric_rows(page):
+    """(notebook, exercises, points) of each row of the guide's rubric table on `page`."""
+    return [(stem, exercises.split(", "), int(points)) for stem, exercises, points in
+            re.findall(r"^\| `(\w+)` \| [^|]+ \| ([^|]+?) \| (\d+) \|$", page, re.M)]
+
+
+def test_the_rubric_is_what_the_nbgrader_course_grades_in_both_languages():
+    """Every exercise of the series, with the kind and points `python -m classroom nbgrader` gives it, in
+    the English guide and in its Chinese twin (same table, its words translated)."""
+    from classroom import grading
+    want = {}
+    for stem, n, kind, points in grading.rubric():
+        exercises, total = want.get(stem, ([], 0))
+        want[stem] = (exercises + [f"{n} {kind}"], total + points)
+    assert rubric_rows(section("Learning outcomes and the rubric")) == [(s, e, p) for s, (e, p) in want.items()]
+    zh = (ROOT / "docs" / "zh" / "teaching.md").read_text()
+    words = {"kernel": "核函数", "prediction": "预测"}
+    assert rubric_rows(zh) == [(s, [" ".join((x.split()[0], words[x.split()[1]])) for x in e], p)
+                               for s, (e, p) in want.items()]
+    assert f"worth {grading.POINTS['kernel']} points and a prediction {grading.POINTS['prediction']}" in GUIDE
+
+
+def test_the_nbgrader_commands_are_the_ones_the_course_answers_to(tmp_path):
+    shown = section("Grading with nbgrader")
+    command = next(t.content for t in MarkdownIt("commonmark").parse(shown) if t.type == "code_block")
+    first = command.splitlines()[0].split("#")[0].split()
+    assert first[:4] == ["python", "-m", "classroom", "nbgrader"]
+    assert cli.main([*first[3:-1], str(tmp_path / "course"), "--notebooks", "01_naive_reads"]) == 0
+    assert "cd course && nbgrader generate_assignment 01_naive_reads" in command
+    assert (tmp_path / "course" / "source" / "01_naive_reads" / "01_naive_reads.ipynb").is_file()

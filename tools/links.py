@@ -1,7 +1,8 @@
 """The "Run it online" cell and Colab's install cell of every notebook, from pyproject.toml.
 
-The repository's address lives in one place, pyproject.toml's [project.urls] Repository; Colab installs
-the release tag v<version>. A notebook cannot import tiledlab before it is installed, so each notebook
+The repository's address lives in one place, pyproject.toml's [project.urls] Repository; the links and
+the install cell name one reference, the release tag v<version> (`ref`), so what Colab or Binder opens is
+the notebook of the release that Colab's install cell installs, not whatever main holds since. A notebook cannot import tiledlab before it is installed, so each notebook
 holds both literally: `python -m tools links` writes them, and tests/test_colab.py checks they agree.
 """
 import pathlib
@@ -20,9 +21,9 @@ PLACEHOLDER = "OWNER/tiledlab"  # pyproject's address until the series is publis
 LINKS_TAG = "links"
 
 LINKS_CELL = """\
-**Run it online:** [Open in Colab](https://colab.research.google.com/github/{repo}/blob/main/notebooks/{stem}.ipynb)
+**Run it online:** [Open in Colab](https://colab.research.google.com/github/{repo}/blob/{ref}/notebooks/{stem}.ipynb)
 (an NVIDIA GPU, chosen in Runtime › Change runtime type; the first code cell installs tiledlab there) ·
-[Open in Binder](https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/notebooks/{stem}.ipynb)
+[Open in Binder](https://mybinder.org/v2/gh/{repo}/{ref}?urlpath=lab/tree/notebooks/{stem}.ipynb)
 (no GPU: numba's CUDA simulator)"""
 #: The same cell while the repository has no public address: links there could only fail.
 UNPUBLISHED_CELL = """\
@@ -35,7 +36,7 @@ INSTALL_CELL = """\
 import os
 if os.environ.get("COLAB_RELEASE_TAG"):
     import importlib.metadata as md, subprocess, sys
-    source = os.environ.get("TILEDLAB_COLAB_SOURCE", "git+https://github.com/{repo}@v{version}")
+    source = os.environ.get("TILEDLAB_COLAB_SOURCE", "git+https://github.com/{repo}@{ref}")
     had = {{d.name: d.version for d in md.distributions()}}
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"tiledlab[cuda12] @ {{source}}"], check=True)
     changed = {{d.name for d in md.distributions() if had.get(d.name) != d.version}}
@@ -73,11 +74,16 @@ def set_repository(repo, checkout=CHECKOUT):
     path.write_text(tomlkit.dumps(doc))
 
 
+def ref(version):
+    """The one git reference the links open and Colab installs: the release's tag."""
+    return f"v{version}"
+
+
 def online_cells(stem, repo, version):
     """{tag: source} of the two cells a notebook carries after its title."""
     links = UNPUBLISHED_CELL if repo == PLACEHOLDER else LINKS_CELL
-    return {LINKS_TAG: links.format(repo=repo, stem=stem),
-            INSTALL_TAG: INSTALL_CELL.format(repo=repo, version=version)}
+    return {LINKS_TAG: links.format(repo=repo, stem=stem, ref=ref(version)),
+            INSTALL_TAG: INSTALL_CELL.format(repo=repo, ref=ref(version))}
 
 
 def write_online_cells(path, repo, version):

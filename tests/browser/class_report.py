@@ -1,5 +1,5 @@
-"""class-report on the class server, in a real Chromium: two students log in to the hub (test_hub's
-`class_server`, where this test runs, after test_hub's own on the same hub and students' servers, as a
+"""class-report on the class server, in a real Chromium: two students log in to the hub with the passwords
+they signed up with (test_hub's `class_server` and `accounts`, where this test runs, after test_hub's own on the same hub and students' servers, as a
 class works through notebook 0, then notebook 1: one hub started for both), open notebook 1, run the cells exercise 1.2 needs and answer it in its cell, one right, one wrong; then
 `python -m classroom class-report` on the class folder gives one row per student with those verdicts,
 the feedback of the failed ones, and minutes for notebook 1. The outcomes lie in each student's working
@@ -28,14 +28,14 @@ NEEDED = ("rand = setup()", "def naive(A, B, C)", "# Exercise 1.1")  # the cells
 class Student:
     """One student in a browser context of their own, with notebook 1 open."""
 
-    def __init__(self, server, open_page, name):
+    def __init__(self, server, open_page, name, password):
         self.server, self.name, self.page = server, name, open_page()
         # A workspace of its own, reset: none of the tabs test_hub's run left open on this server (a file it renamed).
         lab = f"/user/{name}/lab/workspaces/class-report/tree/{NOTEBOOK}?reset"
         spawn = f"/hub/spawn/{name}?" + urllib.parse.urlencode({"next": lab})
         self.page.goto(f"{server['url']}/hub/login?" + urllib.parse.urlencode({"next": spawn}))
         self.page.fill("#username_input", name)
-        self.page.fill("#password_input", server["password"])
+        self.page.fill("#password_input", password)
         self.page.click("#login_submit")
 
     def kernel_idle(self):
@@ -76,12 +76,12 @@ class Student:
         return said.inner_text()
 
 
-def test_two_students_checks_reach_the_class_report(class_server, open_page, screenshots, tmp_path,
+def test_two_students_checks_reach_the_class_report(class_server, accounts, open_page, screenshots, tmp_path,
                                                     record):
     shots = screenshots / "class-report"
     shots.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
-    students = [Student(class_server, open_page, name) for name in ANSWERS]
+    students = [Student(class_server, open_page, name, accounts["passwords"][name]) for name in ANSWERS]
     try:
         for s in students:
             s.shots = shots

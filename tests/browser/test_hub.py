@@ -1,13 +1,15 @@
 """The class server (`python -m classroom hub`, classroom/jupyterhub_config.py) in a real Chromium.
 
-The hub starts on free ports with the configuration a class gets, but for one explicit change on its
-command line: DummyAuthenticator with one shared password instead of NativeAuthenticator's sign-up
-(a test login; never for a class). Two students log in, each in a browser context of its own, and
-Run All the same notebook at once, then:
+The hub starts on free ports with the configuration a class gets, NativeAuthenticator included, as the
+docs install it (the `hub` extra). The teacher signs up (approved at once, as the admin), two students
+sign up and are refused until the teacher approves them at /hub/authorize; then both log in, each in a
+browser context of its own, and Run All the same notebook at once:
   - both runs finish: every code cell ran, in order, with no error or stderr output, and File > Save
     wrote each student's own working copy (the committed notebook is unchanged);
   - the working copies are separate: a file one student makes lies in their folder only and the other
-    student's JupyterLab does not list it; neither home holds solutions/ or any file of it.
+    student's JupyterLab does not list it; neither home holds solutions/ or any file of it;
+  - a cell a student adds finds no key beside the package their server runs
+    (`Path(tiledlab.__file__).parents[1] / "solutions" / "key.py"`): it runs the class's series copy.
 Skips (fails under TILEDLAB_REQUIRE_BROWSER=1) without JupyterHub or configurable-http-proxy.
 Screenshots and a JSON summary go to $TILEDLAB_SCREENSHOTS/hub/.
 """
@@ -36,6 +38,11 @@ NOTEBOOK = ROOT / "notebooks" / "00_start_here.ipynb"
 STUDENTS = ("ada", "grace")
 SOLUTIONS = {p.name for p in (ROOT / "solutions").iterdir() if p.is_file()}
 IDLE = f'{PANEL} .jp-Notebook-ExecutionIndicator[data-status="idle"]'
+TEACHER = "teacher"  # the configuration's admin (TILEDLAB_HUB_ADMIN unset)
+NOT_YET_APPROVED = "has not been authorized by an administrator yet"  # NativeAuthenticator's login error
+KEY_PROBE = ("from pathlib import Path; import tiledlab\n"
+             "key = Path(tiledlab.__file__).parents[1] / 'solutions' / 'key.py'\n"
+             "print('key found:', key.exists(), '| tiledlab from:', Path(tiledlab.__file__).parents[1].name)")
 LISTING = "() => Array.from(document.querySelectorAll('.jp-DirListing-itemName')).map(e => e.textContent.trim())"
 
 
@@ -55,19 +62,19 @@ def students_servers(hub_port):
 
 @pytest.fixture(scope="module")
 def class_server(browser, tmp_path_factory, screenshots):
-    """The hub, as `python -m classroom hub` starts it, on free ports, with a test login."""
+    """The hub, as `python -m classroom hub` starts it, on free ports (its own configuration otherwise)."""
     if importlib.util.find_spec("jupyterhub") is None or importlib.util.find_spec("nativeauthenticator") is None:
         _missing("the class-server test needs JupyterHub: pip install -e '.[hub]'")
     if hub.find_proxy() is None:
         _missing(f"the class-server test needs configurable-http-proxy: {hub.CHP_INSTALL}")
     tmp = tmp_path_factory.mktemp("hub")
-    port, hub_port, password = free_port(), free_port(), secrets.token_hex(8)
+    port, hub_port = free_port(), free_port()
     cmd = [sys.executable, "-m", "classroom", "hub", "--class-dir", str(tmp / "class"),
            *(["--allow-root"] if os.geteuid() == 0 else []),
            "--ip=127.0.0.1", f"--port={port}", f"--JupyterHub.hub_port={hub_port}",
-           f"--ConfigurableHTTPProxy.api_url=http://127.0.0.1:{free_port()}",
-           "--JupyterHub.authenticator_class=dummy", f"--DummyAuthenticator.password={password}"]
+           f"--ConfigurableHTTPProxy.api_url=http://127.0.0.1:{free_port()}"]
     env = dict(os.environ, TILEDLAB_BACKEND=os.environ.get("TILEDLAB_BACKEND", "simulator"))
+    env.pop("TILEDLAB_HUB_ADMIN", None)
     log = tmp / "hub.log"
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
@@ -90,8 +97,7 @@ def class_server(browser, tmp_path_factory, screenshots):
                 pytest.fail(f"JupyterHub did not answer within 60 s:\n{log_tail()}")
             time.sleep(0.3)
     try:
-        yield {"url": url, "password": password, "class": tmp / "class", "log_tail": log_tail,
-               "hub_port": hub_port}
+        yield {"url": url, "class": tmp / "class", "log_tail": log_tail, "hub_port": hub_port}
     finally:
         os.killpg(proc.pid, signal.SIGTERM)  # the hub stops the students' servers and the proxy
         try:
@@ -104,10 +110,69 @@ def class_server(browser, tmp_path_factory, screenshots):
         (screenshots / "hub" / "hub.log").write_text(log.read_text(errors="replace"))
 
 
+def sign_up(page, url, name, password):
+    """NativeAuthenticator's sign-up form at /hub/signup; what its alert says."""
+    page.goto(f"{url}/hub/signup")
+    page.fill("#username_input", name)
+    page.fill("#password_input", password)
+    page.fill("#password_confirmation_input", password)
+    page.click("#signup_submit")
+    return page.locator(".alert").inner_text(timeout=30_000)
+
+
+def log_in(page, url, name, password, then="/hub/home"):
+    """The login form at /hub/login, going on to `then`."""
+    page.goto(f"{url}/hub/login?" + urllib.parse.urlencode({"next": then}))
+    page.fill("#username_input", name)
+    page.fill("#password_input", password)
+    page.click("#login_submit")
+
+
+@pytest.fixture(scope="module")
+def accounts(class_server, open_page, screenshots):
+    """The teacher and the students, signed up through NativeAuthenticator's pages and approved by the
+    teacher, as a class starts; name -> password, and what the pages said on the way ("seen")."""
+    url, shots = class_server["url"], screenshots / "hub"
+    shots.mkdir(parents=True, exist_ok=True)
+    passwords = {name: secrets.token_urlsafe(12) for name in (TEACHER, *STUDENTS)}
+    seen = {"signup": {}, "before_approval": {}}
+    pages = {name: open_page() for name in passwords}
+    try:
+        for name, password in passwords.items():
+            seen["signup"][name] = sign_up(pages[name], url, name, password)
+        for name in STUDENTS:  # not approved yet: refused, with the reason
+            log_in(pages[name], url, name, passwords[name])
+            seen["before_approval"][name] = pages[name].locator(".login_error").inner_text(timeout=30_000)
+        teacher = pages[TEACHER]
+        log_in(teacher, url, TEACHER, passwords[TEACHER], then="/hub/authorize")
+        teacher.wait_for_url("**/hub/authorize", timeout=60_000)
+        for name in STUDENTS:
+            row = teacher.locator("tr", has=teacher.locator("td", has_text=name))
+            row.get_by_role("button", name="Authorize", exact=True).click()
+            teacher.locator("tr", has=teacher.locator("td", has_text=name)).get_by_role(
+                "button", name="Unauthorize", exact=True).wait_for(timeout=30_000)
+        teacher.screenshot(path=str(shots / "authorize.png"))
+        seen["problems"] = {name: pg.log.problems() for name, pg in pages.items()}
+    except Exception as error:
+        raise AssertionError(f"{error}\nthe hub's log:\n{class_server['log_tail']()}") from error
+    finally:
+        for pg in pages.values():
+            pg.context.close()
+    return {"passwords": passwords, "seen": seen}
+
+
+def test_students_sign_up_and_get_in_once_the_teacher_approves(accounts):
+    seen = accounts["seen"]
+    assert "successful" in seen["signup"][TEACHER], seen  # the admin is approved at once
+    assert all("sent to the admin" in seen["signup"][name] for name in STUDENTS), seen
+    assert all(NOT_YET_APPROVED in seen["before_approval"][name] for name in STUDENTS), seen
+    assert seen["problems"] == {name: [] for name in (TEACHER, *STUDENTS)}, seen
+
+
 class Student:
     """One student in a browser context of their own: logged in, their notebook open and running."""
 
-    def __init__(self, server, open_page, name):
+    def __init__(self, server, open_page, name, password):
         self.server, self.name, self.page = server, name, open_page()
         self.home = hub.student_home(server["class"], name)
         self.copy = self.home / hub.NOTEBOOK_FOLDER / NOTEBOOK.name
@@ -115,10 +180,7 @@ class Student:
         # /user/ URL), then open the notebook in it.
         notebook = f"/user/{name}/lab/tree/{NOTEBOOK.name}"
         spawn = f"/hub/spawn/{name}?" + urllib.parse.urlencode({"next": notebook})
-        self.page.goto(f"{server['url']}/hub/login?" + urllib.parse.urlencode({"next": spawn}))
-        self.page.fill("#username_input", name)
-        self.page.fill("#password_input", server["password"])
-        self.page.click("#login_submit")  # the hub starts this student's server, then opens the notebook
+        log_in(self.page, server["url"], name, password, then=spawn)  # the hub starts the server, opens the notebook
 
     def kernel_state(self):
         """The execution_state of the notebook's kernel, from this student's server (None: none yet)."""
@@ -172,6 +234,17 @@ class Student:
         wait_until(lambda: made.exists() and made.read_text() == text, 30, f"{made} to be saved")
         return made
 
+    def run_new_cell(self, code):
+        """A cell of the student's own under the notebook's last one, run (Shift+Enter): its output."""
+        self.page.locator(f"{PANEL} .jp-Cell").last.locator(".jp-InputArea-prompt").click()
+        self.page.keyboard.press("b")  # command mode: a new cell below, its editor focused
+        self.page.keyboard.press("Enter")
+        self.page.keyboard.insert_text(code)
+        self.page.keyboard.press("Shift+Enter")
+        output = self.page.locator(f"{PANEL} .jp-CodeCell", has_text="key.exists()").locator(".jp-OutputArea-output")
+        output.first.wait_for(timeout=60_000)
+        return output.first.inner_text()
+
     def listing(self):
         """The names in this student's JupyterLab file browser, freshly loaded."""
         self.page.goto(f"{self.server['url']}/user/{self.name}/lab/tree?reset")
@@ -190,13 +263,13 @@ def _problems(student, saved):
     return [f"{student.name}: {p}" for p in problems]
 
 
-def test_two_students_run_a_notebook_at_once_each_in_their_own_copy(class_server, open_page, screenshots,
-                                                                     record):
+def test_two_students_run_a_notebook_at_once_each_in_their_own_copy(class_server, accounts, open_page,
+                                                                     screenshots, record):
     shots = screenshots / "hub"
     shots.mkdir(parents=True, exist_ok=True)
     committed = sha256(NOTEBOOK)
     start = time.monotonic()
-    students = [Student(class_server, open_page, name) for name in STUDENTS]  # both log in, then wait
+    students = [Student(class_server, open_page, name, accounts["passwords"][name]) for name in STUDENTS]
     times = {}
     try:
         for s in students:
@@ -220,8 +293,11 @@ def test_two_students_run_a_notebook_at_once_each_in_their_own_copy(class_server
         first, second = students
         made = first.new_text_file(f"written by {first.name}")
         seen_by_second = second.listing()
+        first.page.goto(f"{class_server['url']}/user/{first.name}/lab/workspaces/probe/tree/{NOTEBOOK.name}?reset")
+        first.wait_ready()
+        probed = first.run_new_cell(KEY_PROBE)
         times["total_s"] = time.monotonic() - start
-        record("hub/two_students", {"notebook": NOTEBOOK.name, "students": STUDENTS,
+        record("hub/two_students", {"notebook": NOTEBOOK.name, "students": STUDENTS, "key_probe": probed,
                                     "times_s": {k: round(v, 1) for k, v in times.items()},
                                     "logs": {s.name: s.page.log.as_dict() for s in students}})
     except Exception as error:
@@ -247,6 +323,7 @@ def test_two_students_run_a_notebook_at_once_each_in_their_own_copy(class_server
         copied = {p.name for p in (s.home / hub.NOTEBOOK_FOLDER).glob("*.ipynb")}
         assert copied == {nb.name for nb in (ROOT / "notebooks").glob("*.ipynb")}
     assert sha256(NOTEBOOK) == committed, "the committed notebook changed"
+    assert f"key found: False | tiledlab from: {hub.SERIES_FOLDER}" in probed, probed
 
 
 # class-report's test (class_report.py), collected here, after the test above: on the same hub and the same

@@ -1,0 +1,184 @@
+"""`python -m classroom nbgrader DIR`, graded by nbgrader itself: the course it writes goes through
+nbgrader's own commands (generate_assignment, autograde, generate_feedback, export), as a teacher runs
+them. Three students submit one notebook: the worked solutions (the source version: full marks), the
+release version untouched (zero), and a half-right one (the prediction right, a kernel that is right but
+loads more than the exercise allows: the prediction's point only), whose feedback page shows check()'s
+own words. Once in English (notebook 1), once in Chinese (notebook 2, the checker's feedback in Chinese).
+Each autograde runs the notebook on the simulator, three times: about a minute a language on two busy cores,
+so the Chinese run is with the slow tests (`pytest -m slow`, which CI runs after the suite), as is the whole
+series (every notebook's key full marks, every stub zero) at the end."""
+import csv
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from classroom import cli, grading
+
+pytest.importorskip("nbgrader", reason="needs nbgrader: pip install -e '.[nbgrader]'")
+
+ENV = dict(os.environ, TILEDLAB_BACKEND="simulator",  # nbgrader runs `alembic` from the environment's bin/
+           PATH=os.pathsep.join([str(pathlib.Path(sys.executable).parent), os.environ.get("PATH", "")]))
+ENV.pop("TILEDLAB_LANG", None)
+NAIVE_PAIR = """    if row < C.shape[0] and col < C.shape[1]:
+        acc0 = float32(0.0)
+        acc1 = float32(0.0)
+        for k in range(A.shape[1]):
+            acc0 += A[row, k] * B[k, col]  # A[row, k] read twice: right, but over the budget
+            if col + 1 < C.shape[1]:
+                acc1 += A[row, k] * B[k, col + 1]
+        C[row, col] = acc0
+        if col + 1 < C.shape[1]:
+            C[row, col + 1] = acc1"""
+NAIVE = """    row = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
+    col = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        for k in range(A.shape[1]):
+            acc += A[row, k] * B[k, col]  # B from global memory, and A too: right, but over the budget
+        C[row, col] = acc"""
+# language -> (notebook, its kernel exercise's half-right body, its prediction's right answer, check()'s words
+# for a kernel over its budget, the feedback of an untouched kernel)
+CASES = {"en": ("01_naive_reads", NAIVE_PAIR, (4, 3), "Right answer, but 8,192 loads is more than the 6,144",
+                "never written: still NaN"),
+         "zh": ("02_redundant_reads", NAIVE, (8, 2), "结果正确，但", "从未写入")}
+
+
+def nbgrader(course, *args):
+    force = ["--force"] if args[0] != "export" else []  # redo, never ask
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args, *force], cwd=course, env=ENV,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
+
+
+def half_right(release, lang, body, answer):
+    """The release notebook with its kernel exercise right but over budget, its prediction right."""
+    nb = nbformat.read(release, as_version=4)
+    stub = grading.WORDS[lang]["stub"]
+    for cell in nb.cells:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            kernel = "def " in cell.source
+            cell.source = cell.source.replace(f"    {stub}" if kernel else stub,
+                                              body if kernel else f"prediction = {answer!r}")
+    return nb
+
+
+@pytest.fixture(scope="module", params=["en", pytest.param("zh", marks=pytest.mark.slow)])  # zh: CI's slow run
+def graded(request, tmp_path_factory):
+    """The course for one notebook, three submissions autograded: (lang, course folder, scores by student)."""
+    lang = request.param
+    notebook, body, answer, *_words = CASES[lang]
+    course = tmp_path_factory.mktemp(f"course-{lang}")
+    assert cli.main(["nbgrader", str(course), "--lang", lang, "--notebooks", notebook]) == 0
+    nbgrader(course, "generate_assignment", notebook)
+    release = course / "release" / notebook / f"{notebook}.ipynb"
+    submissions = {"key": nbformat.read(course / "source" / notebook / f"{notebook}.ipynb", as_version=4),
+                   "stubs": nbformat.read(release, as_version=4), "half": half_right(release, lang, body, answer)}
+    for student, nb in submissions.items():
+        folder = course / "submitted" / student / notebook
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / f"{notebook}.ipynb")
+        for extra in (course / "release" / notebook).iterdir():  # the LANGUAGE file the release holds
+            if extra.suffix != ".ipynb":
+                (folder / extra.name).write_bytes(extra.read_bytes())
+    nbgrader(course, "autograde", notebook)
+    nbgrader(course, "generate_feedback", notebook)
+    nbgrader(course, "export")
+    with open(course / "grades.csv") as f:
+        scores = {row["student_id"]: (float(row["score"]), float(row["max_score"])) for row in csv.DictReader(f)}
+    return lang, course, scores
+
+
+def test_the_key_gets_full_marks_the_stubs_zero_and_half_right_partial(graded):
+    lang, course, scores = graded
+    notebook = CASES[lang][0]
+    most = sum(points for stem, _n, _kind, points in grading.rubric(lang) if stem == notebook)
+    assert scores == {"key": (most, most), "stubs": (0, most), "half": (grading.POINTS["prediction"], most)}, scores
+
+
+def test_the_feedback_shows_what_check_said(graded):
+    lang, course, scores = graded
+    notebook, *_cases, over_budget, untouched = CASES[lang]
+    page = (course / "feedback" / "{}" / notebook / f"{notebook}.html").as_posix()
+    half, stubs = (pathlib.Path(page.format(who)).read_text() for who in ("half", "stubs"))
+    assert over_budget in half, "check()'s feedback is missing from the half-right student's feedback page"
+    assert untouched in stubs
+
+
+def test_the_release_keeps_the_stub_and_hides_the_key(graded):
+    """What students get: the notebook's own stub lines and nbgrader's stub, no line of the key; the test
+    cells read-only."""
+    lang, course, scores = graded
+    notebook = CASES[lang][0]
+    release = nbformat.read(course / "release" / notebook / f"{notebook}.ipynb", as_version=4)
+    solved = nbformat.read(course / "source" / notebook / f"{notebook}.ipynb", as_version=4)
+    text = "\n".join(c.source for c in release.cells)
+    assert "BEGIN SOLUTION" not in text and grading.WORDS[lang]["stub"] in text
+    assert "### BEGIN SOLUTION" in "\n".join(c.source for c in solved.cells)
+    tests = [c for c in release.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    assert tests and all(c.metadata["nbgrader"]["locked"] for c in tests)
+    assert (course / "release" / notebook / "LANGUAGE").is_file() == (lang == "zh")
+
+
+def test_every_exercise_gets_a_solution_region_and_a_graded_cell(tmp_path):
+    """Every exercise of both editions: its key in a region (a kernel after the lines its stub gives, or the
+    whole body where the stub is another kernel), its check in a test cell worth the rubric's points."""
+    for lang in ("en", "zh"):
+        written = grading.course(tmp_path / lang, lang)
+        found = {}
+        for stem in written:
+            nb = nbformat.read(tmp_path / lang / "source" / stem / f"{stem}.ipynb", as_version=4)
+            for cell in nb.cells:
+                meta = cell.metadata.get("nbgrader")
+                if meta and meta["grade"]:
+                    found[grading.EXERCISE.match(cell.source)[1]] = meta["points"]
+                elif meta:
+                    assert cell.source.count("### BEGIN SOLUTION") == 1, cell.source
+        assert found == {n: points for _stem, n, _kind, points in grading.rubric(lang)}
+        assert json.loads((tmp_path / lang / "source" / "01_naive_reads" / "01_naive_reads.ipynb").read_text())
+
+
+def test_the_stub_lines_stay_where_the_solution_begins_with_them():
+    from solutions.kernels import EXERCISES
+    given = "    row = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y  # the stub's own comment\n"
+    cell = f"@cuda.jit\ndef k(A, B, C):\n{given}    # your code\n\n\ncheck(k)"
+    solved = grading.kernel_solution(cell, EXERCISES["6.1"][0])  # blocked_loop begins with the same row line
+    assert solved.startswith(f"@cuda.jit\ndef k(A, B, C):\n{given}    # your code\n    ### BEGIN SOLUTION\n    col = ")
+    assert solved.count("row = cuda.blockIdx.y") == 1 and solved.endswith("### END SOLUTION\n\n\ncheck(k)")
+    other = grading.kernel_solution(cell.replace("row =", "x ="), EXERCISES["6.1"][0])
+    assert "x = cuda" not in other and other.count("row = cuda.blockIdx.y") == 1  # another kernel: replaced whole
+
+
+def test_a_cell_whose_last_statement_checks_nothing_is_refused():
+    with pytest.raises(ValueError, match="neither check"):
+        grading.split("# Exercise 9.9\nx = 1\nprint(x)", "9.9", grading.WORDS["en"])
+
+
+def test_the_command_refuses_a_folder_in_use(tmp_path, capsys):
+    (tmp_path / "x").write_text("")
+    assert cli.main(["nbgrader", str(tmp_path)]) != 0
+    assert "not an empty folder" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_whole_series_key_full_marks_stubs_zero(tmp_path):
+    """Every notebook of the English edition: the source version gets full marks, the release zero."""
+    written = grading.course(tmp_path, "en")
+    for notebook in written:
+        nbgrader(tmp_path, "generate_assignment", notebook)
+        for student, version in (("key", "source"), ("stubs", "release")):
+            folder = tmp_path / "submitted" / student / notebook
+            folder.mkdir(parents=True)
+            (folder / f"{notebook}.ipynb").write_bytes((tmp_path / version / notebook / f"{notebook}.ipynb").read_bytes())
+        nbgrader(tmp_path, "autograde", notebook)
+    nbgrader(tmp_path, "export")
+    with open(tmp_path / "grades.csv") as f:
+        rows = [(r["assignment"], r["student_id"], float(r["score"]), float(r["max_score"])) for r in csv.DictReader(f)]
+    assert {(a, s): score for a, s, score, _most in rows} == {
+        (a, s): (most if s == "key" else 0) for a, s, _score, most in rows}, rows
+    assert len(rows) == 2 * len(written)
