@@ -40,5 +40,5 @@ def test_each_add_is_a_load_and_a_store_of_C_and_no_race(rng):
 
 
 def test_only_a_kernel_that_adds_into_C_starts_from_zero():
-    assert split_k.accumulates(split_k.bind())
-    assert not KERNELS["tiled"].accumulates(KERNELS["tiled"].bind())
+    assert split_k.bind().accumulates
+    assert not KERNELS["tiled"].bind().accumulates

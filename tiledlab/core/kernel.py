@@ -22,8 +22,11 @@ Integer keywords are constants with their defaults; functions are constants deri
 """
 import ast
 import copy
+import functools
 import inspect
+import os
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Callable, NamedTuple
 
@@ -69,8 +72,16 @@ class Written:
     def reads(self):
         return build.reads(self.function)
 
-    def accumulates(self, name, constants):
-        return contract.accumulates(self.at(name, constants).tree)
+    def stamp(self):
+        """When and how large its file was last written; None for source that lives only in linecache."""
+        try:
+            found = os.stat(self.function.__code__.co_filename)
+        except OSError:
+            return None
+        return found.st_mtime_ns, found.st_size
+
+    def accumulates(self, code):
+        return contract.accumulates(code.tree)
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,8 +113,11 @@ class Generated:
     def reads(self):
         return ()  # its namespace is fixed
 
-    def accumulates(self, name, constants):
+    def accumulates(self, code):
         return False  # no generated kernel adds into C with atomics
+
+    def stamp(self):
+        return None  # its source is written from the constants alone
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,8 +143,47 @@ class Changed:
     def reads(self):
         return self.base.reads()
 
-    def accumulates(self, name, constants):
-        return contract.accumulates(self.tree)
+    def accumulates(self, code):
+        return contract.accumulates(code.tree)
+
+    def stamp(self):
+        return self.base.stamp()
+
+
+class Build(Mapping):
+    """A kernel at one set of constants, checked once by `Kernel.bind`: a read-only mapping of every constant
+    (derived ones included: build["T"]), its geometry, and the code that runs there, read when first asked for."""
+
+    def __init__(self, kernel, constants, block, threads):
+        self.kernel, self._constants = kernel, constants
+        self.block, self.threads = block, threads  # (rows, cols) of C per block; threads per block along (x, y)
+        self._code = None  # (its file's stamp, the Code read then)
+
+    def __getitem__(self, name):
+        return self._constants[name]
+
+    def __iter__(self):
+        return iter(self._constants)
+
+    def __len__(self):
+        return len(self._constants)
+
+    def __repr__(self):
+        return f"<{self.kernel.name} at {listed(self._constants)}>"
+
+    @property
+    def code(self):
+        """The kernel's Code at these constants (its tree is shared: copy it before changing it), read again only
+        when its file changed (which Written.at refuses: the lines a message quotes would be another program's)."""
+        stamp = self.kernel.code.stamp()
+        if self._code is None or self._code[0] != stamp:
+            self._code = (stamp, self.kernel.code.at(self.kernel.name, self.kernel._declared(self)))
+        return self._code[1]
+
+    @functools.cached_property
+    def accumulates(self):
+        """True when this build adds into C with cuda.atomic.add: C starts at zero, not NaN."""
+        return self.kernel.code.accumulates(self.code)
 
 
 def _lesson_tile(T):
@@ -165,13 +218,28 @@ class Kernel:
     fixed: bool = False            # the code was written for `constants` and takes no others
     clamped: bool = False          # rows of A / columns of B past the edges are read again
     _builds: dict = field(default_factory=dict, init=False, repr=False)  # (constants, bounds) → build
+    _bound: dict = field(default_factory=dict, init=False, repr=False)  # the constants asked for → their Build
 
     # --- constants -------------------------------------------------------------------------------
     def bind(self, given=None, tile=None, **more):
-        """All constants of a build: the defaults, then the given ones (`tile`: the lesson's T), then the
-        derived ones, checked: unknown names, values that are not whole numbers, a block CUDA cannot
-        launch, and the kernel's rules each give a ValueError that says what to change."""
+        """The Build of these constants: the defaults, then the given ones (`tile`: the lesson's T), then the
+        derived ones, checked once (a second call with the same ones returns the same Build): unknown names,
+        values that are not whole numbers, a block CUDA cannot launch, and the kernel's rules each give a
+        ValueError that says what to change."""
         given = {**(given or {}), **more}
+        try:
+            asked = (build.key(given), tile)
+            hash(asked)
+        except TypeError:  # an unhashable value: refused by _check_value below
+            asked = None
+        if asked not in self._bound:
+            found = self._bind(given, tile)
+            if asked is None:
+                return found
+            self._bound[asked] = found
+        return self._bound[asked]
+
+    def _bind(self, given, tile):
         if tile is not None:
             if "T" not in self.constants:
                 raise ValueError(f"{self.name} has no tile width T: give its constants by name "
@@ -185,9 +253,9 @@ class Kernel:
         constants = {**self.constants, **{k: int(v) for k, v in given.items()}}
         for name, rule in self.derived.items():
             constants[name] = apply(rule, constants, self.name)
-        self.sizes(constants)
+        block, threads = self.sizes(constants)
         check_all(self.rules, constants, self.name)
-        return constants
+        return Build(self, constants, block, threads)
 
     def _check_value(self, name, value):
         if name not in self.constants:
@@ -282,9 +350,6 @@ class Kernel:
         """The source text that runs at `constants` (the defaults when None): what `show()` prints."""
         return self.code.text(self.code.at(self.name, self._declared(self.bind(constants))))
 
-    def accumulates(self, constants):
-        """True when the build at `constants` adds into C with cuda.atomic.add: C starts at zero, not NaN."""
-        return self.code.accumulates(self.name, self._declared(constants))
 
     @property
     def namespace(self):
@@ -312,9 +377,9 @@ class Kernel:
         return self._builds[key]
 
     def checked_code(self, constants, launch_bounds=None):
-        """The code that runs at `constants`, after the kernel contract is checked and the card in hand is
-        found able to run it: what every build, counting builds included, compiles."""
-        code = self.code.at(self.name, self._declared(constants))
+        """The code that runs at `constants` (a Build: its code, read once), after the kernel contract is checked
+        and the card in hand is found able to run it: what every build, counting builds included, compiles."""
+        code = constants.code if isinstance(constants, Build) else self.code.at(self.name, self._declared(constants))
         contract.enforce(code.tree, self.name)
         why = self.refusal(None, constants, launch_bounds, code.tree)
         if why:

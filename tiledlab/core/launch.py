@@ -110,7 +110,7 @@ def prepare(kernel, A, B, tile=None, compiler=None, launch_bounds=None, **consta
     launch_bounds = spec.launch_bounds(bound, launch_bounds)
     blockspergrid, threadsperblock = spec.grid(M, N, bound)
     compiled = (compiler or Kernel.compiled)(spec, bound, launch_bounds)
-    start = 0.0 if spec.accumulates(bound) else np.nan
+    start = 0.0 if bound.accumulates else np.nan
     C = np.full((M, N), start, dtype=np.float32)
     return Launch(spec, compiled, (M, K, N), blockspergrid, threadsperblock,
                   cuda.to_device(A), cuda.to_device(B), cuda.to_device(C), bound, launch_bounds, start)

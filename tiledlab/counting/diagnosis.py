@@ -81,8 +81,7 @@ def _tile_of(kernel, tile, operand):
     """{tile, store, stored, read, read_code}: the shared array the kernel stores operand `operand` (0: A, 1: B)
     into, the line of that store and of its first read, with their code; None when there is no such array."""
     spec = resolve(kernel)
-    tree = spec.code.at(spec.name, {k: v for k, v in spec.bind(None, tile if "T" in spec.constants else None).items()
-                                    if k in spec.constants}).tree
+    tree = spec.bind(None, tile if "T" in spec.constants else None).code.tree
     source = tree.args.args[operand].arg
     shared = {node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign) and
               is_call(node.value, "cuda.shared.array") and isinstance(node.targets[0], ast.Name)}

@@ -19,6 +19,7 @@ pending element, by any thread, is a hazard. On the simulator a copy lands at on
 no result there: this is where it shows.
 """
 import ast
+import copy
 import inspect
 from dataclasses import dataclass
 
@@ -430,7 +431,7 @@ def _rewrite(kernel, bound):
     """(rewritten FunctionDef, the code that was rewritten, the tiledlab.core.ptx functions it calls, its
     CountingBuffers) of a Kernel at constants that `Kernel.bind` returned, after the kernel contract is checked."""
     code = kernel.checked_code(bound)
-    func = code.tree
+    func = copy.deepcopy(code.tree)  # the Build's tree is shared: the rewrite changes its own copy
     params = [a.arg for a in func.args.args]
     namespace = {**kernel.namespace, **bound}
     shared = shared_arrays(func, namespace)
