@@ -1,9 +1,10 @@
 """Shared-memory hazards in words. The checker counts six kinds (LoadCount.hazards): three for barriers,
 whose kind and number depend on the order the threads happened to run in; asynchronous copies
 (core.ptx.cp_async4) read or overwritten before a cp_async_wait covered it, which the simulator cannot show
-in the result (its copies land at once) but a GPU would; on the simulator, a barrier that not every
-thread of a block reached; and a read of a shared element no thread of the block had stored. A count carries one example of each kind seen (`Hazards.examples`): the message
-names its array, element, threads and lines, and where the missing barrier or wait belongs."""
+in the result (its copies land at once) but a GPU would; a barrier that not every thread of a block reached
+alike; and a read of a shared element no thread of the block had stored. A count carries one example of each
+kind seen (`Hazards.examples`): the message names its array, element, threads and lines, and where the
+missing barrier or wait belongs."""
 from ..i18n import N_, _
 
 EFFECT = N_("two threads touched one shared element between the same two barriers, one of them writing")
