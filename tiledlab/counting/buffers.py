@@ -13,7 +13,7 @@ TRACE_FIELDS = ("operand", "i", "j", "by", "bx", "ty", "tx", "seq", "epoch")
 # One record per shared-memory access: array = position among the kernel's shared arrays; store 0/1.
 SHARED_TRACE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "epoch", "store")
 # Shared-memory hazards by kind. copy_in_flight: a cp_async4 copy read or overwritten before a wait covered it;
-# divergent_barrier: a barrier not every thread of the block reached alike (seen by the simulator's barrier);
+# divergent_barrier: a barrier not every thread of the block reached alike (from the arrivals counted per barrier);
 # unstored_read: a read of a shared element no thread of the block had stored (a block's shared memory holds no value).
 HAZARDS = ("read_after_write", "write_after_read", "write_after_write", "copy_in_flight", "divergent_barrier",
            "unstored_read")
