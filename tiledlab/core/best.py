@@ -52,8 +52,10 @@ from ..i18n import _
 NAME = "best"
 SHAPE = (4096, 4096, 4096)  # the size a question about "best" without a shape is answered at (show, specialize)
 # The fastest kernel of each block tile in the committed H200 runs (waits.csv: the 16×2 warp patch;
-# async.csv: the BK = 16 pipeline; ladder.csv: the double-buffered 64×128 for cards without cp.async).
-CANDIDATES = ("w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3", "s_64x128x8_8x8_db")
+# async.csv: the BK = 16 pipeline; ladder.csv: the double-buffered 64×128 for cards without cp.async), then
+# the split-K rungs of the last two, for shapes whose M×N gives the card too few blocks.
+CANDIDATES = ("w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3", "s_64x128x8_8x8_db", "k_64x128x16_8x8_s3_split2",
+              "k_64x128x16_8x8_s3_split4", "k_64x128x16_8x8_s3_split8", "k_64x128x8_8x8_db_split4")
 FILL = 0.9  # the card rule `best` used before the model (notebook 7): blocks per SM a grid must give
 # The model's two constants, fitted to the committed H200 runs (tests/test_best.py refits them): with them the
 # rates a kernel achieves per unit of modelled work agree best across the twelve shapes
@@ -202,7 +204,7 @@ def work(kernel, card, M, K, N):
     if not held:
         return None
     c, (rows, cols), threads, _ = facts(kernel)
-    parts = splits(kernel)
+    parts = min(splits(kernel), -(-N // cols))  # a first column of tiles narrower than S shares: fewer parts
     k_part = -(-(-(-K // c["BK"])) // parts) * c["BK"]  # the longest part of K, in whole steps of BK
     fmas = rows * cols * parts * (k_part + K_OVERHEAD)  # one block's: its tile of C over its part of K
     busiest = -(-(-(-M // rows) * -(-N // cols)) // card.sms)

@@ -103,7 +103,7 @@ class Generated:
         return ()  # its namespace is fixed
 
     def accumulates(self, name, constants):
-        return False  # no generated kernel adds into C with atomics
+        return self.options.get("splits", 1) > 1  # split-K: the blocks of a tile add their parts into C
 
 
 @dataclass(frozen=True, eq=False)
