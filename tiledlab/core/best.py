@@ -265,12 +265,17 @@ def by_model(M, K, N, card, kernels):
     return min(times, key=times.get)
 
 
-def measured(card):
-    """(the card whose committed same-run table `card` uses, {kernel: {(M, K, N): median seconds}}): its own,
-    else that of a card of the same architecture, else the H200's."""
+def measured_card(card):
+    """The key (core.card.KNOWN, a folder of data/) of the card whose committed same-run table `card` uses: its
+    own, else that of a card of the same architecture, else the H200's."""
     own = cards.known_as(card)
-    found = [k for k, c in cards.KNOWN.items() if (DATA / k / "shapes.csv").exists()]
-    key = own if own in found else next((k for k in found if cards.KNOWN[k].arch == card.arch), "h200")
+    found = [k for k in cards.KNOWN if (DATA / k / "shapes.csv").exists()]
+    return own if own in found else next((k for k in found if cards.KNOWN[k].arch == card.arch), "h200")
+
+
+def measured(card):
+    """(the card whose same-run table `card` uses, {kernel: {(M, K, N): median seconds}} of that table)."""
+    key = measured_card(card)
     return cards.KNOWN[key], _table(key)
 
 
