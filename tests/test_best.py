@@ -22,7 +22,7 @@ from tiledlab.notebook import show
 H200, H100, T4 = card.KNOWN["h200"], card.KNOWN["h100"], card.KNOWN["t4"]
 simulator_only = pytest.mark.skipif(not card.SIMULATOR, reason="TILEDLAB_CARD picks the simulator's card; a GPU's "
                                     "card is its own")
-LARGE, SMALL, NO_CP_ASYNC = best.CANDIDATES[:3]
+LARGE, SMALL, NO_CP_ASYNC = best.CANDIDATES
 
 
 @pytest.fixture
@@ -60,6 +60,7 @@ def test_the_model_picks_within_3_percent_of_the_fastest_at_every_committed_h200
     timed = winners(best._table("h200"))
     assert len(timed) == 12
     monkeypatch.setattr(best, "CANDIDATES", tuple(set().union(*timed.values())))
+    monkeypatch.setattr(best, "SPLIT_K", ())
     for shape, ms in timed.items():
         chosen = best.by_model(*shape, H200, KERNELS)
         assert ms[chosen] <= 1.03 * min(ms.values()), (shape, chosen, ms)
@@ -70,6 +71,7 @@ def test_left_out_of_the_data_each_shape_is_still_chosen_within_3_percent(monkey
     taken from the others."""
     full = best._table("h200")
     monkeypatch.setattr(best, "CANDIDATES", tuple(set().union(*winners(full).values())))
+    monkeypatch.setattr(best, "SPLIT_K", ())
     for shape, ms in winners(full).items():
         without = {k: {s: t for s, t in v.items() if s != shape} for k, v in full.items()}
         monkeypatch.setattr(best, "measured", lambda card: (H200, without))
@@ -110,7 +112,7 @@ def test_every_card_gets_a_kernel_it_can_run_at_every_shape(key, cache):
     for shape in [(64, 64, 64), (512, 512, 512), (1000, 1000, 1000), (64, 4096, 4096), (4096, 4096, 64),
                   (1024, 8192, 1024), (2500, 2500, 2500), (3000, 3000, 3000), (4097, 4097, 4097), (8192, 8192, 8192)]:
         chosen = KERNELS[best.choose(*shape, on)]
-        assert chosen.name in best.CANDIDATES and chosen.refusal(on) is None, (key, shape)
+        assert chosen.name in best.CANDIDATES + best.SPLIT_K and chosen.refusal(on) is None, (key, shape)
 
 
 @pytest.mark.parametrize("key, borrowed", [("h200", "h200"), ("h100", "h200"), ("t4", "h200"), ("rtx4090", "h200")])
@@ -140,7 +142,7 @@ def test_registers_read_by_the_model_are_those_ptxas_recorded():
     record = {n: v["archs"] for n, v in json.loads(arch_compile.RECORD.read_text()).items()}
     assert best.DATA / "compiled" / "registers.csv" == arch_compile.REGISTERS
     assert arch_compile.REGISTERS.read_text() == arch_compile.registers_csv(record)
-    for name in best.CANDIDATES:
+    for name in best.CANDIDATES + best.SPLIT_K:
         for key, on in card.KNOWN.items():
             assert (best.per_sm(KERNELS[name], on) is not None) == (KERNELS[name].refusal(on) is None), (name, key)
 

@@ -94,30 +94,6 @@ def link_on_host():
     print(host_linking()[1] + (f" (installed {wanted})" if wanted else ""))
 
 
-def linked_kernel():
-    """On a GPU: how a kernel compiled and launched here reached the driver: {"linker": cuda.core's choice,
-    "nvJitLink" (on this host) or "driver" (the driver compiled the PTX), "cubin": whether what the driver loaded is
-    an ELF cubin, "ptx_isa": the PTX version NVVM wrote, "driver_cuda": the driver's CUDA version, "ran": whether
-    the kernel stored its value}."""
-    import re
-
-    import numpy as np
-    from cuda.core import Linker
-    from numba import cuda
-
-    @cuda.jit
-    def one(a):
-        a[0] = 1.0
-    a = cuda.to_device(np.zeros(1, np.float32))
-    one[1, 1](a)
-    library = next(iter(one.overloads.values()))._codelibrary
-    cubin = next(iter(library._cubin_cache.values()))
-    ptx = next(iter(library._ptx_cache.values()))[0]
-    return {"linker": str(Linker.which_backend()), "cubin": bytes(getattr(cubin, "code", cubin))[:4] == b"\x7fELF",
-            "ptx_isa": re.search(r"\.version (\S+)", ptx).group(1),
-            "driver_cuda": "%d.%d" % cuda.cudadrv.driver.driver.get_version(), "ran": bool(a.copy_to_host()[0] == 1)}
-
-
 BACKEND = select()
 SIMULATOR = BACKEND == "simulator"
 

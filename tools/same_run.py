@@ -14,6 +14,7 @@ and dynamic shared memory and compile time) after every shape, and prints a tabl
     python tools/same_run.py --set check --label check        # every registry kernel on the odd shapes, untimed
     python tools/same_run.py --summary DIR                    # DIR/shapes.csv: every run, median and spread
     python tools/same_run.py --set card --out DIR             # one card's table, in one process (below)
+    python tools/same_run.py --linking                        # how a kernel reached the driver here (a GPU's)
 
 --set card is a card's whole measurement in one call of under 9 minutes: the twelve shapes and OUTSIDE, cuBLAS,
 Triton, `best` (the model's choice on this card, no tune cache) and every candidate of `best` and of TABLE, in
@@ -27,6 +28,7 @@ On the simulator (no GPU) it runs its own bookkeeping at tiny sizes: `--shapes 6
 import argparse
 import functools
 import glob
+import json
 import multiprocessing as mp
 import os
 import sys
@@ -190,12 +192,13 @@ def best_name(shape):
 def jobs(args, shapes):
     """([(label, spec, min_blocks, timed)], {shape: best's kernel}): --set check: every registry kernel (or those of
     --kernels), checked on the odd shapes only; else the set's kernels and `best`'s choice at each shape, timed
-    (--set card: every candidate of `best` and TABLE's)."""
+    (--set card: every kernel `best` chooses among, and TABLE's)."""
     from tiledlab.core import best as best_rule
     from tiledlab.core.registry import KERNELS
     if args.set == "check":
         return [(name, None, None, False) for name in (args.kernels or [n for n in KERNELS if n != "best"])], {}
-    names = args.kernels or (list(dict.fromkeys([*best_rule.CANDIDATES, *TABLE])) if args.set == "card" else TABLE)
+    names = args.kernels or (list(dict.fromkeys([*best_rule.CANDIDATES, *best_rule.SPLIT_K, *TABLE]))
+                             if args.set == "card" else TABLE)
     chosen = EXPLORE if args.set == "explore" else [(name, None, None) for name in names]
     chosen = chosen[:args.only] if args.only else chosen
     best = {shape: best_name(shape) for shape in shapes}
@@ -220,9 +223,15 @@ def main():
                         f"{' '.join('x'.join(map(str, s)) for s in ODD)})")
     parser.add_argument("--compile-s", type=float, default=140, help="seconds; no compilation is begun after it")
     parser.add_argument("--summary", metavar="DIR", help="only summarize DIR/same_run_*.csv into DIR/shapes.csv")
+    parser.add_argument("--linking", action="store_true", help="only print how a kernel compiled here reached the "
+                        "driver (linker, cubin or not, PTX ISA, the driver's CUDA) and exit 1 unless linked here")
     args = parser.parse_args()
     if args.summary:
         return summarize(args.summary)
+    if args.linking:
+        found = linked_kernel()
+        print(json.dumps(found))
+        return 0 if found["linker"] == "nvJitLink" and found["cubin"] and found["ran"] else 1
     started = time.perf_counter()
     card_run = args.set == "card"
     if card_run:  # `best` as the model chooses on this card: no tune cache of an earlier session steers it
@@ -329,6 +338,8 @@ def peer_versions():
     from tiledlab.core import card
     here = card.current()
     found = {"card": card.known_as(here) or here.name, "sms": here.sms}
+    if not card.SIMULATOR:
+        found.update({f"link_{k}": v for k, v in linked_kernel().items()})
     try:
         found["driver"] = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
                                          capture_output=True, text=True, timeout=30).stdout.split("\n")[0].strip()
@@ -375,6 +386,33 @@ def summarize(folder):
     out.to_csv(os.path.join(folder, "shapes.csv"), index=False)
     print(stats.round(1).to_string())
 
+
+
+def linked_kernel():
+    """On a GPU: how a kernel compiled and launched here reached the driver: {"linker": cuda.core's choice,
+    "nvJitLink" (linked on this host: what tiledlab.backend.link_on_host sees to on Colab) or "driver" (the driver
+    compiled the PTX), "cubin": whether what the driver loaded is an ELF cubin, "ptx_isa": the PTX version NVVM
+    wrote, "driver_cuda": the driver's CUDA version, "ran": whether the kernel stored its value}."""
+    import re
+    import warnings
+
+    from numba import cuda
+    with warnings.catch_warnings():  # cuda.core's note that the driver will link, when it will: reported below
+        warnings.simplefilter("ignore")
+        from cuda.core import Linker
+
+    @cuda.jit
+    def one(a):
+        a[0] = 1.0
+    a = cuda.to_device(np.zeros(1, np.float32))
+    one[1, 1](a)
+    library = next(iter(one.overloads.values()))._codelibrary
+    cubin = next(iter(library._cubin_cache.values()))
+    ptx = next(iter(library._ptx_cache.values()))[0]
+    return {"linker": str(Linker.which_backend()).replace("nvjitlink", "nvJitLink"),
+            "cubin": bytes(getattr(cubin, "code", cubin))[:4] == b"\x7fELF",
+            "ptx_isa": re.search(r"\.version (\S+)", ptx).group(1),
+            "driver_cuda": "%d.%d" % cuda.cudadrv.driver.driver.get_version(), "ran": bool(a.copy_to_host()[0] == 1)}
 
 
 def verdicts(rows):

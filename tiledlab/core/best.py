@@ -7,8 +7,8 @@
    per shape class to a cache (below); an entry counts only for the card in hand (a change of device
    invalidates it) and the backend that timed it (the simulator models an H200 but times Python), a kernel
    the registry still has and the card can run;
-2. the model of the card: among `CANDIDATES` the card can run, the one whose estimated time (`estimate`) is
-   least. The estimate counts blocks and waves the way the lesson counts loads:
+2. the model of the card: among `CANDIDATES` and their split-K rungs (`SPLIT_K`) the card can run, the one
+   whose estimated time (`estimate`) is least. The estimate counts blocks and waves the way the lesson counts loads:
    - an SM holds as many blocks of a kernel at once as its registers, shared memory and threads allow
      (card.blocks_per_sm; registers per thread for the card's architecture from data/compiled/registers.csv);
    - the grid has one block per BM×BN tile of C (per part of K, for a split-K rung); every block, edge tiles
@@ -52,10 +52,12 @@ from ..i18n import _
 NAME = "best"
 SHAPE = (4096, 4096, 4096)  # the size a question about "best" without a shape is answered at (show, specialize)
 # The fastest kernel of each block tile in the committed H200 runs (waits.csv: the 16×2 warp patch;
-# async.csv: the BK = 16 pipeline; ladder.csv: the double-buffered 64×128 for cards without cp.async), then
-# the split-K rungs of the last two, for shapes whose M×N gives the card too few blocks.
-CANDIDATES = ("w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3", "s_64x128x8_8x8_db", "k_64x128x16_8x8_s3_split2",
-              "k_64x128x16_8x8_s3_split4", "k_64x128x16_8x8_s3_split8", "k_64x128x8_8x8_db_split4")
+# async.csv: the BK = 16 pipeline; ladder.csv: the double-buffered 64×128 for cards without cp.async) ...
+CANDIDATES = ("w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3", "s_64x128x8_8x8_db")
+# ... and the split-K rungs of the last two, for shapes whose M×N gives the card too few blocks: the model
+# chooses among both
+SPLIT_K = ("k_64x128x16_8x8_s3_split2", "k_64x128x16_8x8_s3_split4", "k_64x128x16_8x8_s3_split8",
+           "k_64x128x8_8x8_db_split4")
 FILL = 0.9  # the card rule `best` used before the model (notebook 7): blocks per SM a grid must give
 # The model's two constants, fitted to the committed H200 runs (tests/test_best.py refits them): with them the
 # rates a kernel achieves per unit of modelled work agree best across the twelve shapes
@@ -256,8 +258,8 @@ def estimate(kernel, card, M, K, N, kernels=None):
 
 
 def by_model(M, K, N, card, kernels):
-    """The CANDIDATE `card` can run whose `estimate` is least."""
-    times = {name: estimate(kernels[name], card, M, K, N, kernels) for name in CANDIDATES
+    """Of the CANDIDATES and SPLIT_K rungs `card` can run, the one whose `estimate` is least."""
+    times = {name: estimate(kernels[name], card, M, K, N, kernels) for name in CANDIDATES + SPLIT_K
              if facts(kernels[name])[3].refusal(card) is None}
     times = {name: t for name, t in times.items() if t is not None}
     if not times:
@@ -296,7 +298,7 @@ def _registers():
         return {(row["kernel"], row["arch"]): int(row["registers"]) for row in csv.DictReader(f)}
 
 
-_chosen = {}  # (card, M, K, N, backend, the tune cache's text) → the choice
+_chosen = {}  # (card, M, K, N, backend, hash of the tune cache's text) → the choice
 
 
 def choose(M, K, N, card=None, kernels=None):
@@ -307,10 +309,12 @@ def choose(M, K, N, card=None, kernels=None):
     if kernels is not KERNELS:
         return tuned(M, K, N, card, kernels) or by_model(M, K, N, card, kernels)
     try:
-        text = cache_path().read_bytes()
+        text = hash(cache_path().read_bytes())  # a new tune is seen at once
     except OSError:
         text = None
     key = (card, M, K, N, SIMULATOR, text)
     if key not in _chosen:
+        if len(_chosen) >= 4096:  # a program of many shapes: start again rather than grow
+            _chosen.clear()
         _chosen[key] = tuned(M, K, N, card, kernels) or by_model(M, K, N, card, kernels)
     return _chosen[key]
