@@ -259,10 +259,11 @@ def block_origin(p):
 def split_part(p):
     """With splits: the block's tile of C and its part of K's steps."""
     S = p.splits
-    return [f"    # Split-K: {S} neighbouring blocks share each {p.BM}x{p.BN} tile of C, each adding its part of K into C.",
+    return [f"    # Split-K: {S} neighbouring blocks share each {p.BM}x{p.BN} tile of C, each adding its part of K.",
             f"    tile_x = cuda.blockIdx.x // {S}", f"    col0 = tile_x * {p.BN}",
             f"    parts = min({S}, cuda.gridDim.x - tile_x * {S})  # the last column of tiles may have fewer",
-            f"    part = cuda.blockIdx.x % {S}", f"    steps = (K + {p.BK - 1}) // {p.BK}  # steps of BK along all of K",
+            f"    part = cuda.blockIdx.x % {S}",
+            f"    steps = (K + {p.BK - 1}) // {p.BK}  # steps of BK along all of K",
             f"    kbase = (part * steps // parts) * {p.BK}  # this block's part of K: from kbase ...",
             f"    kend = min(K, ((part + 1) * steps // parts) * {p.BK})  # ... to kend"]
 
@@ -461,7 +462,8 @@ def async_tile(p, ind, kx, fa, fb):
     scalar += [f"{ind}    sB[{sb(i)}, {_plus('bn', q)}] = " + _guarded(f"B[{p.index(kb(i))}, {p.index(f'bc_{q}')}]",
                                                                       [f"{kb(i)} < {p.kend}"])
                for i in range(b_passes) for q in range(VEC)]
-    return ([f"{ind}if aligned and {_plus(kx, p.BK)} <= {p.kend}:  # 16-byte copies, global → shared, past the registers"]
+    return ([f"{ind}if aligned and {_plus(kx, p.BK)} <= {p.kend}:  # 16-byte copies, global → shared, past the "
+             "registers"]
             + copies + [f"{ind}else:  # rows not 16-byte aligned, or the last partial tile: plain loads, zero past K"]
             + scalar)
 
@@ -501,7 +503,8 @@ def pipeline_loop(p):
     else:
         L = [f"    # The first {S - 1} tiles start on their way before the loop; each is one commit group."]
     for s in range(S - 1):
-        L += [f"    if {p.k(str(s * BK))} < {p.kend}:", *async_tile(p, ind, p.k(str(s * BK)), str(s * p.BM), str(s * BK)),
+        k = p.k(str(s * BK))
+        L += [f"    if {k} < {p.kend}:", *async_tile(p, ind, k, str(s * p.BM), str(s * BK)),
               "    cp_async_commit()"]
     L.append(f"    for t in range(({p.klen} + {BK - 1}) // {BK}):")
     if p.transposed:
@@ -518,7 +521,8 @@ def pipeline_loop(p):
               f"{ind}cuda.syncthreads()  # ... and for every thread; and everyone has finished tile t-1",
               f"{ind}nxt = (t + {S - 1}) % {S}  # the stage tile t-1 used: free now, so tile t+{S - 1} goes there"]
         stage = (f"nxt * {p.BM}", f"nxt * {BK}")
-    L += [f"{ind}k1 = {p.k(f'(t + {S - 1}) * {BK}')}", f"{ind}if k1 < {p.kend}:", *async_tile(p, ind + "    ", "k1", *stage),
+    L += [f"{ind}k1 = {p.k(f'(t + {S - 1}) * {BK}')}", f"{ind}if k1 < {p.kend}:",
+          *async_tile(p, ind + "    ", "k1", *stage),
           f"{ind}cp_async_commit()  # one group per step, empty or not: the wait above counts groups"]
     if p.transposed:
         L += [f"{ind}sa = (t % {S}) * {BK}  # tile t's stage: rows of sA", f"{ind}sb = sa  # ... and of sB"]
