@@ -8,7 +8,9 @@ tests/data/arch_compile.json under the SHA-256 of its source, launch bounds and 
 `python tests/arch_compile.py --check` compiles again only what is not recorded (a new or changed kernel)
 and the `ALWAYS` kernels (so that every run compiles, and shows the record reproduces), and checks all.
 `--update` writes what it compiled into the record as well (a new or changed kernel), `--record` compiles
-everything and writes the record; `--table` prints kernel × architecture. Dynamic shared memory is sized at
+everything and writes the record; both write the registers per thread into
+tiledlab/data/compiled/registers.csv, where core.best reads them for its model of a card; `--table` prints
+kernel × architecture. Dynamic shared memory is sized at
 launch: ptxas cannot know a card's opt-in limit, so a kernel the rule refuses for that alone must assemble.
 """
 import concurrent.futures
@@ -24,6 +26,7 @@ import tempfile
 from importlib.metadata import PackageNotFoundError, distribution, version
 
 RECORD = pathlib.Path(__file__).parent / "data" / "arch_compile.json"
+REGISTERS = pathlib.Path(__file__).parents[1] / "tiledlab" / "data" / "compiled" / "registers.csv"
 ARCHS = {"sm_75": "t4", "sm_80": "a100", "sm_86": "rtx3090", "sm_89": "rtx4090", "sm_90": "h200"}
 ALWAYS = ("tiled", "a_64x128x8_8x8_s3")  # a hand-written kernel and a cp.async one: compiled on every check
 
@@ -116,6 +119,14 @@ def table(results):
     return "\n".join(rows)
 
 
+def registers_csv(results):
+    """registers.csv's text: one row per kernel and architecture it assembles for, with the compilers' versions."""
+    made_by = f"ptxas {version('nvidia-cuda-nvcc-cu12')} (nvidia-cuda-nvcc-cu12) and numba-cuda {version('numba-cuda')}"
+    rows = [f"{name},{arch},{r['registers']},{made_by}" for name, by_arch in results.items()
+            for arch, r in by_arch.items() if r["assembles"]]
+    return "\n".join(["kernel,arch,registers,compiler", *rows]) + "\n"
+
+
 def main(argv):
     _setup()
     from tiledlab.core import card
@@ -132,6 +143,7 @@ def main(argv):
               if n in fresh and record.get(n, {}).get("key") == keys[n] and record[n]["archs"] != fresh[n]]
     if "--record" in argv or "--update" in argv:
         RECORD.write_text(json.dumps({n: {"key": keys[n], "archs": results[n]} for n in KERNELS}, indent=1) + "\n")
+        REGISTERS.write_text(registers_csv(results))
     if "--table" in argv:
         print(table(results))
     print(f"compiled now: {', '.join(fresh) or 'none'}; from the record: {len(results) - len(fresh)}")

@@ -1,9 +1,13 @@
 """What "best" means, in one place (core.best): the tuned choice for this card and shape class when the
-cache has one, else the card rule (the largest block tile whose grid fills the card, among the kernels it can
-run); `show`, `specialize`, `matmul` and `count_loads` agree on it; and the committed H200 data agree with
-the rule."""
+cache has one, else the model of the card (waves of blocks per SM, padded tiles, each kernel's measured rate);
+`show`, `specialize`, `matmul` and `count_loads` agree on it; the model reproduces the committed H200 runs'
+winners, also at each shape left out of them, its two constants are the fit of those runs, and every card gets a
+kernel it can run."""
 import dataclasses
 import json
+import math
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -15,7 +19,7 @@ from tiledlab.core.registry import KERNELS, predicted
 from tiledlab.counting.count import count_loads
 from tiledlab.notebook import show
 
-H200, T4 = card.KNOWN["h200"], card.KNOWN["t4"]
+H200, H100, T4 = card.KNOWN["h200"], card.KNOWN["h100"], card.KNOWN["t4"]
 simulator_only = pytest.mark.skipif(not card.SIMULATOR, reason="TILEDLAB_CARD picks the simulator's card; a GPU's "
                                     "card is its own")
 LARGE, SMALL, NO_CP_ASYNC = best.CANDIDATES
@@ -45,24 +49,102 @@ def test_a_shape_class_rounds_each_dimension_up_to_a_power_of_two_and_marks_an_e
     assert best.shape_class(3072, 2304, 4096) == best.shape_class(4096, 4096, 4096)
 
 
-@pytest.mark.parametrize("n, name", [(64, SMALL), (1024, SMALL), (2048, LARGE), (8192, LARGE)])
-def test_each_size_gets_the_largest_tile_that_fills_the_h200(n, name, cache):
-    assert best.choose(n, n, n, H200) == name
+def winners(table):
+    """{(M, K, N): {kernel: median seconds}} of the CANDIDATES a same-run table (best._table) timed."""
+    shapes = {shape for name in best.CANDIDATES for shape in table.get(name, {})}
+    return {s: {name: table[name][s] for name in best.CANDIDATES if s in table.get(name, {})} for s in shapes}
 
 
-@pytest.mark.parametrize("n, name", [(64, NO_CP_ASYNC), (1024, NO_CP_ASYNC), (2048, LARGE), (8192, LARGE)])
-def test_a_card_without_cp_async_gets_only_what_it_can_run(n, name, cache):
-    assert KERNELS[SMALL].refusal(T4) and best.choose(n, n, n, T4) == name
-    assert KERNELS[name].refusal(T4) is None
+def test_the_model_picks_within_3_percent_of_the_fastest_at_every_committed_h200_shape(monkeypatch):
+    """Among the candidates the H200 run timed (the split-K rungs came after it)."""
+    timed = winners(best._table("h200"))
+    assert len(timed) == 12
+    monkeypatch.setattr(best, "CANDIDATES", tuple(set().union(*timed.values())))
+    monkeypatch.setattr(best, "SPLIT_K", ())
+    for shape, ms in timed.items():
+        chosen = best.by_model(*shape, H200, KERNELS)
+        assert ms[chosen] <= 1.03 * min(ms.values()), (shape, chosen, ms)
 
 
-def test_the_choice_follows_the_grid_and_the_card(cache):
-    assert best.blocks(KERNELS[LARGE], 1024, 1024) == 32  # too few for 132 SMs; 4096×1024 makes 128
-    assert best.choose(4096, 64, 1024, H200) == LARGE
-    assert best.choose(4096, 64, 1024, dataclasses.replace(H200, sms=200)) == SMALL  # more SMs: smaller tiles
-    for n in (512, 1024, 2048, 3000, 4096):
-        chosen = KERNELS[best.choose(n, n, n, H200)]
-        assert chosen.name == SMALL or best.blocks(chosen, n, n) >= best.FILL * H200.sms
+def test_left_out_of_the_data_each_shape_is_still_chosen_within_3_percent(monkeypatch):
+    """The model at shapes it has not seen: each committed shape removed from the table in turn, the rates
+    taken from the others."""
+    full = best._table("h200")
+    monkeypatch.setattr(best, "CANDIDATES", tuple(set().union(*winners(full).values())))
+    monkeypatch.setattr(best, "SPLIT_K", ())
+    for shape, ms in winners(full).items():
+        without = {k: {s: t for s, t in v.items() if s != shape} for k, v in full.items()}
+        monkeypatch.setattr(best, "measured", lambda card: (H200, without))
+        chosen = best.by_model(*shape, H200, KERNELS)
+        assert ms[chosen] <= 1.03 * min(ms.values()), (shape, chosen, ms)
+
+
+def test_the_model_s_two_constants_are_the_fit_of_the_committed_runs(monkeypatch):
+    """WARPS_TO_FILL and K_OVERHEAD make a kernel's rate per unit of modelled work agree most across the twelve
+    H200 shapes (the least mean spread of its logarithm) among the values around them."""
+    table = best._table("h200")
+
+    def spread(warps, overhead):
+        monkeypatch.setattr(best, "WARPS_TO_FILL", warps)
+        monkeypatch.setattr(best, "K_OVERHEAD", overhead)
+        logs = [[math.log(best.work(KERNELS[k], H200, *s) / t) for s, t in table[k].items()] for k in best.CANDIDATES
+                if k in table]
+        return sum(float(np.std(v)) for v in logs) / len(logs)
+    fitted = (best.WARPS_TO_FILL, best.K_OVERHEAD)
+    grid = [(w, o) for w in (3, 4, 5, 6, 8) for o in (0, 32, 64, 128, 256)]
+    assert min(grid, key=lambda wo: spread(*wo)) == fitted
+
+
+def test_at_3000_cubed_the_third_round_of_the_large_tile_costs_it_the_choice(cache):
+    """288 blocks of 128×256 for 132 SMs that hold one each: three rounds, the third on 24 SMs; the 64×128
+    double-buffered tile, three to an SM, wastes less. A card of 144 SMs runs the 288 in two rounds."""
+    large = KERNELS[LARGE]
+    assert best.per_sm(large, H100) == 1 and best.blocks(large, 3000, 3000) == 288
+    per_block = 128 * 256 * (3000 + best.K_OVERHEAD)  # K = 3000: 375 whole steps of 8
+    assert best.work(large, H100, 3000, 3000, 3000) == 3 * per_block
+    assert best.choose(3000, 3000, 3000, H100) == best.choose(3000, 3000, 3000, H200) == NO_CP_ASYNC
+    assert best.choose(3000, 3000, 3000, dataclasses.replace(H100, sms=144)) == LARGE
+
+
+@pytest.mark.parametrize("key", sorted(card.KNOWN))
+def test_every_card_gets_a_kernel_it_can_run_at_every_shape(key, cache):
+    on = card.KNOWN[key]
+    for shape in [(64, 64, 64), (512, 512, 512), (1000, 1000, 1000), (64, 4096, 4096), (4096, 4096, 64),
+                  (1024, 8192, 1024), (2500, 2500, 2500), (3000, 3000, 3000), (4097, 4097, 4097), (8192, 8192, 8192)]:
+        chosen = KERNELS[best.choose(*shape, on)]
+        assert chosen.name in best.CANDIDATES + best.SPLIT_K and chosen.refusal(on) is None, (key, shape)
+
+
+@pytest.mark.parametrize("key, borrowed", [("h200", "h200"), ("h100", "h200"), ("t4", "h200"), ("rtx4090", "h200")])
+def test_a_card_without_a_table_of_its_own_borrows_one(key, borrowed):
+    assert best.measured(card.KNOWN[key])[0] == card.KNOWN[borrowed]
+
+
+def test_a_card_without_cp_async_gets_only_what_it_can_run(cache):
+    for n in (64, 1024, 2048, 3000, 8192):
+        chosen = best.choose(n, n, n, T4)
+        assert KERNELS[chosen].refusal(T4) is None and chosen != SMALL, n
+
+
+def test_a_repeated_choice_costs_microseconds_and_a_new_tune_is_seen_at_once(cache):
+    best.choose(3000, 3000, 3000)
+    started = time.perf_counter()
+    for _ in range(100):
+        best.choose(3000, 3000, 3000)
+    assert (time.perf_counter() - started) / 100 < 1e-3
+    cache([entry(card.current(), (3000, 3000, 3000), "s_64x64x8_4x4")])
+    assert best.choose(3000, 3000, 3000) == "s_64x64x8_4x4"
+
+
+def test_registers_read_by_the_model_are_those_ptxas_recorded():
+    sys.path.insert(0, str(best.DATA.parents[1] / "tests"))
+    import arch_compile
+    record = {n: v["archs"] for n, v in json.loads(arch_compile.RECORD.read_text()).items()}
+    assert best.DATA / "compiled" / "registers.csv" == arch_compile.REGISTERS
+    assert arch_compile.REGISTERS.read_text() == arch_compile.registers_csv(record)
+    for name in best.CANDIDATES + best.SPLIT_K:
+        for key, on in card.KNOWN.items():
+            assert (best.per_sm(KERNELS[name], on) is not None) == (KERNELS[name].refusal(on) is None), (name, key)
 
 
 @simulator_only
@@ -103,25 +185,27 @@ def test_a_kernel_the_card_cannot_run_is_refused_before_compiling_in_one_line(mo
 def test_a_tuned_choice_is_used_for_its_own_card_and_shape_class_only(cache):
     cache([entry(H200, (1000, 1000, 1000), "s_64x64x8_4x4")])
     assert best.choose(1000, 1000, 1000, H200) == best.choose(1000, 999, 1000, H200) == "s_64x64x8_4x4"
-    assert best.choose(2048, 2048, 2048, H200) == LARGE  # another shape class: the rule
-    assert best.choose(1024, 1024, 1024, H200) == SMALL  # no edge: another class
-    assert best.choose(1000, 1000, 1000, dataclasses.replace(H200, sms=114)) == SMALL  # another card: the rule
+    assert best.choose(2048, 2048, 2048, H200) == LARGE  # another shape class: the model
+    assert best.choose(1024, 1024, 1024, H200) == best.by_model(1024, 1024, 1024, H200, KERNELS)  # another class
+    other = dataclasses.replace(H200, sms=114)
+    assert best.choose(1000, 1000, 1000, other) == best.by_model(1000, 1000, 1000, other, KERNELS)  # another card
     cache([entry(H200, (1000,) * 3, "s_64x64x8_4x4"), entry(H200, (1000,) * 3, "gen_warp")])
     assert best.choose(1000, 1000, 1000, H200) == "gen_warp"  # the later entry replaces the earlier
 
 
 def test_a_tuned_choice_that_no_longer_holds_is_not_used(cache):
     cache([entry(H200, (64, 64, 64), "no_such_kernel"), entry(T4, (64, 64, 64), SMALL)])
-    assert best.choose(64, 64, 64, H200) == SMALL  # the registry lost the kernel: the rule
-    assert best.choose(64, 64, 64, T4) == NO_CP_ASYNC  # the card cannot run the cached kernel: the rule
+    assert best.choose(64, 64, 64, H200) == best.by_model(64, 64, 64, H200, KERNELS)  # the registry lost it
+    assert best.choose(64, 64, 64, T4) == best.by_model(64, 64, 64, T4, KERNELS)  # the card cannot run it
 
 
 @pytest.mark.parametrize("text", ["{not json", json.dumps({"version": 1, "entries": []}), json.dumps([1])])
 def test_a_cache_that_cannot_be_read_is_reported_once_and_ignored(cache, text):
     best.cache_path().write_text(text)
+    modelled = best.by_model(64, 64, 64, H200, KERNELS)
     with pytest.warns(UserWarning, match="tune.json are ignored"):
-        assert best.choose(64, 64, 64, H200) == SMALL
-    assert best.choose(64, 64, 64, H200) == SMALL  # once: no second warning (pytest would fail on an error)
+        assert best.choose(64, 64, 64, H200) == modelled
+    assert best.choose(64, 64, 64, H200) == modelled  # once: no second warning (pytest would fail on an error)
 
 
 def test_bad_input_to_best_is_refused_before_launch():

@@ -60,3 +60,24 @@ def test_the_card_read_from_the_driver_is_the_one_modelled_for_the_simulator():
     if model is None:
         pytest.skip(f"no model of {here} in core.card.KNOWN")
     assert here == model  # so that the simulator chooses and refuses as this card does
+
+
+@pytest.mark.parametrize("key, registers, threads, shared, held", [
+    ("h200", 231, 256, 12544, 1),  # w_128x256x8_8x16_warp16x2: 59,392 registers a block
+    ("h200", 227, 128, 40704, 2),  # a_64x128x16_8x8_s3: registers, not its 41 KiB of tiles
+    ("h200", 164, 128, 12800, 3),  # s_64x128x8_8x8_db: 168 × 32 × 4 = 21,504 registers a block
+    ("t4", 164, 128, 12800, 3),
+    ("t4", 32, 128, 12800, 5),  # few registers: the T4's 64 KiB of shared memory holds 5 (no reserved KiB)
+    ("h200", 32, 128, 40960, 5),  # 228 KiB, 41 KiB a block with the 1 KiB the system keeps per block
+    ("h200", 16, 1024, 0, 2),  # threads: 2048 an SM
+    ("t4", 16, 32, 0, 16),  # the card's own limit of blocks
+])
+def test_blocks_per_sm_are_the_fewest_that_registers_shared_memory_threads_and_the_card_allow(key, registers,
+                                                                                              threads, shared, held):
+    assert card.blocks_per_sm(KNOWN[key], registers, threads, shared) == held
+
+
+def test_a_card_is_known_by_its_name_and_the_h100_as_the_h200_but_its_name():
+    assert card.known_as(dataclasses.replace(H200)) == "h200" and card.known_as(KNOWN["h100"]) == "h100"
+    assert card.known_as(dataclasses.replace(H200, name="NVIDIA B200")) is None
+    assert dataclasses.replace(KNOWN["h100"], name=H200.name) == H200  # sm_90 and 132 SMs: the same limits

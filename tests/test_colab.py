@@ -156,6 +156,41 @@ print(json.dumps({"simulator": tiledlab.SIMULATOR, "tiled_loads": count_loads("t
 """.replace("json.dumps", "__import__('json').dumps")
 
 
+LINKED = """
+import json, warnings
+from tiledlab.backend import host_linking, link_on_host
+link_on_host()
+warnings.simplefilter("ignore")
+from cuda.core import Linker
+print(json.dumps([host_linking()[0], str(Linker.which_backend())]))
+"""
+
+
+@pytest.mark.parametrize("installed, wanted", [
+    ({"nvidia-cuda-nvcc-cu12": "12.9.86"}, "nvidia-nvjitlink-cu12>=12.9"),  # no nvJitLink: the driver would link
+    ({"nvidia-cuda-nvcc-cu12": "12.9.86", "nvidia-nvjitlink-cu12": "12.6.85"}, "nvidia-nvjitlink-cu12>=12.9"),
+    ({"nvidia-cuda-nvcc-cu12": "12.9.86", "nvidia-nvjitlink-cu12": "12.9.86"}, ""),
+    ({"nvidia-cuda-nvcc-cu12": "12.6.77", "nvidia-nvjitlink-cu12": "12.9.86"}, ""),
+    ({"nvidia-nvvm": "13.1.80", "nvidia-nvjitlink": "13.0.88"}, "nvidia-nvjitlink>=13.1"),
+    ({}, ""),  # no NVVM wheel: the system's toolkit, nothing to match
+])
+def test_kernels_are_linked_on_the_host_by_an_nvjitlink_as_new_as_nvvm(installed, wanted, monkeypatch):
+    """Colab's T4 driver (550, PTX ISA 8.4) refuses the PTX of a newer NVVM; nvJitLink links it into a cubin on the
+    host, which the driver loads. An nvJitLink older than NVVM (torch pins one) cannot read its PTX either."""
+    from tiledlab import backend
+    monkeypatch.setattr(backend, "_release", lambda dist: tuple(int(x) for x in installed[dist].split(".")[:2])
+                        if dist in installed else None)
+    assert backend.host_linking()[0] == wanted
+    ran = []
+    monkeypatch.setattr(subprocess, "run", lambda command, **kw: ran.append(command))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        backend.link_on_host()
+    assert ran == ([[sys.executable, "-m", "pip", "install", "-q", wanted]] if wanted else [])
+    assert out.getvalue() == backend.host_linking()[1] + (f" (installed {wanted})" if wanted else "") + "\n"
+    assert ("kernels are linked on this host" in out.getvalue()) == (wanted == "" and installed != {})
+
+
 @pytest.mark.slow
 def test_on_colab_the_install_cell_installs_a_working_tiledlab_into_a_fresh_venv(tmp_path):
     """A fresh venv (Python 3.12 from ~/.pyenv when there, Colab's recent Python), COLAB_RELEASE_TAG
@@ -187,6 +222,11 @@ def test_on_colab_the_install_cell_installs_a_working_tiledlab_into_a_fresh_venv
                                "m.version('numba-cuda'), m.version('tqdm'))"], env=env, capture_output=True,
                               text=True, check=True).stdout.split()
     assert Version(versions[0]) < Version("2.5") and versions[1].startswith("0.30.") and versions[2] != "4.59.0", versions
+    # Kernels linked on the host (tiledlab.backend.link_on_host, which the install cell runs): nvJitLink as new as
+    # NVVM, and cuda.core's linker is nvJitLink, not the driver (that would compile PTX newer than Colab's driver)
+    linked = subprocess.run([py, "-c", LINKED], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert linked.returncode == 0, linked.stdout + linked.stderr
+    assert linked.stdout.strip().splitlines()[-1] == '["", "nvJitLink"]', linked.stdout
     # Run again: nothing changes, so nothing is reported and no restart is asked for.
     again = subprocess.run([py, str(tmp_path / "driver.py"), str(tmp_path / "cell.py"), "numpy"], cwd=tmp_path,
                            env=env, capture_output=True, text=True, timeout=300)

@@ -14,7 +14,7 @@ from tiledlab.core import card, registry
 from tiledlab.core.launch import prepare
 from tiledlab.counting import count_loads
 
-FAMILIES = {"lesson", "fair", "ladder", "search", "async", "waits", "dynamic"}
+FAMILIES = {"lesson", "fair", "ladder", "search", "async", "waits", "dynamic", "split"}
 NAMES = list(registry.KERNELS)
 ODD = (33, 21, 70)  # a partial block in M and N; K two whole tiles of 8 and a partial one; N not a multiple of 4
 SMALL_ODD = (19, 13, 37)  # the same edges, for the counted runs (the counting simulator is the slow part)
@@ -59,8 +59,10 @@ def test_counted_exactly_at_small_constants(name):
     A, B = operands(3, *SMALL_ODD)
     c = count_loads(name, A, B, **constants)
     want = registry.predicted(name, *SMALL_ODD, **constants)
-    got = {"A": c.A, "B": c.B, "reads": int(c.shared_reads.sum()), "stores": int(c.shared_stores.sum())}
+    got = {"A": c.A, "B": c.B, "C": int(c.maps["C"].sum()), "reads": int(c.shared_reads.sum()),
+           "stores": int(c.shared_stores.sum())}
     assert got == {k: want[k] for k in got}
+    assert int(c.C_stores.sum()) == (want["C"] or SMALL_ODD[0] * SMALL_ODD[2])  # an add stores too; else once each
     assert not any(c.hazards.values()), c.hazards
     np.testing.assert_allclose(c.C, A.astype(np.float64) @ B, rtol=1e-5, atol=1e-5)
 

@@ -116,8 +116,9 @@ def test_the_registry_s_large_dynamic_rung_is_the_exploration_s_y_spec():
 
 def test_tune_s_candidates_each_won_somewhere_and_no_dynamic_rung_did():
     """What registry.py and tune.py say of explore.csv: the kernels of `best` were the fastest numba kernel at
-    some shape, the dynamic rungs at none."""
+    some shape, the dynamic rungs at none (the split-K rungs, added after it, were not explored)."""
     runs = data.load("h200/explore.csv")
     ours = runs[(runs["shape"] != "odd") & ~runs["kernel"].isin(["cublas", "triton", "best"])]
     fastest = set(ours.loc[ours.groupby("shape")["tflops"].idxmax(), "kernel"])
-    assert fastest == set(tune.CANDIDATES) and not fastest & set(registry.family("dynamic"))
+    assert fastest == set(tune.CANDIDATES) - set(registry.family("split"))
+    assert not fastest & set(registry.family("dynamic"))

@@ -1,4 +1,9 @@
-"""Choose the CUDA backend (real GPU or numba's CUDA simulator) before numba.cuda is first imported."""
+"""Choose the CUDA backend (real GPU or numba's CUDA simulator) before numba.cuda is first imported; and see that
+kernels are linked on this host (`host_linking`): numba-cuda writes a kernel's PTX with the NVVM of its wheels
+and links it into a cubin with nvJitLink when that is installed, else asks the driver to. A driver older than the
+NVVM refuses the PTX (Colab's free T4: driver 550, CUDA 12.4, PTX ISA 8.4; NVVM 12.9 writes 8.8:
+CUDA_ERROR_UNSUPPORTED_PTX_VERSION), but loads the cubin (CUDA's minor version compatibility). Colab's install
+runs `link_on_host()`, which installs an nvJitLink as new as the NVVM where one is missing or older."""
 import ctypes
 import ctypes.util
 import os
@@ -51,6 +56,42 @@ def select():
         speed_up()
         accept_alignment()
     return backend
+
+
+# (NVVM's wheel, the nvJitLink wheel that must be as new): numba-cuda's cu12 extra, then its cu13 one
+LINKING = (("nvidia-cuda-nvcc-cu12", "nvidia-nvjitlink-cu12"), ("nvidia-nvvm", "nvidia-nvjitlink"))
+
+
+def _release(dist):
+    """(major, minor) of an installed distribution, None when it is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return tuple(int(x) for x in version(dist).split(".")[:2])
+    except PackageNotFoundError:
+        return None
+
+
+def host_linking():
+    """(requirement, line): the pip requirement that makes numba-cuda link kernels on this host ("" when it does:
+    nvJitLink installed, at least as new as the NVVM that writes the PTX), and a line saying what is installed."""
+    for nvvm, link in LINKING:
+        wrote, linker = _release(nvvm), _release(link)
+        if wrote:
+            wanted = "" if linker and linker >= wrote else f"{link}>={wrote[0]}.{wrote[1]}"
+            found = f"NVVM {'%d.%d' % wrote} ({nvvm}) and " + (f"nvJitLink {'%d.%d' % linker} ({link})" if linker
+                                                                else f"no nvJitLink ({link})")
+            return wanted, found + (": kernels are linked on this host" if not wanted else ": the driver would "
+                                    "compile the PTX" if not linker else ": nvJitLink cannot read NVVM's PTX")
+    return "", "no NVVM wheel: numba-cuda uses the CUDA toolkit installed on the system"
+
+
+def link_on_host():
+    """Colab's install step: install the nvJitLink that `host_linking` asks for, if any, and say how kernels link."""
+    import subprocess
+    wanted = host_linking()[0]
+    if wanted:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", wanted], check=True)
+    print(host_linking()[1] + (f" (installed {wanted})" if wanted else ""))
 
 
 BACKEND = select()

@@ -18,6 +18,8 @@
 #   bash tools/final_h200.sh
 # Every name below can be given in the environment; tests/test_final_chain.py runs the chain on the simulator with
 # tiny SHAPES, ODD, TABLE, CHECK and TUNE.
+# A card's same-run table alone (any card, the shapes outside the table too, `best`'s every candidate, three
+# interleaved rounds and issue 38's verdicts) is one call of its own: python3 tools/same_run.py --set card.
 set -u
 OUT=${OUT:-final-out}
 WORK=${WORK:-$(mktemp -d)}

@@ -1,6 +1,9 @@
-"""Put the H200's final run (tools/final_h200.sh: $OUT/final.tar.gz, final.log beside it) into tiledlab/data/h200/.
+"""Put the H200's final run (tools/final_h200.sh: $OUT/final.tar.gz, final.log beside it) into tiledlab/data/h200/,
+or a card's one-call run (tools/same_run.py --set card: the folder $OUT with same_run_card.csv) into
+tiledlab/data/<card>/ (the card's key in core.card.KNOWN, from the run's `card` column).
 
     python tools/install_final.py PATH/final.tar.gz
+    python tools/install_final.py PATH/OUT         # a card run: shapes.csv and the README's card-run paragraph
 
 Writes, each only when the run produced it: shapes.csv (every row of the three same-run table runs, with its
 point's median, min, max and spread of % of cuBLAS over the runs), shapes_checked.csv (every registry kernel
@@ -25,6 +28,7 @@ import pandas as pd
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "tiledlab" / "data" / "h200"
 BEGIN, END = "<!-- final run: written by tools/install_final.py -->", "<!-- end of the final run -->"
+CARD_BEGIN, CARD_END = "<!-- card run: written by tools/install_final.py -->", "<!-- end of the card run -->"
 # the run's file → its name in the data folder
 FILES = {"same_run_check.csv": "shapes_checked.csv", "tune/tune.csv": "tune.csv",
          "profile/profile.csv": "shapes_profile.csv"}
@@ -57,11 +61,42 @@ def provenance(work, log):
                       f"{versions}{'; ncu ' + ncu if ncu else ''}. Its steps: " + "; ".join(steps) + ".", END])
 
 
-def readme(text, paragraph):
-    """The data README with its final-run paragraph replaced (or added at its end)."""
-    if BEGIN in text:
-        return re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: paragraph, text, flags=re.S)
+def readme(text, paragraph, begin=BEGIN, end=END):
+    """The data README with its final-run (or card-run) paragraph replaced (or added at its end)."""
+    if begin in text:
+        return re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: paragraph, text, flags=re.S)
     return text.rstrip("\n") + "\n\n" + paragraph + "\n"
+
+
+def card_run(folder, data_root, simulator=False):
+    """Install a card run (same_run --set card) from `folder` into data_root/<card>/: shapes.csv and the README's
+    card-run paragraph (a new card's folder gets a README). Returns the folder written."""
+    runs = pd.read_csv(os.path.join(folder, "same_run_card.csv"))
+    if (runs["backend"] == "simulator").any() and not simulator:
+        sys.exit("install_final: same_run_card.csv holds rows measured on the simulator, not on a GPU: nothing "
+                 "written (--simulator accepts them)")
+    first = runs.iloc[0].where(runs.iloc[0].notna(), "")  # a blank (no driver read) stays blank
+    target = pathlib.Path(data_root) / str(first["card"])
+    target.mkdir(parents=True, exist_ok=True)
+    table = summarized(folder)
+    table.to_csv(target / "shapes.csv", index=False)
+    timed = runs[runs["shape"] != "odd"]
+    ours = set(timed["kernel"]) - {"cublas", "triton", "best"}
+    versions = ", ".join(f"{name} {first[name]}" for name in ("numba", "numba_cuda", "numpy", "torch", "triton")
+                         if first.get(name, ""))
+    paragraph = "\n".join([CARD_BEGIN, f"shapes.csv: the same-run table of this card (`python3 tools/same_run.py "
+                            f"--set card`, installed by `python tools/install_final.py`), measured {first['date']} on "
+                            f"{first['device']} (compute capability {first['compute_capability']}, {first['sms']} SMs, "
+                            f"driver {first.get('driver', '')}); {versions}. {timed['run'].nunique()} interleaved "
+                            f"rounds over {timed['shape'].nunique()} shapes: cuBLAS (torch, TF32 off), Triton "
+                            f"(autotuned), `best` (the model's choice on this card, in `config`) and {len(ours)} "
+                            f"kernels ({', '.join(sorted(ours))}); every row with its point's median, min, max and "
+                            f"spread of % of cuBLAS over the rounds.", CARD_END])
+    path = target / "README.md"
+    text = path.read_text() if path.exists() else f"# Reference measurements from one {first['device']}\n"
+    path.write_text(readme(text, paragraph, CARD_BEGIN, CARD_END))
+    print(f"wrote {target / 'shapes.csv'} ({len(table)} rows) and the card-run paragraph of {path}")
+    return target
 
 
 def report(tables):
@@ -87,10 +122,15 @@ def report(tables):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("archive", help="final.tar.gz as the GPU run left it in $OUT (final.log beside it)")
-    parser.add_argument("--data", default=str(DATA), help="the data folder (default: tiledlab/data/h200)")
+    parser.add_argument("archive", help="final.tar.gz as the GPU run left it in $OUT (final.log beside it), or the "
+                        "folder of a card run (same_run_card.csv)")
+    parser.add_argument("--data", help="the data folder (default: tiledlab/data/h200; a card run: tiledlab/data, "
+                        "into its card's folder)")
     parser.add_argument("--simulator", action="store_true", help="accept rows measured on the simulator")
     args = parser.parse_args()
+    if os.path.isdir(args.archive):
+        return card_run(args.archive, args.data or DATA.parent, args.simulator)
+    args.data = args.data or str(DATA)
     data = pathlib.Path(args.data)
     log_path = pathlib.Path(args.archive).with_name("final.log")
     with tempfile.TemporaryDirectory() as work:

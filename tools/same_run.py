@@ -13,11 +13,22 @@ and dynamic shared memory and compile time) after every shape, and prints a tabl
     python tools/same_run.py --set table --label 1 --out DIR  # issue 26's 12 shapes, TABLE and `best`
     python tools/same_run.py --set check --label check        # every registry kernel on the odd shapes, untimed
     python tools/same_run.py --summary DIR                    # DIR/shapes.csv: every run, median and spread
+    python tools/same_run.py --set card --out DIR             # one card's table, in one process (below)
+    python tools/same_run.py --linking                        # how a kernel reached the driver here (a GPU's)
+
+--set card is a card's whole measurement in one call of under 9 minutes: the twelve shapes and OUTSIDE, cuBLAS,
+Triton, `best` (the model's choice on this card, no tune cache) and every candidate of `best` and of TABLE, in
+three interleaved rounds (every shape once per round, so a drift of the clock touches every point alike). It
+writes DIR/same_run_card.csv (a row per round, kernel and shape, the card, its driver, torch and Triton in each),
+DIR/shapes.csv (with each point's median and spread over the rounds: tiledlab/data/<card>/shapes.csv, installed by
+tools/install_final.py) and DIR/verdicts.csv, and prints issue 38's goals as a verdict per shape.
 
 On the simulator (no GPU) it runs its own bookkeeping at tiny sizes: `--shapes 64 --workers 2 --only 3 --odd 33x17x45`.
 """
 import argparse
+import functools
 import glob
+import json
 import multiprocessing as mp
 import os
 import sys
@@ -35,6 +46,8 @@ TABLE_SHAPES = ["1024", "2048", "4096", "8192", "16384x4096x256", "4097", "1000"
 # Triton's own tile at one size: notebook 7 compares them with Triton over three runs
 TABLE = ["w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3", "s_64x128x8_8x8_db", "d_64x128x16_8x8_s5",
          "d_128x256x16_8x16_s3_w16x2"]
+OUTSIDE = ["1536", "2500", "64x4096x4096", "4096x4096x64", "512"]  # issue 38's shapes outside the committed table
+WITHIN, GOOD, GOAL_8192 = 3.0, 85.0, 95.0  # issue 38: % of the fastest candidate; % of cuBLAS where Triton is; 8192³
 AS, HY = "ASYNC", "HYBRID"  # option presets of unrolled: A and B copied by cp.async; B copied, A through registers
 # (label, constants and options of unrolled.generate_source, launch bounds' min blocks); registry names as is
 # Chosen by their local SASS (tools/sass_local.py): none spills but x_64x128x16_s5_lb3 (16 bytes)
@@ -178,11 +191,15 @@ def best_name(shape):
 
 def jobs(args, shapes):
     """([(label, spec, min_blocks, timed)], {shape: best's kernel}): --set check: every registry kernel (or those of
-    --kernels), checked on the odd shapes only; else the set's kernels and `best`'s choice at each shape, timed."""
+    --kernels), checked on the odd shapes only; else the set's kernels and `best`'s choice at each shape, timed
+    (--set card: every kernel `best` chooses among, and TABLE's)."""
+    from tiledlab.core import best as best_rule
     from tiledlab.core.registry import KERNELS
     if args.set == "check":
         return [(name, None, None, False) for name in (args.kernels or [n for n in KERNELS if n != "best"])], {}
-    chosen = EXPLORE if args.set == "explore" else [(name, None, None) for name in (args.kernels or TABLE)]
+    names = args.kernels or (list(dict.fromkeys([*best_rule.CANDIDATES, *best_rule.SPLIT_K, *TABLE]))
+                             if args.set == "card" else TABLE)
+    chosen = EXPLORE if args.set == "explore" else [(name, None, None) for name in names]
     chosen = chosen[:args.only] if args.only else chosen
     best = {shape: best_name(shape) for shape in shapes}
     found = [(*spec, True) for spec in chosen]
@@ -192,24 +209,37 @@ def jobs(args, shapes):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--set", choices=("explore", "table", "check"), default="explore")
+    parser.add_argument("--set", choices=("explore", "table", "check", "card"), default="explore")
     parser.add_argument("--kernels", nargs="+", help="with --set table or check: these registry kernels instead")
     parser.add_argument("--out", default=os.environ.get("OUT", "same-run-out"))
     parser.add_argument("--label", default="1", help="this run's name in the CSV (runs are separate processes)")
     parser.add_argument("--shapes", nargs="+", help="N or MxKxN (default: --set explore 4096 8192 1024 1000 "
                         "1024x8192x1024; table: issue 26's 12 shapes; check: none)")
     parser.add_argument("--workers", type=int, default=14)
-    parser.add_argument("--deadline", type=float, default=225, help="seconds; no shape is begun after it")
+    parser.add_argument("--deadline", type=float, help="seconds; no shape is begun after it (default 225; card: 450)")
+    parser.add_argument("--rounds", type=int, help="times every shape is timed, interleaved (default 1; card: 3)")
     parser.add_argument("--only", type=int, help="the first ONLY kernels of the set (a quick check)")
     parser.add_argument("--odd", nargs="+", help="MxKxN shapes every kernel is checked on first (default: "
                         f"{' '.join('x'.join(map(str, s)) for s in ODD)})")
     parser.add_argument("--compile-s", type=float, default=140, help="seconds; no compilation is begun after it")
     parser.add_argument("--summary", metavar="DIR", help="only summarize DIR/same_run_*.csv into DIR/shapes.csv")
+    parser.add_argument("--linking", action="store_true", help="only print how a kernel compiled here reached the "
+                        "driver (linker, cubin or not, PTX ISA, the driver's CUDA) and exit 1 unless linked here")
     args = parser.parse_args()
     if args.summary:
         return summarize(args.summary)
+    if args.linking:
+        found = linked_kernel()
+        print(json.dumps(found))
+        return 0 if found["linker"] == "nvJitLink" and found["cubin"] and found["ran"] else 1
     started = time.perf_counter()
-    defaults = {"table": TABLE_SHAPES, "explore": ["4096", "8192", "1024", "1000", "1024x8192x1024"]}
+    card_run = args.set == "card"
+    if card_run:  # `best` as the model chooses on this card: no tune cache of an earlier session steers it
+        os.environ["TILEDLAB_CACHE_DIR"] = os.path.join(args.out, "no-tune-cache")
+        args.label = "card"
+    deadline, rounds = args.deadline or (450 if card_run else 225), args.rounds or (3 if card_run else 1)
+    defaults = {"table": TABLE_SHAPES, "explore": ["4096", "8192", "1024", "1000", "1024x8192x1024"],
+                "card": TABLE_SHAPES + OUTSIDE}
     shapes = [] if args.set == "check" else shapes_of(args.shapes or defaults[args.set])
     odd = shapes_of(args.odd) if args.odd else ODD
     specs, best = jobs(args, shapes)
@@ -222,15 +252,22 @@ def main():
         here, there = ctx.Pipe()
         ctx.Process(target=worker, args=(there, group, time.time(), odd, args.compile_s), daemon=True).start()
         pipes.append(here)
-    rows, facts = measure(pipes, shapes, best, started, args.deadline, lambda rows, facts: save(rows, facts, args))
+    rows, facts = measure(pipes, shapes, best, started, deadline, lambda rows, facts: save(rows, facts, args), rounds)
     for here in pipes:
         here.send(None)
     report(rows, facts, args, started, odd)
+    if card_run:
+        from tiledlab.data import write_rows
+        summarize(args.out)
+        found = verdicts(rows)
+        write_rows(found, os.path.join(args.out, "verdicts.csv"))
+        print(verdict_table(found))
 
 
-def measure(pipes, shapes, best, started, deadline, saved):
-    """(rows, facts): cuBLAS, Triton and every worker's kernels timed at each shape, one process at a time;
-    `saved(rows, facts)` after each shape (a run stopped from outside keeps what it measured)."""
+def measure(pipes, shapes, best, started, deadline, saved, rounds=1):
+    """(rows, facts): cuBLAS, Triton and every worker's kernels timed at each shape, one process at a time, `rounds`
+    times over the shapes (a row's `run` is its round when more than one); `saved(rows, facts)` after each shape (a
+    run stopped from outside keeps what it measured)."""
     from tiledlab.core.operands import operands
     from tools.measure import triton_peer
     from tiledlab.experiments.timing import back_to_back
@@ -246,9 +283,9 @@ def measure(pipes, shapes, best, started, deadline, saved):
           flush=True)
     rows, tmp = [], os.environ.get("TMPDIR", "/tmp")
     paths = [os.path.join(tmp, f"same_run_{what}_{os.getpid()}.npy") for what in ("A", "B", "ref")]
-    for shape in shapes:
+    for round_, shape in ((r, s) for r in range(1, rounds + 1) for s in shapes):
         if time.perf_counter() - started > deadline:
-            print(f"skipping {shape}: past the deadline", file=sys.stderr)
+            print(f"skipping {shape} of round {round_}: past the deadline", file=sys.stderr)
             continue
         name, here_rows = "x".join(map(str, shape)), []
         A, B = operands(*shape, seed=0)
@@ -271,7 +308,8 @@ def measure(pipes, shapes, best, started, deadline, saved):
             here_rows += [{**r, **facts[r["kernel"]]} for r in here.recv()]
         here_rows += [{**r, "kernel": "best", "config": r["kernel"]} for r in here_rows if r["kernel"] == best[shape]]
         cublas_ms = next((r["ms"] for r in here_rows if r["kernel"] == "cublas"), None)
-        rows += [{"shape": name, **r, "pct_cublas": 100 * cublas_ms / r["ms"] if cublas_ms else None}
+        run = {"run": round_} if rounds > 1 else {}
+        rows += [{**run, "shape": name, **r, "pct_cublas": 100 * cublas_ms / r["ms"] if cublas_ms else None}
                  for r in here_rows]
         saved(rows, facts)
     return rows, facts
@@ -287,8 +325,32 @@ def save(rows, facts, args):
     checked = [{"shape": "odd", "kernel": k, **v} for k, v in facts.items()]
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, f"same_run_{args.label}.csv")
-    write_rows([{"run": args.label, **r, **stamp()} for r in rows + checked], path)
+    where = {**stamp(), **peer_versions()}
+    write_rows([{"run": args.label, **r, **where} for r in rows + checked], path)
     return path
+
+
+@functools.cache
+def peer_versions():
+    """The card (core.card's name for it), its driver, and torch's and Triton's versions, for every row."""
+    import importlib.metadata as md
+    import subprocess
+    from tiledlab.core import card
+    here = card.current()
+    found = {"card": card.known_as(here) or here.name, "sms": here.sms}
+    if not card.SIMULATOR:
+        found.update({f"link_{k}": v for k, v in linked_kernel().items()})
+    try:
+        found["driver"] = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                                         capture_output=True, text=True, timeout=30).stdout.split("\n")[0].strip()
+    except (OSError, subprocess.SubprocessError):
+        found["driver"] = ""
+    for name in ("torch", "triton"):
+        try:
+            found[name] = md.version(name)
+        except md.PackageNotFoundError:
+            found[name] = ""
+    return found
 
 
 def report(rows, facts, args, started, odd):
@@ -323,6 +385,81 @@ def summarize(folder):
     out = runs.join(stats.add_prefix("pct_"), on=["shape", "kernel"])
     out.to_csv(os.path.join(folder, "shapes.csv"), index=False)
     print(stats.round(1).to_string())
+
+
+
+def linked_kernel():
+    """On a GPU: how a kernel compiled and launched here reached the driver: {"linker": cuda.core's choice,
+    "nvJitLink" (linked on this host: what tiledlab.backend.link_on_host sees to on Colab) or "driver" (the driver
+    compiled the PTX), "cubin": whether what the driver loaded is an ELF cubin, "ptx_isa": the PTX version NVVM
+    wrote, "driver_cuda": the driver's CUDA version, "ran": whether the kernel stored its value}."""
+    import re
+    import warnings
+
+    from numba import cuda
+    with warnings.catch_warnings():  # cuda.core's note that the driver will link, when it will: reported below
+        warnings.simplefilter("ignore")
+        from cuda.core import Linker
+
+    @cuda.jit
+    def one(a):
+        a[0] = 1.0
+    a = cuda.to_device(np.zeros(1, np.float32))
+    one[1, 1](a)
+    library = next(iter(one.overloads.values()))._codelibrary
+    cubin = next(iter(library._cubin_cache.values()))
+    ptx = next(iter(library._ptx_cache.values()))[0]
+    return {"linker": str(Linker.which_backend()).replace("nvjitlink", "nvJitLink"),
+            "cubin": bytes(getattr(cubin, "code", cubin))[:4] == b"\x7fELF",
+            "ptx_isa": re.search(r"\.version (\S+)", ptx).group(1),
+            "driver_cuda": "%d.%d" % cuda.cudadrv.driver.driver.get_version(), "ran": bool(a.copy_to_host()[0] == 1)}
+
+
+def verdicts(rows):
+    """Issue 38's goals at each shape, from the rounds' rows: `best` within WITHIN % of the fastest candidate (median
+    times), ahead of Triton beyond the spread (its slowest round faster than Triton's fastest), at least GOOD % of
+    cuBLAS where Triton reaches it, and 8192³ at GOAL_8192 % of cuBLAS."""
+    import pandas as pd
+    timed = pd.DataFrame([r for r in rows if r.get("ms") is not None])
+    found = []
+    for shape, g in timed.groupby("shape", sort=False):
+        ms, pct = g.groupby("kernel")["ms"].median(), g.groupby("kernel")["pct_cublas"]
+        ours = ms.drop(["cublas", "triton", "best"], errors="ignore")
+        if "best" not in ms or ours.empty:
+            continue
+        fastest, chosen = ours.idxmin(), g[g["kernel"] == "best"]["config"].iloc[0]
+        row = {"shape": shape, "best": chosen, "best_pct": pct.median().get("best"), "fastest": fastest,
+               "fastest_pct": pct.median().get(fastest), "behind_fastest_pct": 100 * (ms["best"] / ms[fastest] - 1),
+               "rounds": int(g[g["kernel"] == "best"].shape[0])}
+        row["within"] = bool(row["behind_fastest_pct"] <= WITHIN)
+        if "triton" in ms and pct.median().get("triton") is not None:
+            lo, hi = pct.min(), pct.max()
+            row["triton_pct"] = pct.median()["triton"]
+            row["vs_triton"] = "ahead" if lo["best"] > hi["triton"] else "behind" if hi["best"] < lo["triton"] \
+                else "within noise"
+            row["good"] = None if row["triton_pct"] < GOOD else bool(row["best_pct"] >= GOOD)
+        if shape == "8192x8192x8192" and row["best_pct"] is not None:
+            row["goal_8192"] = bool(row["best_pct"] >= GOAL_8192)
+        found.append(row)
+    return found
+
+
+def verdict_table(found):
+    """The verdicts as lines a reader can check against the goals."""
+    def mark(v):
+        return "—" if v is None or v != v else "yes" if v is True else "NO" if v is False else str(v)
+    lines = [f"{'M×K×N':16} {'best (its choice)':34} {'fastest candidate':34} {'≤3 %':>5} {'Triton':>7} "
+             f"{'vs Triton':>13} {'≥85 %':>6}"]
+    for r in found:
+        lines.append(f"{r['shape']:16} {r['best_pct'] or 0:5.1f} {r['best'][:27]:28} {r['fastest_pct'] or 0:5.1f} "
+                     f"{r['fastest'][:27]:28} {mark(r['within']):>5} {r.get('triton_pct') or 0:7.1f} "
+                     f"{mark(r.get('vs_triton')):>13} {mark(r.get('good')):>6}"
+                     + (f"   8192³ ≥ {GOAL_8192:g} %: {mark(r['goal_8192'])}" if "goal_8192" in r else ""))
+    met = sum(bool(r["within"]) for r in found)
+    ahead = sum(r.get("vs_triton") == "ahead" for r in found)
+    lines.append(f"(% of cuBLAS, median of the rounds; best within {WITHIN:g} % of the fastest candidate at {met} of "
+                 f"{len(found)} shapes, ahead of Triton beyond the spread at {ahead})")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -7,11 +7,21 @@
    per shape class to a cache (below); an entry counts only for the card in hand (a change of device
    invalidates it) and the backend that timed it (the simulator models an H200 but times Python), a kernel
    the registry still has and the card can run;
-2. the card rule: among `CANDIDATES` the card can run (compute capability, shared memory per block with
-   its opt-in limit), the largest block tile whose grid gives every SM a block (FILL of them at least),
-   so that large products get the tile with the fewest loads and small ones still fill the card; the
-   smallest tile when none does. A 128×256 tile at N = 1024 makes 32 blocks: 100 of an H200's 132 SMs
-   would idle.
+2. the model of the card: among `CANDIDATES` and their split-K rungs (`SPLIT_K`) the card can run, the one
+   whose estimated time (`estimate`) is least. The estimate counts blocks and waves the way the lesson counts loads:
+   - an SM holds as many blocks of a kernel at once as its registers, shared memory and threads allow
+     (card.blocks_per_sm; registers per thread for the card's architecture from data/compiled/registers.csv);
+   - the grid has one block per BM×BN tile of C (per part of K, for a split-K rung); every block, edge tiles
+     included, does BM·BN·(its part of K rounded up to BK, plus K_OVERHEAD) multiply-adds;
+   - the busiest SM gets ⌈blocks / SMs⌉ of them and runs them as many at a time as it holds: a last round
+     of fewer blocks takes as long as a full one unless the full one had more warps than the SM needed
+     (WARPS_TO_FILL): at 3000³ the 128×256 tile makes 288 blocks for 132 SMs at one a time, three
+     rounds for 2.2 rounds of work;
+   - the rate: what the kernel achieved per unit of that work in the committed same-run table of this card
+     (data/<card>/shapes.csv), at the measured shape most like this one (`nearest`); a card without a table
+     borrows one of the same architecture (the H100 the H200's), else the H200's; a split-K rung not yet
+     measured, that of the rung it splits.
+   Choices are kept per card and shape (and tune cache), so a repeated call costs microseconds.
 
 The cache is JSON at $TILEDLAB_CACHE_DIR/tune.json, else platformdirs' user cache dir + /tiledlab/tune.json:
 
@@ -24,12 +34,14 @@ The cache is JSON at $TILEDLAB_CACHE_DIR/tune.json, else platformdirs' user cach
 replaces an earlier one; a missing file is no tuned choice, one that cannot be read is reported once and ignored
 (tune's next run replaces it). `entries`, `entry`, `same_class` and `save` are its one reader and writer, tune's too.
 """
+import csv
 import dataclasses
 import functools
 import json
 import math
 import os
 import pathlib
+import statistics
 import warnings
 
 from . import card as cards
@@ -40,9 +52,18 @@ from ..i18n import _
 NAME = "best"
 SHAPE = (4096, 4096, 4096)  # the size a question about "best" without a shape is answered at (show, specialize)
 # The fastest kernel of each block tile in the committed H200 runs (waits.csv: the 16×2 warp patch;
-# async.csv: the BK = 16 pipeline; ladder.csv: the double-buffered 64×128 for cards without cp.async).
+# async.csv: the BK = 16 pipeline; ladder.csv: the double-buffered 64×128 for cards without cp.async) ...
 CANDIDATES = ("w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3", "s_64x128x8_8x8_db")
-FILL = 0.9  # blocks per SM a grid must give (one block per SM fits at these registers: a wave, nearly full)
+# ... and the split-K rungs of the last two, for shapes whose M×N gives the card too few blocks: the model
+# chooses among both
+SPLIT_K = ("k_64x128x16_8x8_s3_split2", "k_64x128x16_8x8_s3_split4", "k_64x128x16_8x8_s3_split8",
+           "k_64x128x8_8x8_db_split4")
+FILL = 0.9  # the card rule `best` used before the model (notebook 7): blocks per SM a grid must give
+# The model's two constants, fitted to the committed H200 runs (tests/test_best.py refits them): with them the
+# rates a kernel achieves per unit of modelled work agree best across the twelve shapes
+WARPS_TO_FILL = 5  # warps an SM needs resident to run these kernels at full rate (a 4-warp block alone: 80 %)
+K_OVERHEAD = 128  # a block's time outside its main loop (pipeline filled, C written), in steps of k
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data"  # committed measurements, read here as plain CSV
 VERSION = 2  # 1: a class was the powers of two alone
 CACHE_ENV = "TILEDLAB_CACHE_DIR"
 _reported = set()
@@ -135,13 +156,15 @@ def _ignored(path, why):
 
 
 def blocks(kernel, M, N):
-    """Blocks in the grid of `kernel` (a Kernel) for an M×N product C: one per BM×BN tile of C."""
-    rows, cols = kernel.sizes(kernel.bind())[0]
-    return -(-M // rows) * -(-N // cols)
+    """Blocks in the grid of `kernel` (a Kernel) for an M×N product C (for a split-K rung, per part of K too)."""
+    gx, gy = kernel.grid(M, N, kernel.bind())[0]
+    return gx * gy
 
 
 def by_rule(M, N, card, kernels):
-    """The card rule (see the module's docstring) among the CANDIDATES `card` can run."""
+    """The card rule `best` followed before the model: among the CANDIDATES `card` can run, the largest block
+    tile whose grid gives FILL of its SMs a block (the smallest tile when none does). Notebook 7 shows where
+    it erred (3000³: three rounds of the 128×256 tile, the third on 24 SMs)."""
     runnable = [kernels[name] for name in CANDIDATES if kernels[name].refusal(card) is None]
     if not runnable:
         raise ValueError(_('"best": {card} can run none of {names}').format(card=card, names=", ".join(CANDIDATES)))
@@ -151,9 +174,147 @@ def by_rule(M, N, card, kernels):
     return next((k.name for k in largest_first if blocks(k, M, N) >= FILL * card.sms), smallest.name)
 
 
+# --- the model of the card ----------------------------------------------------------------------------------
+
+def splits(kernel):
+    """The parts K is split into by `kernel`'s blocks (1 but for a split-K rung)."""
+    return getattr(kernel.code, "options", {}).get("splits", 1)
+
+
+@functools.cache
+def facts(kernel):
+    """(constants, (rows, cols) of C per block, threads per block, card.Needs) of `kernel`'s default build: bound
+    once, as the model asks for them at every shape."""
+    c = kernel.bind()
+    block, threads = kernel.sizes(c)
+    return c, block, math.prod(threads), kernel.needs(c)
+
+
+def per_sm(kernel, card):
+    """Blocks of `kernel` (its default build) one SM of `card` holds at once; None when its registers on that
+    architecture were never recorded (data/compiled/registers.csv)."""
+    registers = _registers().get((kernel.name, card.arch))
+    _, _, threads, needs = facts(kernel)
+    return cards.blocks_per_sm(card, registers, threads, needs.shared.bytes) if registers else None
+
+
+def work(kernel, card, M, K, N):
+    """The kernel's modelled time at M×K·K×N on `card` at a rate of one multiply-add per second on each SM:
+    the multiply-adds of the blocks its busiest SM runs, each round of them divided by how full it keeps the SM
+    (see the module's docstring). None when the card cannot hold a block of it."""
+    held = per_sm(kernel, card)
+    if not held:
+        return None
+    c, (rows, cols), threads, _ = facts(kernel)
+    parts = min(splits(kernel), -(-N // cols))  # a first column of tiles narrower than S shares: fewer parts
+    k_part = -(-(-(-K // c["BK"])) // parts) * c["BK"]  # the longest part of K, in whole steps of BK
+    fmas = rows * cols * parts * (k_part + K_OVERHEAD)  # one block's: its tile of C over its part of K
+    busiest = -(-(-(-M // rows) * -(-N // cols)) // card.sms)
+    full, rest = divmod(busiest, held)
+
+    def round_time(n):  # n blocks at once: n·fmas at the SM's rate, less when their warps do not fill it
+        return n * fmas / min(1.0, n * threads / 32 / WARPS_TO_FILL)
+    return full * round_time(held) + (round_time(rest) if rest else 0.0)
+
+
+def nearest(shape, measured):
+    """Of the `measured` shapes (M, K, N), the one most like `shape`: each dimension on a log scale, and whether
+    rows of B and C (N) and of A (K) are 16-byte aligned (asynchronous copies) and 128-byte aligned."""
+    def features(M, K, N):
+        return (math.log2(M), math.log2(K), math.log2(N), K % 4 == 0 and N % 4 == 0, K % 32 == 0, N % 32 == 0)
+
+    def distance(other):
+        a, b = features(*shape), features(*other)
+        return sum(abs(x - y) for x, y in zip(a[:3], b[:3])) + 2 * sum(x != y for x, y in zip(a[3:], b[3:]))
+    return min(measured, key=distance)
+
+
+def rate(kernel, card, M, K, N, kernels):
+    """Multiply-adds per second per SM that `kernel` achieved per unit of `work`, at the measured shape nearest to
+    M×K×N on the card the data is of (`measured_on`); None when it was never measured (nor the rung it splits)."""
+    measured_on, table = measured(card)
+    name = kernel.name if kernel.name in table else twin(kernel, kernels)
+    if name not in table:
+        return None
+    at = nearest((M, K, N), table[name])
+    return work(kernels[name], measured_on, *at) / table[name][at]
+
+
+def twin(kernel, kernels):
+    """The registry kernel `kernel` splits K for (the same constants and options, unsplit); None if none."""
+    if splits(kernel) == 1:
+        return None
+    options = {**kernel.code.options, "splits": 1}
+    return next((k.name for k in kernels.values() if getattr(k.code, "options", None) is not None and
+                 {"splits": 1, **k.code.options} == options and k.constants == kernel.constants), None)
+
+
+def estimate(kernel, card, M, K, N, kernels=None):
+    """The model's time of `kernel` (a Kernel) at M×K·K×N on `card`, in seconds; None when it has no rate."""
+    from .registry import KERNELS
+    kernels = kernels or KERNELS
+    modelled, speed = work(kernel, card, M, K, N), rate(kernel, card, M, K, N, kernels)
+    return modelled / speed if modelled and speed else None
+
+
+def by_model(M, K, N, card, kernels):
+    """Of the CANDIDATES and SPLIT_K rungs `card` can run, the one whose `estimate` is least."""
+    times = {name: estimate(kernels[name], card, M, K, N, kernels) for name in CANDIDATES + SPLIT_K
+             if facts(kernels[name])[3].refusal(card) is None}
+    times = {name: t for name, t in times.items() if t is not None}
+    if not times:
+        raise ValueError(_('"best": {card} can run none of {names}').format(card=card, names=", ".join(CANDIDATES)))
+    return min(times, key=times.get)
+
+
+def measured_card(card):
+    """The key (core.card.KNOWN, a folder of data/) of the card whose committed same-run table `card` uses: its
+    own, else that of a card of the same architecture, else the H200's."""
+    own = cards.known_as(card)
+    found = [k for k in cards.KNOWN if (DATA / k / "shapes.csv").exists()]
+    return own if own in found else next((k for k in found if cards.KNOWN[k].arch == card.arch), "h200")
+
+
+def measured(card):
+    """(the card whose same-run table `card` uses, {kernel: {(M, K, N): median seconds}} of that table)."""
+    key = measured_card(card)
+    return cards.KNOWN[key], _table(key)
+
+
+@functools.cache
+def _table(key):
+    times = {}
+    with open(DATA / key / "shapes.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            M, K, N = map(int, row["shape"].split("x")) if row["shape"][0].isdigit() else (0, 0, 0)
+            if M and row["ms"]:
+                times.setdefault(row["kernel"], {}).setdefault((M, K, N), []).append(float(row["ms"]) * 1e-3)
+    return {k: {shape: statistics.median(v) for shape, v in by_shape.items()} for k, by_shape in times.items()}
+
+
+@functools.cache
+def _registers():
+    with open(DATA / "compiled" / "registers.csv", newline="") as f:
+        return {(row["kernel"], row["arch"]): int(row["registers"]) for row in csv.DictReader(f)}
+
+
+_chosen = {}  # (card, M, K, N, backend, hash of the tune cache's text) → the choice
+
+
 def choose(M, K, N, card=None, kernels=None):
     """The registry kernel "best" runs for an M×K · K×N product on `card` (the card in hand when None)."""
     from .registry import KERNELS
     M, K, N = _shape(M, K, N)
     card, kernels = card or cards.current(), kernels or KERNELS
-    return tuned(M, K, N, card, kernels) or by_rule(M, N, card, kernels)
+    if kernels is not KERNELS:
+        return tuned(M, K, N, card, kernels) or by_model(M, K, N, card, kernels)
+    try:
+        text = hash(cache_path().read_bytes())  # a new tune is seen at once
+    except OSError:
+        text = None
+    key = (card, M, K, N, SIMULATOR, text)
+    if key not in _chosen:
+        if len(_chosen) >= 4096:  # a program of many shapes: start again rather than grow
+            _chosen.clear()
+        _chosen[key] = tuned(M, K, N, card, kernels) or by_model(M, K, N, card, kernels)
+    return _chosen[key]

@@ -2,10 +2,12 @@
 
 On a GPU, `current()` reads the device from the driver. On the simulator, which has no card, it is a
 modelled one from `KNOWN`, the NVIDIA H200 unless TILEDLAB_CARD names another (t4, a100, rtx3090,
-rtx4090, l4, h200), so that a page run here chooses and refuses kernels as it would on that card. The
+rtx4090, l4, h100, h200), so that a page run here chooses and refuses kernels as it would on that card. The
 figures are the ones the driver reports for each card (the CUDA C++ Programming Guide's table of
 technical specifications per compute capability; SMs from each card's datasheet); the H200's equal the
-committed tiledlab/data/h200/device.csv, read from the driver there.
+committed tiledlab/data/h200/device.csv, read from the driver there. A card's key in `KNOWN` names its folder of
+committed measurements (tiledlab/data/h200/). `blocks_per_sm` is the occupancy calculator's arithmetic: how many
+blocks of a build an SM holds at once, by registers, shared memory, threads and its own limit.
 """
 import os
 from dataclasses import dataclass, fields
@@ -19,6 +21,8 @@ STATIC_SHARED_BYTES = 48 * 1024  # static shared memory (cuda.shared.array) per 
 MAX_THREADS_PER_BLOCK = 1024  # CUDA's limit on every current card
 VEC = 4  # floats in one 128-bit load or copy, the widest a thread makes: 4 × 4 bytes
 CP_ASYNC = (8, 0)  # cp.async (tiledlab.core.ptx), global → shared past the registers: Ampere and later
+REGISTER_UNIT = 256  # registers are granted to a warp in units of 256 (8 per thread)
+RESERVED_SHARED = (8, 0), 1024  # from Ampere on, the system keeps 1 KiB of an SM's shared memory per block
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,7 @@ KNOWN = {  # the cards students have, and the one the committed measurements com
     "rtx3090": _card("NVIDIA GeForce RTX 3090", (8, 6), 82, 99 * 1024, 100 * 1024, 1536, 16),
     "rtx4090": _card("NVIDIA GeForce RTX 4090", (8, 9), 128, 99 * 1024, 100 * 1024, 1536, 24),
     "l4": _card("NVIDIA L4", (8, 9), 58, 99 * 1024, 100 * 1024, 1536, 24),
+    "h100": _card("NVIDIA H100 80GB HBM3", (9, 0), 132, 227 * 1024, 228 * 1024, 2048, 32),
     "h200": _card("NVIDIA H200", (9, 0), 132, 227 * 1024, 228 * 1024, 2048, 32),
 }
 DYNAMIC_SHARED_BYTES = max(c.shared_per_block_optin_bytes for c in KNOWN.values())  # the most a block gets (H200)
@@ -69,6 +74,22 @@ DEVICE_ATTRIBUTES = {  # Card field → the driver's device attribute (CU_DEVICE
     "registers_per_sm": "MAX_REGISTERS_PER_MULTIPROCESSOR", "registers_per_block": "MAX_REGISTERS_PER_BLOCK",
     "threads_per_sm": "MAX_THREADS_PER_MULTIPROCESSOR", "blocks_per_sm": "MAX_BLOCKS_PER_MULTIPROCESSOR",
 }
+
+
+def known_as(card):
+    """The card's key in KNOWN (its data folder's name), found by its name; None for a card not modelled."""
+    return next((k for k, c in KNOWN.items() if c.name == card.name), None)
+
+
+def blocks_per_sm(card, registers, threads, shared_bytes):
+    """Blocks of `threads` threads, `registers` each, using `shared_bytes` of shared memory, that one SM of `card`
+    holds at once: the fewest its registers, its shared memory, its threads and its own limit allow."""
+    warps = -(-threads // 32)
+    per_warp = -(-registers * 32 // REGISTER_UNIT) * REGISTER_UNIT
+    since, reserved = RESERVED_SHARED
+    shared = shared_bytes + (reserved if card.compute_capability >= since else 0)
+    return min(card.registers_per_sm // (per_warp * warps), card.shared_per_sm_bytes // shared if shared else
+               card.blocks_per_sm, card.threads_per_sm // threads, card.blocks_per_sm)
 
 
 def modelled():
@@ -86,9 +107,14 @@ def current():
         return modelled()
     from numba import cuda
     dev = cuda.get_current_device()
-    name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
-    return Card(name, tuple(dev.compute_capability),
-                **{f: int(getattr(dev, attr)) for f, attr in DEVICE_ATTRIBUTES.items()})
+    if dev.id not in _read:  # read once per device: `best` asks at every launch
+        name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
+        _read[dev.id] = Card(name, tuple(dev.compute_capability),
+                             **{f: int(getattr(dev, attr)) for f, attr in DEVICE_ATTRIBUTES.items()})
+    return _read[dev.id]
+
+
+_read = {}  # device id → its Card
 
 
 def describe(card=None):
@@ -96,7 +122,7 @@ def describe(card=None):
     card = card or current()
     if SIMULATOR:
         return _("The simulator models the {card}: kernels are chosen and refused as on that card "
-                 "({env}=t4|a100|rtx3090|rtx4090|l4|h200 picks another).").format(card=card, env=ENV)
+                 "({env}=t4|a100|rtx3090|rtx4090|l4|h100|h200 picks another).").format(card=card, env=ENV)
     return _("This GPU: {card}.").format(card=card)
 
 

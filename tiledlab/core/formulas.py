@@ -64,3 +64,11 @@ def shared_reads_per_fma(TM=1, TN=1):
 def tile_step_loads(T):
     """One T×T output tile over one k-step of width T: naive 2T³, tiled 2T²."""
     return {"naive": 2 * T**3, "tiled": 2 * T**2}
+
+
+def split_k_adds(M, N, BN, splits):
+    """Adds into C of a split-K launch, each one load and one store of C: the grid has ⌈N / (BN/S)⌉ columns of
+    blocks, so column j of BN-wide tiles has min(S, that − S·j) parts, each adding the tile's elements inside C.
+    S·M·N when BN divides N."""
+    columns = -(-N * splits // BN)
+    return sum(min(splits, columns - splits * j) * M * min(BN, N - j * BN) for j in range(_blocks(N, BN)))

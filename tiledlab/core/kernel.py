@@ -114,7 +114,7 @@ class Generated:
         return ()  # its namespace is fixed
 
     def accumulates(self, code):
-        return False  # no generated kernel adds into C with atomics
+        return self.options.get("splits", 1) > 1  # split-K: the blocks of a tile add their parts into C
 
     def stamp(self):
         return None  # its source is written from the constants alone

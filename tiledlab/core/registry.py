@@ -6,7 +6,8 @@ kernel="regtile_2d", BM=64, TM=4)` changes some of them. A kernel's family is a 
 "lesson", "fair" (the lesson's two with unsigned indices), "ladder" (each rung adds one idea to the one
 before, `KERNELS[name].idea`), "search" (block and thread tiles around the ladder's last rung), "async"
 (asynchronous copies), "waits" (against the wait for shared data), "dynamic" (tiles in dynamic shared
-memory, beyond 48 KiB). `LADDER` lists the lesson's kernels and
+memory, beyond 48 KiB), "split" (split-K: blocks share a tile of C, each a part of K, adding into C where
+M×N gives the card too few blocks). `LADDER` lists the lesson's kernels and
 the ladder's rungs in order. "best" is no kernel of its own: core.best chooses one per card and shape.
 A new rung is one line below: `_gen` with its family (`_rung`, `_search`, ...); CONTRIBUTING.md says what
 must follow it.
@@ -26,8 +27,8 @@ def _gen(family, name, tile=(128, 128, 8, 8, 8), idea="", min_blocks=None, **opt
                      family=family, **options)
 
 
-_rung, _search, _async, _waits, _dynamic = (partial(_gen, family) for family in ("ladder", "search", "async", "waits",
-                                                                                 "dynamic"))
+_rung, _search, _async, _waits, _dynamic, _split = (partial(_gen, family) for family in ("ladder", "search", "async",
+                                                                                         "waits", "dynamic", "split"))
 
 
 SIMPLE = dict(transposed=True, edge="zero", loads="spread", uidx=False, prefetch=False)  # regtile_vec, unrolled
@@ -105,6 +106,16 @@ _ALL = [
     _dynamic("d_128x256x16_8x16_s3_w16x2", (128, 256, 16, 8, 16), "w_128x256x8_8x16_warp16x2 with BK = 16 and B by "
          "cp.async in 3 stages (74 KiB): Triton's tile at N = 4096, 256 threads like its 8 warps", warp=(16, 2),
          stages=3, **unrolled.HYBRID),
+    # split-K: where M×N makes too few blocks for the card (1024×8192×1024, a few dozen rows, small cubes), S
+    # blocks share each tile of C, each multiplying 1/S of K, and add their parts into C (C starts at zero)
+    _split("k_64x128x16_8x8_s3_split2", (64, 128, 16, 8, 8), "a_64x128x16_8x8_s3 with K split in 2: twice the blocks, "
+         "each adding its part into C", stages=3, splits=2, **unrolled.ASYNC),
+    _split("k_64x128x16_8x8_s3_split4", (64, 128, 16, 8, 8), "the same, K split in 4", stages=3, splits=4,
+         **unrolled.ASYNC),
+    _split("k_64x128x16_8x8_s3_split8", (64, 128, 16, 8, 8), "the same, K split in 8", stages=3, splits=8,
+         **unrolled.ASYNC),
+    _split("k_64x128x8_8x8_db_split4", (64, 128, 8, 8, 8), "s_64x128x8_8x8_db with K split in 4: no cp.async, for "
+         "every card", buffers=2, splits=4),
 ]
 KERNELS = {k.name: k for k in _ALL}  # every kernel of the series, by name
 LADDER = [k.name for k in _ALL if k.family in ("lesson", "ladder")]  # the lesson's two, then each rung in order
@@ -120,12 +131,13 @@ def family(name):
 
 def predicted(name, M, K, N, tile=None, **constants):
     """What kernel `name` (a name here, or a Kernel of the lesson's or block-tile kind) should measure at
-    M×K·K×N: global loads {'A', 'B'} and shared-memory {'reads', 'stores', 'fmas'}
-    (formulas.block_tile_loads and shared_traffic at its constants)."""
+    M×K·K×N: global loads {'A', 'B', 'C'} (C: a split-K kernel's adds, each a load and a store) and shared-memory
+    {'reads', 'stores', 'fmas'} (formulas.block_tile_loads, shared_traffic and split_k_adds at its constants;
+    the blocks of a split-K tile share its loads and steps)."""
     kernel = KERNELS[name] if isinstance(name, str) else name
     c = kernel.bind({**constants, **({} if tile is None else {"T": tile})})
     if kernel in (KERNELS["naive"], KERNELS["naive_unsigned"]):  # one thread per element, no tiles
-        return {**formulas.naive_loads(M, K, N), "reads": 0, "stores": 0, "fmas": M * N * K}
+        return {**formulas.naive_loads(M, K, N), "C": 0, "reads": 0, "stores": 0, "fmas": M * N * K}
     if "T" in c:
         c = dict(BM=c["T"], BN=c["T"], BK=c["T"], TM=1, TN=1)
     loads = formulas.block_tile_loads(M, K, N, c["BM"], c["BN"], clamped=kernel.clamped)
@@ -133,4 +145,5 @@ def predicted(name, M, K, N, tile=None, **constants):
     options = {**unrolled.OPTIONS, **kernel.code.base.options}
     if options["stages"] and options["transposed"]:  # A through registers, one tile ahead: the last step stores
         traffic["stores"] += -(-M // c["BM"]) * -(-N // c["BN"]) * c["BM"] * c["BK"]  # a tile past K (zeros)
-    return {**loads, **traffic}
+    adds = formulas.split_k_adds(M, N, c["BN"], options["splits"]) if options["splits"] > 1 else 0
+    return {**loads, "C": adds, **traffic}

@@ -32,6 +32,10 @@ Each rung adds one idea (the options of `generate_source`):
                reads the next tile's first k just after the barrier, so that every shared read has a k of
                multiply-adds to hide behind (notebook 7 measures what the compiler made of that). With two
                shared tiles (buffers=2), one barrier per tile.
+  splits       1: a block multiplies all of K; S > 1 (split-K): S blocks side by side share each BM×BN tile
+               of C, each multiplying its part of K's steps, and add their partial results into C with
+               cuda.atomic.add (C starts at zero): S times the blocks where M×N gives too few. The grid has
+               ⌈N / (BN/S)⌉ columns of blocks, so the last column of tiles may have fewer parts.
 
 The thread's TM×TN results are TM tuples, `acc0` … (one per row), updated by the generated device
 function `row_fma` (`generate_helpers`): numba compiles a tuple per row several times faster than
@@ -49,7 +53,7 @@ from .formulas import thread_tiles, threads_per_block as _threads
 from .rules import Rule, check_all, is_whole
 
 OPTIONS = dict(transposed=True, edge="clamp", loads="rows", uidx=True, prefetch=True, buffers=1, warp=None, pad=4,
-               stages=0, fragments=1)
+               stages=0, fragments=1, splits=1)
 ASYNC = dict(transposed=False, prefetch=False, buffers=1, edge="clamp")  # stages: A and B copied asynchronously
 HYBRID = dict(transposed=True, prefetch=True, buffers=1, edge="clamp")  # stages: B copied, A through registers
 FRAGMENTS = dict(transposed=True, prefetch=True, buffers=2, stages=0)  # fragments=2: shared reads one k ahead
@@ -148,6 +152,10 @@ OPTION_RULES = [
     Rule(lambda loads, BM, BN, BK, TM, TN: _a_load_fits(BM, BN, BK, TM, TN, loads),
          "the threads load A's BM×BK tile in whole passes (loads='rows': min(BM·BK/threads, BK) "
          "consecutive k each, dividing BK)"),
+    Rule(lambda splits, BN: is_whole(splits) and 1 <= splits <= 16 and BN % splits == 0,
+         "splits is a whole number from 1 to 16 that divides BN (S blocks share a tile: a block's share is BN/S)"),
+    Rule(lambda splits, fragments, stages, transposed: splits == 1 or (fragments == 1 and not (stages and transposed)),
+         "with splits, fragments=1, and with stages transposed=False: those loops take a part of K"),
     Rule(lambda BM, BN, BK, transposed, buffers, pad, stages: shared_memory(BM, BN, BK, transposed, buffers, pad,
                                                                         stages).bytes <= DYNAMIC_SHARED_BYTES,
          f"a block's shared tiles fit the {DYNAMIC_SHARED_BYTES // 1024} KiB the largest GPUs give a block (fewer "
@@ -186,10 +194,16 @@ class Plan:
         self.a_regs = [(i, q) for i in range(self.a_passes) for q in range(self.a_k)]
         self.b_regs = [(i, q) for i in range(self.b_passes) for q in range(self.b_cq)]
         self.a_shape, self.b_shape = tile_shapes(BM, BN, BK, self.transposed, self.buffers, self.pad, self.stages)
+        # the block's part of K: from kbase to kend (with splits), else all of it
+        self.kend, self.klen = ("kend", "kend - kbase") if self.splits > 1 else ("K", "K")
 
     def index(self, e):
         """A global index as written: uint64(e) with uidx."""
         return f"uint64({e})" if self.uidx else e
+
+    def k(self, e):
+        """k = e steps into the block's part of K: kbase + e with splits, else e."""
+        return e if self.splits == 1 else "kbase" if e == "0" else _plus("kbase", e)
 
 
 def declarations(p):
@@ -236,10 +250,22 @@ def block_origin(p):
     """The sizes, the block tile's first row and column of C, and the thread's rows and columns in it."""
     rows = f", then the same {p.sm} further" if p.gm > 1 else ""
     cols = f", then the same {p.sn} further" if p.gn > 1 else ""
-    return ["    M, K = A.shape", "    N = B.shape[1]",
-            f"    row0 = cuda.blockIdx.y * {p.BM}", f"    col0 = cuda.blockIdx.x * {p.BN}",
+    return ["    M, K = A.shape", "    N = B.shape[1]", f"    row0 = cuda.blockIdx.y * {p.BM}",
+            *(split_part(p) if p.splits > 1 else [f"    col0 = cuda.blockIdx.x * {p.BN}"]),
             f"    ra = ty_c * {VEC}  # this thread's rows: ra + 0..3" + rows,
             f"    cb = tx_c * {VEC}  # this thread's columns: cb + 0..3" + cols]
+
+
+def split_part(p):
+    """With splits: the block's tile of C and its part of K's steps."""
+    S = p.splits
+    return [f"    # Split-K: {S} neighbouring blocks share each {p.BM}x{p.BN} tile of C, each adding its part of K.",
+            f"    tile_x = cuda.blockIdx.x // {S}", f"    col0 = tile_x * {p.BN}",
+            f"    parts = min({S}, cuda.gridDim.x - tile_x * {S})  # the last column of tiles may have fewer",
+            f"    part = cuda.blockIdx.x % {S}",
+            f"    steps = (K + {p.BK - 1}) // {p.BK}  # steps of BK along all of K",
+            f"    kbase = (part * steps // parts) * {p.BK}  # this block's part of K: from kbase ...",
+            f"    kend = min(K, ((part + 1) * steps // parts) * {p.BK})  # ... to kend"]
 
 
 def load_indices(p):
@@ -280,7 +306,7 @@ def global_load_a(p, i, q, kx, guard):
     """A's element of pass i, k offset q, in the tile at k = kx (guard: check the K edge)."""
     r = f"ar_{i}" if p.edge == "clamp" else _plus("row0 + am", i * p.a_rows)
     k = _plus(_plus(kx, "ak"), q)
-    conds = ([] if p.edge == "clamp" else [f"{r} < M"]) + ([f"{k} < K"] if guard else [])
+    conds = ([] if p.edge == "clamp" else [f"{r} < M"]) + ([f"{k} < {p.kend}"] if guard else [])
     return _guarded(f"A[{p.index(r)}, {p.index(k)}]", conds)
 
 
@@ -288,7 +314,7 @@ def global_load_b(p, i, q, kx, guard):
     """B's element of pass i, column pass q, in the tile at k = kx (guard: check the K edge)."""
     r = _plus(_plus(kx, "bk"), i * p.b_rows)
     c = f"bc_{q}" if p.edge == "clamp" else _plus("col0 + bn", 32 * q)
-    conds = ([f"{r} < K"] if guard else []) + ([] if p.edge == "clamp" else [f"{c} < N"])
+    conds = ([f"{r} < {p.kend}"] if guard else []) + ([] if p.edge == "clamp" else [f"{c} < N"])
     return _guarded(f"B[{p.index(r)}, {p.index(c)}]", conds)
 
 
@@ -319,7 +345,7 @@ def tile_loads(p, ind, kx, to_registers, h, b_too=True):
     """The global loads of the tile at k = kx; with edge='clamp', checked against K only in the last tile."""
     if p.edge != "clamp":
         return _tile_loads(p, ind, kx, to_registers, h, guard=True, b_too=b_too)
-    return ([f"{ind}if {_plus(kx, p.BK)} <= K:  # the whole tile lies inside K: no checks"]
+    return ([f"{ind}if {_plus(kx, p.BK)} <= {p.kend}:  # the whole tile lies inside K: no checks"]
             + _tile_loads(p, ind + "    ", kx, to_registers, h, guard=False, b_too=b_too)
             + [f"{ind}else:  # the last, partial tile: columns of A / rows of B past K read as 0"]
             + _tile_loads(p, ind + "    ", kx, to_registers, h, guard=True, b_too=b_too))
@@ -355,9 +381,9 @@ def multiply_adds(p, ind, k, ka, kb, h=0):
 def tile_step(p, h):
     """One trip's step through shared buffer h: fill it, wait, multiply, (one buffer) wait again."""
     ind = "        "
-    L = [f"{ind}k0 = t * {p.buffers * p.BK}" + (f" + {h * p.BK}" if h else "")]
+    L = [f"{ind}k0 = {p.k(f't * {p.buffers * p.BK}')}" + (f" + {h * p.BK}" if h else "")]
     if h == 1:
-        L.append(f"{ind}if k0 < K:  # the second step of the last trip may lie past K")
+        L.append(f"{ind}if k0 < {p.kend}:  # the second step of the last trip may lie past K")
         ind += "    "
     if p.prefetch:
         L += shared_stores(p, ind, h)
@@ -381,9 +407,9 @@ def main_loop(p):
               "    # with extra instructions; an unsigned one needs no guard."]
     if p.prefetch:
         L.append("    # Registers pa_*, pb_* hold the next tile: its global loads are in flight during the multiply.")
-        L += tile_loads(p, "    ", "0", True, 0)
+        L += tile_loads(p, "    ", p.k("0"), True, 0)
     step = p.buffers * p.BK
-    L.append(f"    for t in range((K + {step - 1}) // {step}):"
+    L.append(f"    for t in range(({p.klen} + {step - 1}) // {step}):"
              + ("  # two tile steps per trip: buffer 0, then buffer 1" if p.buffers == 2 else ""))
     L += [line for h in range(p.buffers) for line in tile_step(p, h)]
     if p.buffers == 2:
@@ -434,9 +460,10 @@ def async_tile(p, ind, kx, fa, fb):
     scalar = [f"{ind}    sA[{sa(i)}, {_plus('ak', q)}] = {global_load_a(p, i, q, kx, guard=True)}"
               for i in range(a_passes) for q in range(VEC)]
     scalar += [f"{ind}    sB[{sb(i)}, {_plus('bn', q)}] = " + _guarded(f"B[{p.index(kb(i))}, {p.index(f'bc_{q}')}]",
-                                                                      [f"{kb(i)} < K"])
+                                                                      [f"{kb(i)} < {p.kend}"])
                for i in range(b_passes) for q in range(VEC)]
-    return ([f"{ind}if aligned and {_plus(kx, p.BK)} <= K:  # 16-byte copies, global → shared, past the registers"]
+    return ([f"{ind}if aligned and {_plus(kx, p.BK)} <= {p.kend}:  # 16-byte copies, global → shared, past the "
+             "registers"]
             + copies + [f"{ind}else:  # rows not 16-byte aligned, or the last partial tile: plain loads, zero past K"]
             + scalar)
 
@@ -476,9 +503,10 @@ def pipeline_loop(p):
     else:
         L = [f"    # The first {S - 1} tiles start on their way before the loop; each is one commit group."]
     for s in range(S - 1):
-        L += [f"    if {s * BK} < K:", *async_tile(p, ind, str(s * BK), str(s * p.BM), str(s * BK)),
+        k = p.k(str(s * BK))
+        L += [f"    if {k} < {p.kend}:", *async_tile(p, ind, k, str(s * p.BM), str(s * BK)),
               "    cp_async_commit()"]
-    L.append(f"    for t in range((K + {BK - 1}) // {BK}):")
+    L.append(f"    for t in range(({p.klen} + {BK - 1}) // {BK}):")
     if p.transposed:
         L += [f"{ind}cp_async_wait({S - 2})  # B's tile t has landed, for this thread",
               f"{ind}cuda.syncthreads()  # ... and for every thread; A's tile t is stored; tile t-1 is finished",
@@ -493,7 +521,8 @@ def pipeline_loop(p):
               f"{ind}cuda.syncthreads()  # ... and for every thread; and everyone has finished tile t-1",
               f"{ind}nxt = (t + {S - 1}) % {S}  # the stage tile t-1 used: free now, so tile t+{S - 1} goes there"]
         stage = (f"nxt * {p.BM}", f"nxt * {BK}")
-    L += [f"{ind}k1 = (t + {S - 1}) * {BK}", f"{ind}if k1 < K:", *async_tile(p, ind + "    ", "k1", *stage),
+    L += [f"{ind}k1 = {p.k(f'(t + {S - 1}) * {BK}')}", f"{ind}if k1 < {p.kend}:",
+          *async_tile(p, ind + "    ", "k1", *stage),
           f"{ind}cp_async_commit()  # one group per step, empty or not: the wait above counts groups"]
     if p.transposed:
         L += [f"{ind}sa = (t % {S}) * {BK}  # tile t's stage: rows of sA", f"{ind}sb = sa  # ... and of sB"]
@@ -547,12 +576,14 @@ def fragment_main_loop(p):
 
 def write_back(p):
     """The TM×TN results stored to C, skipping rows and columns past its edges."""
-    L = ["    # Store the TM×TN results; rows and columns past the edges of C are skipped."]
+    L = ["    # Store the TM×TN results; rows and columns past the edges of C are skipped."
+         + (" Each is added into C: the blocks of one tile add their parts." if p.splits > 1 else "")]
     for i in range(p.TM):
         L += [f"    row = row0 + {thread_row(p, i)}", "    if row < M:"]
         for j in range(p.TN):
             c = _plus("col0 + cb", (j // VEC) * p.sn + j % VEC)
-            L += [f"        if {c} < N:", f"            C[row, {c}] = acc{i}[{j}]"]
+            store = f"cuda.atomic.add(C, (row, {c}), acc{i}[{j}])" if p.splits > 1 else f"C[row, {c}] = acc{i}[{j}]"
+            L += [f"        if {c} < N:", f"            {store}"]
     return L
 
 

@@ -19,10 +19,11 @@ from .bench import rel_err
 from .cublas import timed_sgemm
 from .timing import back_to_back
 
-# Measured at every shape: `best`'s card-rule candidates (core.best.CANDIDATES), each the fastest numba kernel
-# somewhere in the H200 exploration (explore.csv): the 128×256 tile for large products, the 64×128 pipeline where
-# few blocks fill the card, and the double-buffered 64×128 tile, which needs no cp.async and was the fastest at 1000³.
-CANDIDATES = list(best.CANDIDATES)
+# Measured at every shape: what `best`'s model chooses among (core.best.CANDIDATES, SPLIT_K): the fastest numba
+# kernel of each block tile in the H200 exploration (explore.csv; the 128×256 tile for large products, the 64×128
+# pipeline where few blocks fill the card, the double-buffered 64×128 tile, which needs no cp.async) and the
+# split-K rungs of the last two, for shapes whose M×N gives the card too few blocks.
+CANDIDATES = list(best.CANDIDATES + best.SPLIT_K)
 TOLERANCE = 1e-4  # relative error against the reference beyond which a candidate is wrong, never chosen
 
 
