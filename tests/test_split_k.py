@@ -60,7 +60,7 @@ def test_the_unsplit_twin_loads_as_much_of_A_and_B():
 def test_only_a_split_kernel_adds_into_C():
     for name, kernel in KERNELS.items():
         adds = "cuda.atomic.add(C" in kernel.source()
-        assert adds == kernel.accumulates(kernel.bind()) == (name in SPLIT), name
+        assert adds == kernel.bind().accumulates == (name in SPLIT), name
 
 
 @pytest.mark.parametrize("options, says", [
