@@ -102,3 +102,16 @@ def test_counts_from_three_threads_at_once_are_each_right():
 def test_odd_predictions_are_answered_in_one_line(capsys, prediction, said):
     assert predict(prediction, 5) is False
     assert said in capsys.readouterr().out
+
+
+def test_a_tuned_choice_counts_only_where_it_was_timed_and_only_as_a_kernels_name(tmp_path, monkeypatch):
+    from tiledlab.core import best, card
+    from tiledlab.core.registry import KERNELS
+    monkeypatch.setenv(best.CACHE_ENV, str(tmp_path))
+    here, shape = card.current(), (64, 64, 64)
+    for kernel, found in ((["tiled"], None), ("s_64x128x8_8x8_db", "s_64x128x8_8x8_db")):  # a list names no kernel
+        best.save([best.entry(here, best.shape_class(*shape), kernel, {"backend": "simulator"})])
+        monkeypatch.setattr(best, "SIMULATOR", True)
+        assert best.tuned(*shape, here, KERNELS) == found
+        monkeypatch.setattr(best, "SIMULATOR", False)  # a GPU never takes what the simulator timed
+        assert best.tuned(*shape, here, KERNELS) is None

@@ -104,7 +104,8 @@ def tuned(M, K, N, card, kernels):
     # the latest entry, measured where it is used (the simulator's times are Python's, not a GPU's)
     found = next((e.get("kernel") for e in reversed(entries())
                   if same_class(e, card, wanted) and measured_on(e) == here), None)
-    return found if found in kernels and kernels[found].refusal(card) is None else None
+    # a kernel the registry still has (an entry of another form, a list, names none) that the card can run
+    return found if isinstance(found, str) and found in kernels and kernels[found].refusal(card) is None else None
 
 
 def same_class(entry, card, shape_class):
