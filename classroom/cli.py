@@ -4,10 +4,12 @@ One handler per command (HANDLERS) and its options (parser()); the exit codes ar
 (tiledlab.cli.EXIT_CODES, listed by --help).
 """
 import argparse
+import importlib.util
 import pathlib
 import sys
 
 from tiledlab.cli import EPILOG, OK, Parser, _command, _file_in_the_way, _out_folder, run
+from tiledlab.experiments import Unavailable
 
 
 def out_file(path, option, example):
@@ -22,6 +24,8 @@ def out_file(path, option, example):
 
 
 def _slides(args):
+    if importlib.util.find_spec("markdown_it") is None:
+        raise Unavailable("the slides are written with markdown-it-py: pip install -e '.[teach]'")
     import matplotlib
     matplotlib.use("Agg")  # the takeaway figures are drawn off screen
     from . import slides
