@@ -34,7 +34,6 @@ LOCALE_DIR = pathlib.Path(__file__).parent / "locale"
 PO = LOCALE_DIR / "zh_CN" / "LC_MESSAGES" / f"{DOMAIN}.po"
 MO = PO.with_suffix(".mo")
 NOTEBOOK_DOMAIN = "notebooks"  # the notebooks' own words (`translate_cells`), kept by `translate update`
-NOTEBOOK_PO = PO.with_name(f"{NOTEBOOK_DOMAIN}.po")
 
 # Fonts with Simplified Chinese glyphs, in the order they are preferred: Debian/Ubuntu's fonts-noto-cjk
 # (the CI machine's), Adobe's name for the same design, WenQuanYi (older Linux), then Windows' and macOS's own.

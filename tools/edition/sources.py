@@ -5,7 +5,7 @@ cell's id, msgid = its source; a `links` cell's URLs written {1}, {2}, ...), and
 code cell a student fills in or Colab runs first (context = "<cell id>#<n>", msgid = the comment's text,
 a block of comment lines joined into one); for a docs page, one per top-level markdown block (context =
 "<stem>:<n>", msgid = the block's source lines joined with newlines). What the notebooks' code prints
-and draws is one catalog for all of them, in the package (tiledlab.i18n.NOTEBOOK_PO; `code_strings`).
+and draws is one catalog for all of them, in the package (CODE_CATALOG; `code_strings`).
 """
 import io
 import pathlib
@@ -23,7 +23,7 @@ DOCS = pathlib.Path("docs")
 ZH_DOCS = DOCS / "zh"
 DOC_PAGES = ("index", "teaching", "glossary")
 LOCALE = pathlib.Path("locale/zh_CN/LC_MESSAGES")
-CODE_CATALOG = pathlib.Path("tiledlab/locale/zh_CN/LC_MESSAGES/notebooks.po")  # tiledlab.i18n.NOTEBOOK_PO
+CODE_CATALOG = pathlib.Path("tiledlab/locale/zh_CN/LC_MESSAGES/notebooks.po")  # compiled to the .mo tiledlab.i18n reads
 LINKS_TAG = "links"  # a cell of badges and links only: its words translated, its URLs kept
 INSTALL_TAG = "colab-install"  # Colab's install cell: its comments translated, its output never stored
 _URL = re.compile(r"\]\((https?://[^)\s]+)\)")
