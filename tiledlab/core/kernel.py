@@ -227,10 +227,10 @@ class Kernel:
         values that are not whole numbers, a block CUDA cannot launch, and the kernel's rules each give a
         ValueError that says what to change."""
         given = {**(given or {}), **more}
-        try:
-            asked = (build.key(given), tile)
+        try:  # each value with its type: True == 1, but tile=True is refused where tile=1 is not
+            asked = tuple(sorted((k, type(v).__name__, v) for k, v in given.items())), type(tile).__name__, tile
             hash(asked)
-        except TypeError:  # an unhashable value: refused by _check_value below
+        except TypeError:  # an unhashable value (or name): refused by _check_value below
             asked = None
         if asked not in self._bound:
             found = self._bind(given, tile)
