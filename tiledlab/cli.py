@@ -305,6 +305,13 @@ def _kernels_option(p, help, default=None):
     p.add_argument("--kernels", nargs="+", action="extend", default=default, metavar="NAME", help=help)
 
 
+def version():
+    """The installed tiledlab's version, as pip recorded it from pyproject.toml."""
+    from importlib import metadata
+    with contextlib.suppress(metadata.PackageNotFoundError):  # a clone that pip never installed: no version
+        return metadata.version("tiledlab")
+
+
 def _command(sub, name, help, description):
     return sub.add_parser(name, help=help, formatter_class=_Help, description=description)
 
@@ -313,6 +320,7 @@ def parser():
     """The command line's parser (all but `lab`, which parses its own options)."""
     top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("--version", action="version", version=f"tiledlab {version()}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
                                "in JupyterLab; `lab --help` for its options")
