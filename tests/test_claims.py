@@ -152,6 +152,16 @@ def closest_to_shared_roof():
     assert min(wide) > share(prof("tiled_unsigned", 8)) + 0.15
 
 
+def signed_naive_reads_more_dram():
+    assert prof("naive")["dram_read_bytes"] > 2 * prof("naive_unsigned")["dram_read_bytes"]
+
+
+def issue_falls_time_stays():
+    signed, fair = prof("tiled", 8), prof("tiled_unsigned", 8)
+    assert 0.2 < 1 - fair["bound_issue_ms"] / signed["bound_issue_ms"] < 0.3  # "by a quarter"
+    assert abs(fair["time_ms"] / signed["time_ms"] - 1) < 0.03  # "hardly moves"
+
+
 def effect(kernel, tile, n=N):
     return data.value(load("effects.csv"), "median_ms", kernel=kernel, N=n, tile=tile)
 
@@ -314,6 +324,12 @@ CLAIMS = [
     Claim("06_caches", "at T = 8 not at all against this naive kernel in 16×16 blocks", "h200/profile.csv",
           "time of tiled_unsigned T = 8 over naive_unsigned (16×16), N = 1024 and 4096 (within 5 %)",
           profiled_t8_no_faster),
+    Claim("06_caches", "the lesson's signed naive kernel reads A and B in the same order and yet reads several "
+          "times as much from DRAM", "h200/profile.csv", "naive and naive_unsigned (16×16), N = 4096 (more than 2×)",
+          signed_naive_reads_more_dram),
+    Claim("06_caches", "without its fix-ups its issue bound falls by a quarter and its time hardly moves",
+          "h200/profile.csv", "tiled and tiled_unsigned T = 8, N = 4096 (issue bound 20–30 % lower, time within 3 %)",
+          issue_falls_time_stays),
     Claim("06_caches", "in the same 8×8 blocks, the naive kernel is slower", BENCH,
           "tiled_unsigned T = 8 and naive_unsigned (8×8), N = 4096",
           lambda: faster(point("tiled_unsigned", N, 8), point("naive_unsigned", N, 8))),
