@@ -144,6 +144,12 @@ def factor(table, slow, fast, metric="median_ms"):
     return np.nan if None in found else found[0].value / found[1].value
 
 
+def fastest(table, kernel, n):
+    """The tile at which `kernel` has its least median time at N = n (for a naive kernel, a block shape)."""
+    at = points(table).query("kernel == @kernel and N == @n")
+    return int(at.loc[at["median_ms"].idxmin(), "tile"])
+
+
 def times(x):  # a factor as a table shows it, "1.53×", or "-" for a point not measured
     return "-" if pd.isna(x) else f"{x:.2f}×"
 
