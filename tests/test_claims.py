@@ -266,6 +266,20 @@ def async_faster_at_the_smallest_n():
         assert min(values("s_128x256x8_8x16_warp", n)) > copies, n
 
 
+def gen_warp_without_spills():
+    p = load("ladder_profile.csv").drop_duplicates("kernel").set_index("kernel")
+    assert p.loc["gen_warp", "registers_per_thread"] == 128 and p.loc["gen_warp", "blocks_per_sm"] == 2
+    assert p.loc["gen_warp", "local_ld_inst"] + p.loc["gen_warp", "local_st_inst"] == 0
+    assert p.loc["gen_double_lb", "local_ld_inst"] > 0
+
+
+def same_tile_async_slower():
+    asy = load("async.csv").query("N == 1024")
+    plain = asy.loc[asy["kernel"] == "s_64x128x8_8x8_db", "pct_cublas"].iloc[0]
+    same = asy.loc[asy["kernel"].str.match(r"^[ah]_64x128x8_"), "pct_cublas"]
+    assert len(same) == 4 and (same < plain - 1).all()
+
+
 def registry_best_for(n):
     from tiledlab.core import best, card
     return best.by_rule(n, n, card.KNOWN["h200"], registry.KERNELS)  # the card the committed data was measured on
@@ -386,8 +400,13 @@ CLAIMS = [
           two_fastest_hand_written),
     Claim("07_register_tiling", "cuBLAS's schedulers issue an instruction in a larger share of cycles",
           "h200/ladder_profile.csv", "the profiled rung and cuBLAS, N = 4096", cublas_issues_more_often),
-    Claim("07_register_tiling", "at the smallest N, where `best` runs one, faster than every register-prefetch rung; "
-          "from N = 2048 up the 128×256 register-prefetch rung is faster", "h200/async.csv, waits.csv, ladder.csv",
+    Claim("07_register_tiling", "`gen_warp` fits two blocks with 128 registers and none", "h200/ladder_profile.csv",
+          "gen_warp and gen_double_lb: registers, blocks per SM, local-memory instructions", gen_warp_without_spills),
+    Claim("07_register_tiling", "the asynchronous rungs with the same 64×128×8 tile as the register-prefetch "
+          "`s_64x128x8_8x8_db` are slower than it at that N", "h200/async.csv",
+          "a_/h_64x128x8 rungs and s_64x128x8_8x8_db, N = 1024 (one run, more than 1 point)", same_tile_async_slower),
+    Claim("07_register_tiling", "faster than every register-prefetch rung; from N = 2048 up the 128×256 register-prefetch "
+          "rung is faster", "h200/async.csv, waits.csv, ladder.csv",
           "% of cuBLAS of a_64x128x16_8x8_s3, every s_ rung and every a_/h_ rung, in each run that timed them",
           async_faster_at_the_smallest_n),
 ]

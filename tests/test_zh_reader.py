@@ -123,7 +123,7 @@ def roofline():
     points = plots.rung_points([("tiled T=32", "lesson", 4.0, 8.0), ("regtile_2d", "ladder", 16.0, 20.0),
                                 (registry.LADDER_TOP, "search", 40.0, 40.0), ("cuBLAS", "cublas", 40.0, 50.0)])
     plots.roofline(ax, [(i18n.notebook_text("shared memory"), 33.0)], 65.0, points,
-                   i18n.notebook_text("FLOP per byte read from shared memory"), "",
+                   i18n.notebook_text("FLOP per shared-memory byte (wavefronts × 128 B)"), "",
                    extra_legend=plots.group_legend(["lesson", "ladder", "search", "cublas"]))
     plots.number_points(ax, points)
     return fig
