@@ -40,3 +40,12 @@ def test_the_install_cell_is_folded_below_a_line_that_says_what_it_is(path):
     assert len(install) == 1 and install[0].metadata["jupyter"] == {"source_hidden": True}
     above = nb.cells[nb.cells.index(install[0]) - 1]
     assert above.cell_type == "markdown" and "Colab" in above.source.splitlines()[-1]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT / "notebooks").as_posix())
+def test_the_tile_stepper_is_shown_once(path):
+    """One output: the widget where a front end runs it, its static strip where none does (never both)."""
+    for c in read(path).cells:
+        if c.cell_type == "code" and "step_through(" in c.source and c.outputs:
+            assert [sorted(o.get("data", {})) for o in c.outputs] == [
+                ["application/vnd.jupyter.widget-view+json", "image/png", "text/plain"]], path.name
