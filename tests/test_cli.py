@@ -64,6 +64,8 @@ def test_bench_writes_csv_and_png(tiledlab_cli, tmp_path):
     assert all(float(r["rel_err"]) < 1e-5 for r in rows)
     assert (tmp_path / "bench.png").stat().st_size > 1000
     assert "16/" in run.stderr or "done" in run.stderr  # the progress bar
+    header = run.stdout.splitlines()[0].split()
+    assert ("TFLOP/s" in header) != tiledlab.SIMULATOR and "ms" in header  # Python's threads: milliseconds, no 0.000
 
 
 @pytest.fixture
