@@ -120,7 +120,7 @@ class Comparison:
             text = _("{a} and {b} are within noise of each other ({by} apart, ± {noise}, {runs} runs).")
         else:
             text = _(BEYOND[points_])
-        return at + text.format(a=a.name, b=b.name, by=by, noise=noise, runs=self.runs)
+        return (at + text.format(a=a.name, b=b.name, by=by, noise=noise, runs=self.runs)).replace("） ", "）")  # no space after ）
 
 
 def percent(x):  # to the precision that matters: 74 %, 3.2 %
