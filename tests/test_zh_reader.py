@@ -305,3 +305,11 @@ def test_every_zh_notebook_run_here_draws_and_prints_chinese(tmp_path):
     for line in record.read_text(encoding="utf-8").splitlines():
         problems += [f"figure: {t!r}" for t in json.loads(line) if foreign_words(t, names)]
     assert problems == []
+
+
+def test_count_speaks_chinese_in_the_chinese_edition(monkeypatch, capsys):
+    from tiledlab import cli
+    monkeypatch.setenv("TILEDLAB_LANG", "zh")
+    assert cli.main(["count", "--n", "12", "--tile", "3"]) == 0
+    out = capsys.readouterr().out
+    assert CJK.search(out) and english_lines(out) == [], out

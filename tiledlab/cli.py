@@ -19,6 +19,7 @@ import numpy as np
 from .backend import SIMULATOR
 from .core.rules import whole
 from .experiments import Unavailable
+from .i18n import _
 
 OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL = 0, 1, 2, 3, 4
 EPILOG = """exit codes, the same for every command:
@@ -188,13 +189,15 @@ def _count(args):
         print(json.dumps(result))
     else:
         from .notebook import table
-        print(f"global loads of A and B, N={n}, T={T}")
-        table(["kernel", "measured", "formula", "match"],
-              [[k, r["measured"], r["formula"], "yes" if r["measured"] == r["formula"] else "NO"]
+        print(_("global loads of A and B, N={n}, T={T}").format(n=n, T=T))
+        table([_("kernel"), _("measured"), _("formula"), _("match")],
+              [[k, r["measured"], r["formula"], _("yes") if r["measured"] == r["formula"] else _("NO")]
                for k, r in result.items()])
         steps = -(-n // T)  # tile steps along K: the last one partly empty where T does not divide N
-        why = f"T = {T}" if n % T == 0 else f"N / ⌈N/T⌉ = {n}/{steps}: T = {T} leaves part-empty edge tiles"
-        print(f"naive / tiled = {result['naive']['measured'] / result['tiled']['measured']:g} ({why})")
+        why = f"T = {T}" if n % T == 0 else _("N / ⌈N/T⌉ = {n}/{steps}: T = {T} leaves part-empty edge tiles").format(
+            n=n, steps=steps, T=T)
+        print(_("naive / tiled = {ratio:g} ({why})").format(ratio=result["naive"]["measured"] / result["tiled"]["measured"],
+                                                         why=why))
     return OK if all(r["measured"] == r["formula"] for r in result.values()) else MISMATCH
 
 

@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+from ..i18n import _
+
 
 def _series_notebooks() -> pathlib.Path:
     """notebooks/ of the source checkout this module lives in (wherever it sits in the package)."""
@@ -269,14 +271,16 @@ def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def _say_if_menus_stay_english(lang):
     if lang == "zh" and not has_language_pack():
-        print("JupyterLab's own menus stay in English: its Chinese language pack is not installed "
-              "(pip install -e '.[zh]', then start again); the notebooks and their feedback are in Chinese",
+        print(_("JupyterLab's own menus stay in English: its Chinese language pack is not installed "
+                "(pip install -e '.[zh]', then start again); the notebooks and their feedback are in Chinese"),
               file=sys.stderr)
 
 
 def start(args, extra) -> int:
     """Make the working copy and hand the process to JupyterLab (``args`` from ``parser()``)."""
     lang = args.lang
+    if lang == "zh":  # the Chinese edition's own messages, as its kernels' (lab_env), in Chinese
+        os.environ["TILEDLAB_LANG"] = "zh"
     src, dest = edition(args.src, args.dest if args.dest is not None else args.src.parent / DEFAULT_DEST_NAME, lang)
     check_options(extra)
     cmd, env = lab_argv(dest, extra), lab_env(lang, dest)
@@ -297,7 +301,8 @@ def start(args, extra) -> int:
         (folder / "LANGUAGE").write_text("zh\n")  # tiledlab.i18n.language() in a kernel started here
         if "JUPYTERLAB_SETTINGS_DIR" in env:
             chinese_settings(env["JUPYTERLAB_SETTINGS_DIR"])
-    print(f"working copy: {folder} (the committed notebooks in {src} stay as they are)", flush=True)
+    print(_("working copy: {folder} (the committed notebooks in {src} stay as they are)").format(folder=folder, src=src),
+          flush=True)
     if os.name == "posix":
         os.execve(cmd[0], cmd, {**os.environ, **env})  # JupyterLab takes over the process: Ctrl-C goes to it
     return subprocess.call(cmd, env={**os.environ, **env})
