@@ -313,3 +313,9 @@ def test_count_speaks_chinese_in_the_chinese_edition(monkeypatch, capsys):
     assert cli.main(["count", "--n", "12", "--tile", "3"]) == 0
     out = capsys.readouterr().out
     assert CJK.search(out) and english_lines(out) == [], out
+
+
+def test_lab_says_its_own_words_in_the_editions_language():
+    from tiledlab.notebook import lab
+    said = "working copy: {folder} (the committed notebooks in {src} stay as they are)"
+    assert CJK.search(lab._in("zh", said)) and lab._in("en", said) == said

@@ -25,7 +25,8 @@ import subprocess
 import sys
 import time
 
-from ..i18n import _
+from .. import i18n
+from ..i18n import N_
 
 
 def _series_notebooks() -> pathlib.Path:
@@ -269,18 +270,21 @@ def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
     return p
 
 
+def _in(lang, message):
+    """This command's own words in the edition's language (`--lang zh`: Chinese, as its kernels speak)."""
+    return i18n._catalog().gettext(message) if lang == "zh" else message
+
+
 def _say_if_menus_stay_english(lang):
     if lang == "zh" and not has_language_pack():
-        print(_("JupyterLab's own menus stay in English: its Chinese language pack is not installed "
-                "(pip install -e '.[zh]', then start again); the notebooks and their feedback are in Chinese"),
+        print(_in(lang, N_("JupyterLab's own menus stay in English: its Chinese language pack is not installed "
+                           "(pip install -e '.[zh]', then start again); the notebooks and their feedback are in Chinese")),
               file=sys.stderr)
 
 
 def start(args, extra) -> int:
     """Make the working copy and hand the process to JupyterLab (``args`` from ``parser()``)."""
     lang = args.lang
-    if lang == "zh":  # the Chinese edition's own messages, as its kernels' (lab_env), in Chinese
-        os.environ["TILEDLAB_LANG"] = "zh"
     src, dest = edition(args.src, args.dest if args.dest is not None else args.src.parent / DEFAULT_DEST_NAME, lang)
     check_options(extra)
     cmd, env = lab_argv(dest, extra), lab_env(lang, dest)
@@ -301,8 +305,8 @@ def start(args, extra) -> int:
         (folder / "LANGUAGE").write_text("zh\n")  # tiledlab.i18n.language() in a kernel started here
         if "JUPYTERLAB_SETTINGS_DIR" in env:
             chinese_settings(env["JUPYTERLAB_SETTINGS_DIR"])
-    print(_("working copy: {folder} (the committed notebooks in {src} stay as they are)").format(folder=folder, src=src),
-          flush=True)
+    print(_in(lang, N_("working copy: {folder} (the committed notebooks in {src} stay as they are)")).format(
+        folder=folder, src=src), flush=True)
     if os.name == "posix":
         os.execve(cmd[0], cmd, {**os.environ, **env})  # JupyterLab takes over the process: Ctrl-C goes to it
     return subprocess.call(cmd, env={**os.environ, **env})
