@@ -1,8 +1,11 @@
 """python -m tiledlab's commands, in this process (cli.main), but for one run of the real entry point."""
 import csv
 import json
+import pathlib
+import re
 import subprocess
 import sys
+import tomllib
 from types import SimpleNamespace
 
 import pytest
@@ -20,6 +23,17 @@ def test_info_names_backend_and_versions():
     assert done.returncode == 0, done.stderr
     assert ("CUDA simulator" in out) == tiledlab.SIMULATOR
     assert "numba:" in out and "numba-cuda:" in out and "numpy:" in out
+
+
+def test_version_and_help_name_what_is_installed_and_every_exit_code(capsys):
+    for flag in ("--version", "--help"):
+        with pytest.raises(SystemExit) as done:
+            command_line.main([flag])
+        assert done.value.code == 0
+    out = capsys.readouterr().out
+    pyproject = tomllib.loads((pathlib.Path(tiledlab.__file__).parents[1] / "pyproject.toml").read_text())
+    assert out.startswith(f"tiledlab {pyproject['project']['version']}\n")
+    assert re.findall(r"^  (\d)  ", out, flags=re.MULTILINE) == list("01234")  # the README's, tools' 5 apart
 
 
 def test_count_json_reports_measured_equal_to_formula(tiledlab_cli):
@@ -50,6 +64,8 @@ def test_bench_writes_csv_and_png(tiledlab_cli, tmp_path):
     assert all(float(r["rel_err"]) < 1e-5 for r in rows)
     assert (tmp_path / "bench.png").stat().st_size > 1000
     assert "16/" in run.stderr or "done" in run.stderr  # the progress bar
+    header = run.stdout.splitlines()[0].split()
+    assert ("TFLOP/s" in header) != tiledlab.SIMULATOR and "ms" in header  # Python's threads: milliseconds, no 0.000
 
 
 @pytest.fixture

@@ -64,6 +64,8 @@ def check_online_cells(path, repo, version):
     else:
         assert install.source == want[execute.INSTALL_TAG], path
     assert install.outputs == [] and install.execution_count is None
+    assert install.metadata == links.INSTALL_METADATA, path  # folded in JupyterLab, off the site
+    assert "folded cell below installs tiledlab on Colab" in online.source, path  # its purpose, one line above it
     assert f'"git+https://github.com/{repo}@v{version}"' in install.source
     urls = re.findall(r"\((https://[^)]+)\)", online.source)
     folder = "notebooks/zh" if path.parent.name == "zh" else "notebooks"

@@ -472,3 +472,32 @@ def test_check_reports_a_variant_the_glossary_avoids_and_obsolete_messages(exerc
     edition.update(exercise_repo)
     assert f"{sources.LOCALE.as_posix()}/notebooks/01_a.po: 1 obsolete messages (#~): reuse their translations " \
            "where they fit, then delete them" in edition.check(exercise_repo)
+
+
+def test_check_reports_a_paragraph_the_edition_renders_two_ways(repo):
+    """One rendering per English paragraph: the intro's heading, translated twice differently, is reported."""
+    cells = english_cells()
+    cells.append(nbformat.v4.new_markdown_cell("# One tile\n\nAgain.", id="again"))
+    write_notebook(repo / "notebooks/01_a.ipynb", cells)
+    translated(repo)
+    translate(repo, {"again": "# 一块分块\n\n再来一次。"})
+    edition.build(repo)
+    assert [p for p in edition.check(repo) if "ways" in p] == [
+        f"{sources.LOCALE.as_posix()}/notebooks/01_a.po: intro and {sources.LOCALE.as_posix()}/notebooks/01_a.po: again "
+        "render '# One tile' in 2 ways: write it one way"]
+    translate(repo, {"again": "# 一个分块\n\n再来一次。"})
+    assert not [p for p in edition.check(repo) if "ways" in p]
+
+
+def test_a_variant_that_holds_the_preferred_term_is_still_reported(exercise_repo):
+    """未命中 holds 命中: the preferred term must not hide its own variant."""
+    (exercise_repo / "docs/glossary.md").write_text(
+        "# G\n\n| English | 中文 | not written | where |\n| --- | --- | --- | --- |\n"
+        "| hit / miss | 命中 / 缺失 | 未命中 | 6 |\n", encoding="utf-8")
+    edition.update(exercise_repo)
+    translate(exercise_repo, {"glossary:0": "# 术语", "glossary:1": "| English | 中文 | 不用 | 在哪里 |\n| --- | --- | --- "
+                              "| --- |\n| hit / miss | 命中 / 缺失 | 未命中 | 6 |"}, "glossary", "docs")
+    translate(exercise_repo, {"summary": "**小结。** 未命中 L2 的加载更慢，命中的更快。"})
+    edition.build(exercise_repo)
+    assert [p for p in edition.check(exercise_repo) if "glossary says" in p] == [
+        f"{sources.LOCALE.as_posix()}/notebooks/01_a.po: 'summary' writes 「未命中」: the glossary says 「命中 / 缺失」"]

@@ -418,7 +418,7 @@ def test_lab_lang_zh_says_when_jupyterlabs_menus_stay_english(capsys, monkeypatc
     monkeypatch.setattr(lab, "has_language_pack", lambda locale="zh_CN": False)
     assert cli.main(["lab", "--lang", "zh", "--dest", str(tmp_path / "w"), "--dry-run"]) == 0
     err = capsys.readouterr().err
-    assert "language pack is not installed" in err and "'.[zh]'" in err
+    assert "中文语言包没有安装" in err and "'.[zh]'" in err  # the Chinese edition's notice, in Chinese
 
 
 def test_fingerprint_into_a_full_device_is_bad_input(tmp_path, capsys):

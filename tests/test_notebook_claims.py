@@ -76,4 +76,9 @@ def test_the_sentence_is_in_chinese_for_the_chinese_edition(monkeypatch):
     monkeypatch.setenv("TILEDLAB_LANG", "zh")
     c = claims.compare(runs({("tiled_unsigned", 8): [10, 10.2, 9.8], ("naive_unsigned", 8): [15, 15.3, 14.7]}),
                        TILED, NAIVE)
-    assert str(c) == "在 N = 64 时，tiled_unsigned T=8 比 naive_unsigned（8×8 线程块） 快 50 %（超出各次运行之间 ± 4.0 % 的波动，3 次运行）。"
+    assert str(c) == "在 N = 64 时，tiled_unsigned T=8 比 naive_unsigned（8×8 线程块）快 50 %（超出各次运行之间 ± 4.0 % 的波动，3 次运行）。"
+
+
+def test_the_fastest_block_shape_is_the_least_median_over_the_runs():
+    table = runs({("naive_unsigned", 8): [9, 9, 30], ("naive_unsigned", 16): [10, 10, 10], ("naive_unsigned", 32): [11] * 3})
+    assert claims.fastest(table, "naive_unsigned", 64) == 8  # the median, not the mean (one slow run)

@@ -19,6 +19,7 @@ import numpy as np
 from .backend import SIMULATOR
 from .core.rules import whole
 from .experiments import Unavailable
+from .i18n import _
 
 OK, MISMATCH, BAD_INPUT, UNAVAILABLE, INTERNAL = 0, 1, 2, 3, 4
 EPILOG = """exit codes, the same for every command:
@@ -188,13 +189,15 @@ def _count(args):
         print(json.dumps(result))
     else:
         from .notebook import table
-        print(f"global loads of A and B, N={n}, T={T}")
-        table(["kernel", "measured", "formula", "match"],
-              [[k, r["measured"], r["formula"], "yes" if r["measured"] == r["formula"] else "NO"]
+        print(_("global loads of A and B, N={n}, T={T}").format(n=n, T=T))
+        table([_("kernel"), _("measured"), _("formula"), _("match")],
+              [[k, r["measured"], r["formula"], _("yes") if r["measured"] == r["formula"] else _("NO")]
                for k, r in result.items()])
         steps = -(-n // T)  # tile steps along K: the last one partly empty where T does not divide N
-        why = f"T = {T}" if n % T == 0 else f"N / ⌈N/T⌉ = {n}/{steps}: T = {T} leaves part-empty edge tiles"
-        print(f"naive / tiled = {result['naive']['measured'] / result['tiled']['measured']:g} ({why})")
+        why = f"T = {T}" if n % T == 0 else _("N / ⌈N/T⌉ = {n}/{steps}: T = {T} leaves part-empty edge tiles").format(
+            n=n, steps=steps, T=T)
+        print(_("naive / tiled = {ratio:g} ({why})").format(ratio=result["naive"]["measured"] / result["tiled"]["measured"],
+                                                         why=why))
     return OK if all(r["measured"] == r["formula"] for r in result.values()) else MISMATCH
 
 
@@ -221,11 +224,12 @@ def _bench(args):
                      progress=not args.quiet, kernels=args.kernels, fair=fair)
     out.mkdir(parents=True, exist_ok=True)
     write_rows(rows, out / "bench.csv", bench.FIELDS)
-    ax = plots.bench_plot(rows, f"{rows[0]['device']} ({rows[0]['clock']})")
+    speed = not SIMULATOR  # the simulator's TFLOP/s of Python threads round to 0: it shows milliseconds
+    ax = plots.bench_plot(rows, f"{rows[0]['device']} ({rows[0]['clock']})", metric="tflops" if speed else "median_ms")
     ax.figure.savefig(out / "bench.png", dpi=120, bbox_inches="tight")
-    table(["kernel", "N", "T", "median ms", "TFLOP/s", "GB/s", "clock"],
-          [[r["kernel"], r["N"], r["tile"] or "", f"{r['median_ms']:.3f}", f"{r['tflops']:.3f}",
-            f"{r['gbps']:.1f}", r["clock"]] for r in rows])
+    table(["kernel", "N", "T", "median ms", *["TFLOP/s", "GB/s"] * speed, "clock"],
+          [[r["kernel"], r["N"], r["tile"] or "", f"{r['median_ms']:.3f}",
+            *[f"{r['tflops']:.3f}", f"{r['gbps']:.1f}"] * speed, r["clock"]] for r in rows])
     print(f"wrote {out / 'bench.csv'} and {out / 'bench.png'}")
     return OK
 
@@ -305,6 +309,13 @@ def _kernels_option(p, help, default=None):
     p.add_argument("--kernels", nargs="+", action="extend", default=default, metavar="NAME", help=help)
 
 
+def version():
+    """The installed tiledlab's version, as pip recorded it from pyproject.toml."""
+    from importlib import metadata
+    with contextlib.suppress(metadata.PackageNotFoundError):  # a clone that pip never installed: no version
+        return metadata.version("tiledlab")
+
+
 def _command(sub, name, help, description):
     return sub.add_parser(name, help=help, formatter_class=_Help, description=description)
 
@@ -313,6 +324,7 @@ def parser():
     """The command line's parser (all but `lab`, which parses its own options)."""
     top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("--version", action="version", version=f"tiledlab {version()}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
                                "in JupyterLab; `lab --help` for its options")

@@ -2,9 +2,10 @@
 
 The repository's address lives in one place, pyproject.toml's [project.urls] Repository; the links and
 the install cell name one reference, the release tag v<version> (`ref`), so what Colab or Binder opens is
-the notebook of the release that Colab's install cell installs, not whatever main holds since. A notebook cannot import tiledlab before it is installed, so each notebook
-holds both literally: `python -m tools links` writes them, and tests/test_colab.py checks they agree.
+the notebook of the release that Colab's install cell installs, not whatever main holds since. A notebook
+cannot import tiledlab before it is installed, so each notebook holds both literally: `python -m tools links` writes them, and tests/test_colab.py checks they agree.
 """
+import copy
 import pathlib
 import re
 import tomllib
@@ -22,13 +23,16 @@ LINKS_TAG = "links"
 
 LINKS_CELL = """\
 **Run it online:** [Open in Colab](https://colab.research.google.com/github/{repo}/blob/{ref}/notebooks/{stem}.ipynb)
-(an NVIDIA GPU, chosen in Runtime › Change runtime type; the first code cell installs tiledlab there) ·
+(an NVIDIA GPU, chosen in Runtime › Change runtime type) ·
 [Open in Binder](https://mybinder.org/v2/gh/{repo}/{ref}?urlpath=lab/tree/notebooks/{stem}.ipynb)
-(no GPU: numba's CUDA simulator)"""
+(no GPU: numba's CUDA simulator). The folded cell below installs tiledlab on Colab; elsewhere it does nothing."""
 #: The same cell while the repository has no public address: links there could only fail.
 UNPUBLISHED_CELL = """\
 **Run it:** in the series' folder, `python -m tiledlab lab` opens the notebooks in JupyterLab (the README
-says how to install it first); on a class server, open `{stem}.ipynb` from JupyterLab's file list."""
+says how to install it first); on a class server, open `{stem}.ipynb` from JupyterLab's file list.
+The folded cell below installs tiledlab on Colab once the series is published; here it does nothing."""
+#: The install cell's metadata: folded in JupyterLab (its purpose is the links cell's last line), left off the site.
+INSTALL_METADATA = {"jupyter": {"source_hidden": True}, "tags": [INSTALL_TAG, "remove-cell"]}
 
 INSTALL_CELL = """\
 # On Google Colab only (it sets COLAB_RELEASE_TAG): install tiledlab, at the release these notebooks
@@ -95,7 +99,7 @@ def write_online_cells(path, repo, version):
     kept = [c for c in nb.cells if not set(c.metadata.get("tags", [])) & set(want)]
     had = [c for c in nb.cells if c not in kept]
     new = [nbformat.v4.new_markdown_cell(want[LINKS_TAG], metadata={"tags": [LINKS_TAG]}),
-           nbformat.v4.new_code_cell(want[INSTALL_TAG], metadata={"tags": [INSTALL_TAG, "remove-cell"]})]
+           nbformat.v4.new_code_cell(want[INSTALL_TAG], metadata=copy.deepcopy(INSTALL_METADATA))]
     for cell, old in zip(new, had):  # keep the ids of cells that were there
         cell.id = old.id
     if [(c.cell_type, c.source, c.metadata) for c in had] == [(c.cell_type, c.source, c.metadata) for c in new]:

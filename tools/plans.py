@@ -112,16 +112,16 @@ THREE_SESSIONS = {
     "Session 1: counting loads": (
         Part("Start here", "00_start_here"),
         Part("Naive reads", "01_naive_reads", in_class=("1.2", "1.1")),
-        Part("Redundant reads, with the tile stepper", "02_redundant_reads", in_class=("2.2", "2.1")),
+        Part("Redundant reads, with the tile stepper", "02_redundant_reads", in_class=("2.2", "2.1"), homework=("2.3",)),
     ),
     "Session 2: from one tile to the whole matrix": (
-        Part("One tile step", "03_one_tile_step", in_class=("3.2", "3.1"), homework=("3.3",)),
+        Part("One tile step", "03_one_tile_step", in_class=("3.2", "3.1"), homework=("3.3", "3.4")),
         Part("The whole matrix, and what tiling buys in time", "04_whole_matrix", in_class=("4.1", "4.2"),
              homework=("4.3",)),
     ),
     "Session 3: the kernel line by line, and where the time goes": (
         Part("The tiled kernel, line by line", "05_line_by_line", in_class=("5.2",), homework=("5.1",)),
-        Part("Caches, and where the time goes", "06_caches", in_class=("6.2", "6.3"), homework=("6.1",)),
+        Part("Caches, and where the time goes", "06_caches", in_class=("6.2", "6.3"), homework=("6.1", "6.4")),
         Part("Register tiling (self-study)", "07_register_tiling", ("Introduction", "Summary"),
              homework=("7.1", "7.2", "7.3")),
     ),

@@ -94,9 +94,9 @@ def walk(page, url, token, notebook):
         start = time.monotonic()
         page.keyboard.press("Shift+Enter")
         if code:
-            def done():
+            def done():  # a folded input (jupyter.source_hidden: Colab's install cell) shows no prompt to read
                 prompt = page.evaluate(PROMPT, i)
-                return prompt.strip("[]:").isdigit() and page.locator(
+                return (prompt is None or prompt.strip("[]:").isdigit()) and page.locator(
                     f'{PANEL} .jp-Notebook-ExecutionIndicator[data-status="idle"]').count() > 0
             try:
                 wait(done, TIMEOUT, f"cell {i} of {notebook.name}")

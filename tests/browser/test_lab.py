@@ -9,7 +9,7 @@ run), Run > Run All Cells on the simulator, wait for the kernel to go idle, then
     application/vnd.jupyter.stderr; the saved file tells which is which);
   - every image in an output rendered (complete, naturalWidth > 0), at least as many as the committed
     notebook stores; no widget shows "Error displaying widget";
-  - the cells nbval checks (# NBVAL_CHECK_OUTPUT) print what the committed notebook stores (a Chinese
+  - the cells nbval checks (tagged nbval-check-output) print what the committed notebook stores (a Chinese
     notebook's text where its line in tests/data/zh_outputs.txt says `chinese`; elsewhere, output where it stores some);
   - File > Save wrote the working copy, and the committed notebook did not change;
   - JupyterLab never asked about news over the notebook;
@@ -47,7 +47,7 @@ NOTEBOOKS_ZH = sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
 RUN_ALL = NOTEBOOKS + NOTEBOOKS_ZH
 IN_THE_BROWSER = ([nb for nb in NOTEBOOKS if nb.stem == "00_start_here"]
                   + [nb for nb in NOTEBOOKS_ZH if nb.stem in ("00_start_here", "02_redundant_reads")])
-CHECKED = "# NBVAL_CHECK_OUTPUT"
+CHECKED = "nbval-check-output"  # nbval's cell tag
 
 
 def shot_name(notebook):
@@ -359,11 +359,11 @@ def checked_outputs(nb):
     """{cell index: what it printed to stdout} of the cells nbval compares with their stored outputs; a cell
     the committed run has not reached (no execution count: changed since the last GPU run) stores nothing to
     compare, as for nbval."""
-    source = lambda cell: "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
     text = lambda o: "".join(o["text"]) if isinstance(o["text"], list) else o["text"]
     return {i: "".join(text(o) for o in c.get("outputs", []) if o.get("name") == "stdout")
             for i, c in enumerate(nb["cells"])
-            if c["cell_type"] == "code" and CHECKED in source(c) and c.get("execution_count") is not None}
+            if c["cell_type"] == "code" and CHECKED in c["metadata"].get("tags", [])
+            and c.get("execution_count") is not None}
 
 
 def test_the_chosen_notebooks_exist():

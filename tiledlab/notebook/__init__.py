@@ -230,4 +230,4 @@ def _reading(view, ref):
             n=n, b=b, factors=factors)
     worst = plots.effect_factors(ref).sort_values("factor").iloc[-1]
     return _("N = {n}: the costliest change is {kernel} at T = {t}, {factor:.2f}× the time of {base}").format(
-        n=sizes[0], kernel=worst["kernel"], t=worst["tile"], factor=worst["factor"], base=worst["base"])
+        n=sizes[0], kernel=i18n.shown(worst["kernel"]), t=worst["tile"], factor=worst["factor"], base=i18n.shown(worst["base"]))

@@ -120,7 +120,7 @@ class Comparison:
             text = _("{a} and {b} are within noise of each other ({by} apart, ± {noise}, {runs} runs).")
         else:
             text = _(BEYOND[points_])
-        return at + text.format(a=a.name, b=b.name, by=by, noise=noise, runs=self.runs)
+        return (at + text.format(a=a.name, b=b.name, by=by, noise=noise, runs=self.runs)).replace("） ", "）")  # no space after ）
 
 
 def percent(x):  # to the precision that matters: 74 %, 3.2 %
@@ -142,6 +142,12 @@ def factor(table, slow, fast, metric="median_ms"):
     """slow's median over fast's, e.g. naive / tiled time; NaN when either point is missing."""
     found = [point(table, metric, **where) for where in (slow, fast)]
     return np.nan if None in found else found[0].value / found[1].value
+
+
+def fastest(table, kernel, n):
+    """The tile at which `kernel` has its least median time at N = n (for a naive kernel, a block shape)."""
+    at = points(table).query("kernel == @kernel and N == @n")
+    return int(at.loc[at["median_ms"].idxmin(), "tile"])
 
 
 def times(x):  # a factor as a table shows it, "1.53×", or "-" for a point not measured

@@ -25,7 +25,9 @@ import subprocess
 import sys
 import time
 
+from .. import i18n
 from ..counting.outcomes import series_notebooks
+from ..i18n import N_
 
 SOURCE = series_notebooks()  # the committed notebooks, next to the package in a source checkout
 DEFAULT_DEST_NAME = "my-notebooks"  # the working copy unless --dest says otherwise: beside notebooks/
@@ -259,10 +261,15 @@ def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
     return p
 
 
+def _in(lang, message):
+    """This command's own words in the edition's language (`--lang zh`: Chinese, as its kernels speak)."""
+    return i18n._catalog().gettext(message) if lang == "zh" else message
+
+
 def _say_if_menus_stay_english(lang):
     if lang == "zh" and not has_language_pack():
-        print("JupyterLab's own menus stay in English: its Chinese language pack is not installed "
-              "(pip install -e '.[zh]', then start again); the notebooks and their feedback are in Chinese",
+        print(_in(lang, N_("JupyterLab's own menus stay in English: its Chinese language pack is not installed "
+                           "(pip install -e '.[zh]', then start again); the notebooks and their feedback are in Chinese")),
               file=sys.stderr)
 
 
@@ -289,7 +296,8 @@ def start(args, extra) -> int:
         (folder / "LANGUAGE").write_text("zh\n")  # tiledlab.i18n.language() in a kernel started here
         if "JUPYTERLAB_SETTINGS_DIR" in env:
             chinese_settings(env["JUPYTERLAB_SETTINGS_DIR"])
-    print(f"working copy: {folder} (the committed notebooks in {src} stay as they are)", flush=True)
+    print(_in(lang, N_("working copy: {folder} (the committed notebooks in {src} stay as they are)")).format(
+        folder=folder, src=src), flush=True)
     if os.name == "posix":
         os.execve(cmd[0], cmd, {**os.environ, **env})  # JupyterLab takes over the process: Ctrl-C goes to it
     return subprocess.call(cmd, env={**os.environ, **env})

@@ -21,8 +21,10 @@ removed, a tile loaded differently) is refused with what failed, never drawn wro
 On the simulator N = 8, T = 4 counts in well under a second, N = 16 in a few seconds for T = 2: the
 defaults stay small, and counted launches are cached (`launches`).
 """
+import base64
 import functools
 import html
+import io
 from collections import Counter, defaultdict
 
 import matplotlib.pyplot as plt
@@ -625,9 +627,10 @@ _seen = set()  # (N, T, seed, kernel) already counted: the status line says "cou
 
 
 def step_through(N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
-    """Show the static strip of every phase of `kernel` (the library's tiled by default), then (where
-    ipywidgets is installed) the interactive stepper. The strip is what a page without a widget front
-    end shows; the widget's text form says so. A kernel the stepper cannot replay is named, with why."""
+    """Show the stepper of `kernel` (the library's tiled by default) once: one output that is the interactive
+    widget where a front end runs it (a live JupyterLab) and the static strip of every phase elsewhere (a
+    stored or untrusted notebook, the website); the strip alone without ipywidgets. A kernel the stepper
+    cannot replay is named, with why."""
     from IPython.display import display
     try:
         s = TileStepper(N, T, block, thread, seed, kernel)
@@ -635,11 +638,14 @@ def step_through(N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
         print(refused)
         return
     fig = s.strip()
-    display(fig)
-    plt.close(fig)
     try:
         import ipywidgets  # noqa: F401
     except ImportError:
+        display(fig)
+        plt.close(fig)
         print(_("(install ipywidgets for the interactive stepper; the frames above show every phase)"))
         return
-    display(s.widget())
+    strip = io.BytesIO()
+    fig.savefig(strip, format="png", bbox_inches="tight")  # as the inline backend would draw it
+    plt.close(fig)
+    display({**s.widget()._repr_mimebundle_(), "image/png": base64.b64encode(strip.getvalue()).decode()}, raw=True)

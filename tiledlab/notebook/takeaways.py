@@ -65,17 +65,19 @@ def counters(n, kernels=("naive", "tiled")):
 
 
 def whole_matrix():
-    """04: where the time goes on the H200: measured time against the issue and shared-memory bounds."""
-    prof = counters(4096).sort_values(["kernel", "tile"])
+    """04: where the fair pair's time goes on the H200: measured time against the issue, shared-memory and
+    load/store bounds (the lesson's signed kernels add numba's index cost, notebook 4)."""
+    prof = counters(4096, ("naive_unsigned", "tiled_unsigned")).sort_values(["kernel", "tile"])
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
-    xs = np.arange(len(prof))
-    ax.bar(xs - 0.27, prof["time_ms"], 0.27, color="0.3", label=tr(N_("measured")))
-    ax.bar(xs, prof["bound_issue_ms"], 0.27, color="C0", label=tr(N_("instruction-issue bound")))
-    ax.bar(xs + 0.27, prof["bound_shared_ms"].fillna(0), 0.27, color="C2", label=tr(N_("shared-memory bound")))
+    xs, width = np.arange(len(prof)), 0.2
+    for i, (column, colour, text) in enumerate((("time_ms", "0.3", N_("measured")), ("bound_issue_ms", "C0", N_("instruction-issue bound")),
+                                                ("bound_shared_ms", "C2", N_("shared-memory bound")),
+                                                ("bound_lsu_ms", "C1", N_("load/store unit bound")))):
+        ax.bar(xs + (i - 1.5) * width, prof[column].fillna(0), width, color=colour, label=tr(text))
     ax.set_xticks(xs, [plots.label(r.kernel, r.tile, tr) for r in prof.itertuples()]); ax.set_yscale("log")
-    ax.set_yticks([5, 10, 20, 50, 100], ["5", "10", "20", "50", "100"])
+    ax.set_yticks([5, 10, 20, 50], ["5", "10", "20", "50"]); ax.minorticks_off()
     ax.set_ylabel("ms, N = 4096"); ax.legend(loc="upper right")
-    ax.set_title(tr(N_("4 · H200: T-fold fewer global loads, but time follows instructions and shared memory")))
+    ax.set_title(tr(N_("4 · H200, the fair pair: T-fold fewer global loads, far less time saved")))
     return fig
 
 
@@ -120,24 +122,33 @@ def caches():
     return fig
 
 
-def register_tiling():
-    """07: the ladder on the H200, from the tiled kernel to near cuBLAS."""
-    ladder = data.load("h200/ladder.csv")
-    n = ladder["N"].max()
+def headline():
+    """The series in bars at the largest N, (N, [(label, TFLOP/s, % of cuBLAS in the same run, colour)]): the
+    lesson's naive kernel, whose signed indices cost numba's fix-ups (never tiling's), and the fair pair
+    (bench.csv, the medians of its runs), then register tiling, the fastest kernel and cuBLAS (ladder.csv)."""
+    bench, ladder = claims.points(data.load("h200/bench.csv")), data.load("h200/ladder.csv")
+    n = int(ladder["N"].max())
     at = ladder.query("N == @n").set_index("kernel")
-    fastest = at.drop("cublas")["tflops"].idxmax()
-    names = ["naive", "tiled", "regtile_2d", "regtile_vec", "gen_unrolled", "gen_prefetch", fastest]
-    lesson = at["group"] == "lesson"  # the lesson's kernels by their block shape: "tiled T=32"
-    labels = [plots.label(k, at.loc[k, "T"], tr) if lesson[k] else k for k in names[:-1]] + \
-        [tr(N_("fastest measured kernel"))]
+    fastest, b = at.drop("cublas")["tflops"].idxmax(), claims.fastest(bench, "naive_unsigned", n)
+    blas = data.value(bench, "tflops", kernel="cublas", N=n)
+    fair = [(tr(N_("naive, signed indices: numba's index cost")), "naive", 16, "0.6"),
+            (tr(N_("naive, a thread per element ({b}×{b} blocks)")).format(b=b), "naive_unsigned", b, "C3"),
+            (tr(N_("tiled, T = 32: T×T tiles in shared memory")), "tiled_unsigned", 32, "C2")]
+    bars = [(text, v, 100 * v / blas, colour) for text, k, tile, colour in fair
+            for v in [data.value(bench, "tflops", kernel=k, N=n, tile=tile)]]
+    return n, bars + [(text, at.loc[k, "tflops"], at.loc[k, "pct_cublas"], colour) for text, k, colour in (
+        (tr(N_("register tiles, 8×8 per thread")), "regtile_2d", "C0"),
+        (tr(N_("the fastest measured kernel: {kernel}")).format(kernel=fastest), fastest, "C0"), ("cuBLAS", "cublas", "C4"))]
+
+
+def register_tiling():
+    """07: the series on the H200, from the fair naive kernel to near cuBLAS (numba's index cost apart)."""
+    n, bars = headline()
     fig, ax = plt.subplots(figsize=SLIDE, layout="constrained")
-    ax.barh(labels, at.loc[names, "tflops"], color=["C3", "C2"] + ["C0"] * (len(names) - 2))
-    cublas = at.loc["cublas", "tflops"]
-    ax.axvline(cublas, color="C4", lw=4, label=f"cuBLAS {cublas:.0f} TFLOP/s")
-    for y, k in enumerate(names):
-        ax.text(at.loc[k, "tflops"], y, f" {at.loc[k, 'pct_cublas']:.0f}%", va="center")
+    ax.barh([b[0] for b in bars], [b[1] for b in bars], color=[b[3] for b in bars])
+    for y, (_, tflops, pct, _) in enumerate(bars):
+        ax.text(tflops, y, f" {pct:.0f}%", va="center")
     ax.invert_yaxis(); ax.set_xlabel(tr(N_("TFLOP/s on the H200, N = {n} (labels: % of cuBLAS)")).format(n=n))
-    ax.legend(loc="upper right")
     ax.set_title(tr(N_("7 · Register tiles and 128-bit shared loads: numba near cuBLAS")))
     return fig
 

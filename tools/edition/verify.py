@@ -23,6 +23,7 @@ def check(root, digests=None):
     problems += [p for path in sources.english_notebooks(root) for p in code_problems(root, path)]
     problems += orphans(root, units, files)
     problems += term_problems(root, units)
+    problems += paragraph_problems(root, units)
     if digests is None and (root / FINGERPRINT).exists():
         digests = own_words.read_fingerprint(root / FINGERPRINT)
     return problems + (own_words.problems(root, digests) if digests else [])
@@ -147,9 +148,27 @@ def term_problems(root, units):
                 continue
             for said, preferred, avoided in terms:
                 text = m.string
-                for term in sorted(preferred, key=len, reverse=True):  # 公平对照组 is not the variant 公平对照
+                kept = [t for t in preferred if not any(t in variant for variant in avoided)]  # 命中 is in 未命中
+                for term in sorted(kept, key=len, reverse=True):  # 公平对照组 is not the variant 公平对照
                     text = text.replace(term, "\0")
                 problems += [f"{unit.catalog.as_posix()}: {m.context or m.id[:40]!r} writes 「{variant}」: the "
                              f"glossary says 「{said}」" for variant in avoided
                              if re.search(r"\s*".join(map(re.escape, variant.split())), text)]
     return problems
+
+
+def paragraph_problems(root, units):
+    """A line for each English paragraph (a heading, a sentence the series repeats, a comment) that two
+    translations render differently: one rendering per paragraph, read wherever a message and its
+    translation have as many paragraphs (blank-line separated) as each other."""
+    renderings = {}
+    for unit in units:
+        for m in make.catalog_of(root, unit) or ():
+            if not m.id or not isinstance(m.string, str) or not m.string or m.fuzzy or m.context == make.DATA:
+                continue
+            english, chinese = m.id.split("\n\n"), m.string.split("\n\n")
+            for said, written in zip(english, chinese) if len(english) == len(chinese) else ():
+                where = f"{unit.catalog.as_posix()}: {m.context or repr(m.id[:40])}"
+                renderings.setdefault(said.strip(), {}).setdefault(written.strip(), where)
+    return [f"{' and '.join(found.values())} render {said[:60]!r} in {len(found)} ways: write it one way"
+            for said, found in renderings.items() if len(found) > 1]

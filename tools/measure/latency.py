@@ -11,10 +11,17 @@ latency of one load. Three rules keep every row honest:
 
 The ring holds unsigned indices: with a signed index numba adds a negative-index fix-up (compare,
 two selects, add, sign extension) to every step, which the int32 rows show costs ≈ 10 cycles.
+
+A chase through an index pays, each step, for the instructions that turn the loaded index into the next
+address (an add to the table's base, a shift) as well as for the load: they wait for the load and cannot
+overlap it. The BARE row leaves them out: its table holds shared-memory addresses, and each step is one
+`ld.shared.u32 a, [a]` (inline PTX), so its cycles are one shared load's alone (the second article's
+"about 20 cycles" is of that). On the simulator there is no PTX: `ld_shared` reads the table at a / 4.
 """
 import numpy as np
 from numba import cuda, int32, uint32
 
+from tiledlab.backend import SIMULATOR
 from tiledlab.core import build
 from tiledlab.experiments.timing import time_launch
 
@@ -44,6 +51,53 @@ def chase_shared(nxt, start, steps, out):
     for _ in range(steps):
         j = s[j]
     out[0] = j
+
+
+def _shared_words_sim():
+    """The simulator's shared_address (the table starts at 0) and ld_shared (the word at a / 4)."""
+    return (lambda table: uint32(0)), (lambda table, a: uint32(table[a // 4]))
+
+
+def _shared_words_gpu():
+    """(shared_address(table), ld_shared(table, a)): the 32-bit shared-window address of a shared array, and
+    one `ld.shared.u32` of the word at address a (an intrinsic emitting inline PTX, as tiledlab.core.ptx's)."""
+    from llvmlite import ir
+    from numba.cuda import types
+    from numba.cuda.extending import intrinsic
+    i32 = ir.IntType(32)
+
+    @intrinsic
+    def shared_address(typingctx, table):
+        def codegen(context, builder, sig, args):
+            data = context.make_array(sig.args[0])(context, builder, value=args[0]).data
+            return builder.ptrtoint(builder.addrspacecast(data, ir.PointerType(data.type.pointee, addrspace=3)), i32)
+        return types.uint32(table), codegen
+
+    @intrinsic
+    def ld_shared(typingctx, table, a):
+        def codegen(context, builder, sig, args):
+            load = ir.InlineAsm(ir.FunctionType(i32, [i32]), "ld.shared.u32 $0, [$1];", "=r,r", side_effect=True)
+            return builder.call(load, [args[1]])
+        return types.uint32(table, types.uint32), codegen
+
+    return shared_address, ld_shared
+
+
+shared_address, ld_shared = _shared_words_sim() if SIMULATOR else _shared_words_gpu()
+BARE = "shared memory (bare ld.shared)"  # the row of chase_shared_bare
+
+
+@cuda.jit
+def chase_shared_bare(nxt, start, steps, out):
+    s = cuda.shared.array(SHARED_WORDS, uint32)
+    base = shared_address(s)
+    for i in range(SHARED_WORDS):
+        s[i] = base + uint32(4) * nxt[i]  # each slot holds the address of the next: a step computes nothing
+    cuda.syncthreads()  # the table must be complete before the chase reads it
+    a = uint32(base + uint32(4) * start)
+    for _ in range(steps):
+        a = ld_shared(s, a)  # the only work of a step: one shared load whose address is the last one's value
+    out[0] = (a - base) // uint32(4)
 
 
 def shared_kernel(dtype):
@@ -90,7 +144,7 @@ def measure_level(name, nxt, order, steps=20000, launches=5, warm=False, shared=
 
     Cold rows (warm=False) assert that the paths fit the ring without overlapping, so every line a
     timed launch loads is one no launch before it loaded."""
-    kernel = shared_kernel(nxt.dtype) if shared else chase
+    kernel = chase_shared_bare if shared == "bare" else shared_kernel(nxt.dtype) if shared else chase
     unit = 1 if shared else LINE_WORDS
     if not warm and launches * steps > len(order):
         raise ValueError(f"{launches} cold chases of {steps} steps need {launches * steps} slots; ring has {len(order)}")
@@ -124,13 +178,15 @@ def measure_level(name, nxt, order, steps=20000, launches=5, warm=False, shared=
 
 
 def cases(l2_bytes, dtype=np.uint32):
-    """(row name, ring words, stride words, warm, shared) per level; the L2 ring is a quarter of L2."""
+    """(row name, ring words, stride words, warm, shared: True, "bare" or False) per level, the bare shared
+    load last; the L2 ring is a quarter of L2."""
     l2_words = l2_bytes // 4 // 4
     return [("shared memory", SHARED_WORDS, 1, True, True),
             ("L1 (16 KiB ring)", 4096, LINE_WORDS, True, False),
             (f"L2 (ring = L2/4 = {l2_bytes / 4 / 2**20:.1f} MiB)", l2_words, LINE_WORDS, True, False),
             ("DRAM (256 MiB ring, cold)", 64 << 20, LINE_WORDS, False, False),
-            ("DRAM (2 GiB ring, cold)", 512 << 20, LINE_WORDS, False, False)]
+            ("DRAM (2 GiB ring, cold)", 512 << 20, LINE_WORDS, False, False),
+            (BARE, SHARED_WORDS, 1, True, "bare")]
 
 
 def run(steps=20000, launches=5, signed_rows=True, facts=None, levels=None):
