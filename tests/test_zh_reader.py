@@ -38,7 +38,7 @@ ALLOWED = set("""
 naive tiled cublas triton cuBLAS CuPy Triton numba numpy NumPy CUDA GPU GPUs CPU NVIDIA Ampere Hopper PTX NVVM
 DRAM SM SMs FMA FFMA SASS LDS LDG STS BAR LDGSTS TMA LSU ncu Nsight Compute racecheck compute-sanitizer
 TFLOP FLOP TB GB MB KB KiB MiB GiB ms ns MHz Python LRU FP IEEE BLAS CUTLASS SGEMM Colab Binder JupyterLab
-warp-FMA wavefront wavefronts bank banks lane warp roofline tiledlab ipywidgets numba-cuda cudaMemcpy best tune
+warp-FMA wavefront wavefronts bank banks lane warp roofline tiledlab ipywidgets numba-cuda cudaMemcpy best tune split-K
 sA sB tx ty bx by acc row col cuda syncthreads threadIdx blockIdx BM BN BK TM TN MNK rtol atol
 True False None nan NaN inf xy vs min max log ID
 """.split())

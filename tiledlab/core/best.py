@@ -191,6 +191,12 @@ def facts(kernel):
     return c, block, math.prod(threads), kernel.needs(c)
 
 
+def registers(kernel, card):
+    """Registers per thread of `kernel` (its default build) on `card`'s architecture, as ptxas reported them
+    (data/compiled/registers.csv); None when never recorded."""
+    return _registers().get((kernel.name, card.arch))
+
+
 def per_sm(kernel, card):
     """Blocks of `kernel` (its default build) one SM of `card` holds at once; None when its registers on that
     architecture were never recorded (data/compiled/registers.csv)."""
