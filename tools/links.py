@@ -36,13 +36,15 @@ INSTALL_METADATA = {"jupyter": {"source_hidden": True}, "tags": [INSTALL_TAG, "r
 
 INSTALL_CELL = """\
 # On Google Colab only (it sets COLAB_RELEASE_TAG): install tiledlab, at the release these notebooks
-# were written for, with the CUDA 12 libraries numba-cuda compiles with. Anywhere else: nothing.
+# were written for, with the CUDA 12 libraries numba-cuda compiles and links with. Anywhere else: nothing.
 import os
 if os.environ.get("COLAB_RELEASE_TAG"):
     import importlib.metadata as md, subprocess, sys
     source = os.environ.get("TILEDLAB_COLAB_SOURCE", "git+https://github.com/{repo}@{ref}")
     had = {{d.name: d.version for d in md.distributions()}}
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"tiledlab[cuda12] @ {{source}}"], check=True)
+    # kernels linked into cubins here (nvJitLink as new as NVVM): Colab's driver never compiles newer PTX
+    subprocess.run([sys.executable, "-c", "from tiledlab.backend import link_on_host; link_on_host()"], check=True)
     changed = {{d.name for d in md.distributions() if had.get(d.name) != d.version}}
     stale = sorted(m for m, d in md.packages_distributions().items() if m in sys.modules and changed & set(d))
     if stale:  # imported before the install (Colab preloads numpy): the old version stays in use
