@@ -112,3 +112,36 @@ def shared_by_keyword(A, B, C):
 def test_a_shared_array_declared_by_keyword_is_counted():
     c = count_loads(shared_by_keyword, A[:4, :4].copy(), A[:4, :4].copy(), T)
     assert (c.A, int(c.shared_stores.sum()), int(c.shared_reads.sum())) == (16, 16, 16)
+
+
+def test_a_gpu_compilers_float_index_error_is_said_at_its_line(monkeypatch, capsys):
+    """On a GPU numba refuses a float index while compiling, with ANSI colours, its own paths and no line of the
+    kernel's: the lab finds the line in the kernel and says what the simulator says."""
+    from test_hazards import float_index_at_run_time
+    from tiledlab.counting import count
+
+    gpu_error = ("\x1b[1mNo implementation of function Function(<built-in function getitem>) found for signature:\n"
+                 " >>> getitem(array(float32, 2d, C), Tuple(int64, float64))\n  NumbaTypeError: \x1b[1mUnsupported array "
+                 "index type float64 in Tuple(int64, float64)\x1b[0m\n  raised from /opt/numba_cuda/typing/arraydecl.py:129")
+
+    class TypingError(Exception):
+        pass
+
+    def compile_fails(*args):
+        raise TypingError(gpu_error)
+    real = count.prepare
+
+    def prepared(*args, **kwargs):
+        launch = real(*args, **kwargs)
+        monkeypatch.setattr(launch, "kernel", type("K", (), {"__getitem__": lambda self, config: compile_fails,
+                                                              "buffers": launch.kernel.buffers,
+                                                              "filename": launch.kernel.filename,
+                                                              "params": launch.kernel.params,
+                                                              "barriers": launch.kernel.barriers})())
+        return launch
+    monkeypatch.setattr(count, "prepare", prepared)
+    with pytest.raises(count.LaunchFailed) as failed:
+        count_loads(float_index_at_run_time, A, A, T)
+    line = source_line(float_index_at_run_time, "C[0, 0] = A[0, k]")
+    assert str(failed.value).startswith(f"line {line}: 'C[0, 0] = A[0, k]': the kernel failed here: an index is not "
+                                        "a whole number") and "\x1b" not in str(failed.value)

@@ -1,4 +1,5 @@
 """Run a kernel with counting switched on and return what it fetched, from where, and how often."""
+import ast
 import linecache
 import multiprocessing
 import os
@@ -214,7 +215,8 @@ def _refuse_failure(f, failure, launch):
         return
     # the last frame in the kernel's file: the student's line (on the simulator; on a GPU, numba's message names it)
     line = next((n for frame, n in reversed(list(traceback.walk_tb(failure.__traceback__)))
-                 if frame.f_code.co_filename == compiled.filename), None) or compiled_line(failure, compiled.filename)
+                 if frame.f_code.co_filename == compiled.filename), None) or compiled_line(failure, compiled.filename) \
+        or (float_index_line(launch.bound.code.tree) if _FLOAT_INDEX in str(failure) else None)
     if line is None:
         raise failure
     raise LaunchFailed(_("line {line}: {code}: the kernel failed here: {error}").format(
@@ -233,12 +235,33 @@ def compiled_line(error, filename):
     return found[-1] if found else None
 
 
+_FLOAT_INDEX = "Unsupported array index type float"  # numba's words, on a GPU, for an index that is a float
+
+
+def float_index_line(tree):
+    """The first line of a kernel's def `tree` that indexes an array with what is a float as written: a `/` or a
+    float literal in the index, or a name assigned from one (a GPU's compiler names no line for it); None if none."""
+    floats = set()
+
+    def is_float(e):
+        return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) or isinstance(n, ast.Name) and n.id in floats
+                   or isinstance(n, ast.Constant) and isinstance(n.value, float) for n in ast.walk(e))
+    assigned = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)]
+    for _pass in range(len(assigned)):  # names assigned from names assigned from a float, ...
+        grown = {n.targets[0].id for n in assigned if is_float(n.value)} - floats
+        if not grown:
+            break
+        floats |= grown
+    return min((n.lineno for n in ast.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Tuple)
+                and is_float(n.slice)), default=None)
+
+
 def said(error, code):
     """An error of a kernel in words, the same for the simulator's run and a GPU's compiler: a float index (an
     IndexError there, numba's 'Unsupported array index type float64' here) is said as such; else the error's first
     line, without colours and numba's own paths."""
     text = _ANSI.sub("", str(error))
-    if "Unsupported array index type float" in text or isinstance(error, IndexError) and "only integers" in text:
+    if _FLOAT_INDEX in text or isinstance(error, IndexError) and "only integers" in text:
         divided = re.search(r"\w+\s*/\s*\w+", code or "")
         return _("an index is not a whole number{example}: index with whole numbers, and divide with // (whole) "
                  "where an index is divided").format(example=f" ({divided[0]} is a float)" if divided else "")
