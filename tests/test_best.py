@@ -12,11 +12,13 @@ import time
 import numpy as np
 import pytest
 
+import tiledlab
+
 from tiledlab import data
 from tiledlab.core import best, card
 from tiledlab.core.launch import matmul, prepare, resolve, specialize
 from tiledlab.core.registry import KERNELS, predicted
-from tiledlab.counting.count import count_loads
+from tiledlab.counting.count import count_loads, count_on_simulator
 from tiledlab.notebook import show
 
 H200, H100, T4 = card.KNOWN["h200"], card.KNOWN["h100"], card.KNOWN["t4"]
@@ -162,7 +164,8 @@ def test_every_path_agrees_on_what_best_is(cache, rng_seed=3):
     A, B = rng.random((70, 37), dtype=np.float32), rng.random((37, 90), dtype=np.float32)
     chosen = best.choose(70, 37, 90)
     assert prepare("best", A, B).name == resolve("best", (70, 37, 90)).name == chosen
-    assert count_loads("best", A, B).kernel == chosen
+    if tiledlab.SIMULATOR:  # on a GPU an unrolled rung's counting build compiles for minutes (count_on_simulator)
+        assert count_loads("best", A, B).kernel == chosen
     assert specialize("best", shape=(70, 37, 90)) is KERNELS[chosen].build()
     assert show("best", shape=(70, 37, 90)).data == KERNELS[chosen].source()
     assert resolve("best").name == best.choose(*best.SHAPE)  # no shape: best.SHAPE
@@ -220,7 +223,7 @@ def test_bk16_three_stages_counted_exactly():
     rng = np.random.default_rng(5)
     for M, K, N in ((64, 40, 128), (66, 13, 130)):
         A, B = rng.random((M, K), dtype=np.float32), rng.random((K, N), dtype=np.float32)
-        c = count_loads("a_64x128x16_8x8_s3", A, B)
+        c = count_on_simulator("a_64x128x16_8x8_s3", A, B)  # on a GPU its counting build compiles for minutes
         want = predicted("a_64x128x16_8x8_s3", M, K, N)
         np.testing.assert_allclose(c.C, A.astype(np.float64) @ B, rtol=1e-5, atol=1e-5)
         assert (int(c.maps["A"].sum()), int(c.maps["B"].sum())) == (want["A"], want["B"])

@@ -4,6 +4,7 @@ import dataclasses
 import json
 
 import pytest
+from conftest import simulator_only
 
 from tiledlab.core import best, card
 from tiledlab.core.registry import KERNELS, family
@@ -91,6 +92,7 @@ def test_rows_are_handed_on_after_every_shape_class(cache):
     assert seen == [2, 4] and len(rows) == 4  # two classes of two candidates: a tune stopped later keeps the first
 
 
+@simulator_only  # a tune here records the simulator as its backend
 def test_a_choice_is_used_only_where_it_was_timed_gpu_or_simulator(cache, monkeypatch):
     """The simulator models an H200's card but times Python: its choice must never steer a real H200's "best"."""
     tune.run([(40, 24, 70)], SMALL, timer_of({SMALL[0]: 2.0, SMALL[1]: 1.0}), blas=None)
@@ -103,6 +105,7 @@ def test_a_choice_is_used_only_where_it_was_timed_gpu_or_simulator(cache, monkey
     assert best.choose(33, 17, 100) == SMALL[1]
 
 
+@simulator_only  # a tune here records the simulator as its backend
 def test_a_simulator_tune_keeps_the_gpu_s_choice_for_the_same_card_and_class(cache, monkeypatch):
     tune.run([(40, 24, 70)], SMALL, timer_of({SMALL[0]: 2.0, SMALL[1]: 1.0}), blas=None)
     saved = json.loads(cache.read_text())
@@ -115,6 +118,7 @@ def test_a_simulator_tune_keeps_the_gpu_s_choice_for_the_same_card_and_class(cac
     assert best.choose(33, 17, 100) == SMALL[1]  # the GPU still runs what the GPU chose
 
 
+@simulator_only  # a tune here records the simulator as its backend
 def test_the_command_says_on_the_simulator_that_its_choices_stay_there(cache, tmp_path, tiledlab_cli):
     result = tiledlab_cli("tune", "--shape", "10x10x10", "--kernels", SMALL[0], "--out", tmp_path / "out")
     assert result.returncode == 0 and (tmp_path / "out" / "tune.csv").is_file()
