@@ -277,3 +277,9 @@ def test_on_a_measured_card_best_runs_the_fastest_kernel_its_table_measured():
     for shape in table[best.CANDIDATES[0]]:
         ms = {k: table[k][shape] for k in best.CANDIDATES + best.SPLIT_K if shape in table.get(k, {})}
         assert ms[best.by_model(*shape, on, KERNELS)] <= 1.03 * min(ms.values()), shape
+
+
+def test_a_card_of_an_architecture_never_compiled_for_still_gets_a_kernel():
+    """No registers recorded for sm_100: no model, and the card rule answers rather than a false refusal."""
+    newer = dataclasses.replace(card.KNOWN["h200"], compute_capability=(10, 0))
+    assert best.by_model(4096, 4096, 4096, newer, KERNELS) == best.by_rule(4096, 4096, newer, KERNELS)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from numba import cuda, float32  # globals, as in a notebook
 
+from tiledlab.core import launch_geometry
 from tiledlab.counting.exercises import COUNT_SHAPES, check, count_shapes
 
 T = 4
@@ -280,3 +281,105 @@ def test_without_write_back_drops_accumulated_stores_and_counts_the_loads_once()
     assert (dropped.A, dropped.B, int(dropped.maps["C"].sum())) == (full.A, full.B, int(full.maps["C"].sum()))
     plain = count_loads(without_write_back("tiled"), A, B, T)
     assert plain.total == count_loads("tiled", A, B, T).total and int(plain.C_stores.sum()) == 0
+
+
+@cuda.jit
+def adds_into_C_written_out(A, B, C):  # C[i, j] = C[i, j] + v: the += of accumulates_in_C, written out
+    row, col = cuda.blockIdx.y * T + cuda.threadIdx.y, cuda.blockIdx.x * T + cuda.threadIdx.x
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = 0.0
+        for k in range(A.shape[1]):
+            C[row, col] = C[row, col] + A[row, k] * B[k, col]
+
+
+def test_without_write_back_drops_a_written_out_accumulation_too():
+    from tiledlab.counting import count_loads
+    from tiledlab.counting.variants import without_write_back
+    A = np.ones((4, 4), np.float32)
+    dropped = count_loads(without_write_back(adds_into_C_written_out), A, A, T)
+    assert int(dropped.C_stores.sum()) == 0 and dropped.total == 2 * 4 ** 3
+
+
+# --- from a review of this round: each a kernel a student could write -----------------------------------------
+
+@cuda.jit
+def forgot_the_one_barrier(A, B, C):  # exercise 5.1: two buffers, and no barrier at all
+    sA = cuda.shared.array((T2, T), float32)
+    sB = cuda.shared.array((T2, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0.0)
+    for t in range((K + T - 1) // T):
+        s = (t % 2) * T
+        sA[s + ty, tx] = A[row, t * T + tx] if row < M and t * T + tx < K else float32(0.0)
+        sB[s + ty, tx] = B[t * T + ty, col] if t * T + ty < K and col < N else float32(0.0)
+        for k in range(T):
+            acc += sA[s + ty, k] * sB[s + k, tx]
+    if row < M and col < N:
+        C[row, col] = acc
+
+
+def test_a_kernel_below_the_exercises_barriers_is_told_to_add_one(capsys):
+    assert not check(forgot_the_one_barrier, tile=4, barriers_per_step=1)
+    said = out(capsys)
+    assert "add a cuda.syncthreads()" in said and "second buffer" not in said, said
+
+
+@cuda.jit
+def loops_per_column(A, B, C):  # each thread loops only over the tiles its own column needs: passes differ
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0.0)
+    for t in range((K - tx + T - 1) // T + 1):
+        sA[ty, tx] = A[row, t * T + tx] if row < M and t * T + tx < K else float32(0.0)
+        sB[ty, tx] = B[t * T + ty, col] if t * T + ty < K and col < N else float32(0.0)
+        cuda.syncthreads()  # tiles complete
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # tiles read
+    if row < M and col < N:
+        C[row, col] = acc
+
+
+def test_a_barrier_reached_a_different_number_of_times_says_so(capsys):
+    assert not check(loops_per_column, tile=4)
+    said = out(capsys)
+    assert re.search(r"is reached \d+ times by thread .* but \d+ times by thread", said), said
+    assert "different numbers of passes" in said and "finished without reaching it" not in said
+
+
+@cuda.jit
+def accumulates_without_zero(A, B, C):  # C[row, col] += ... with no C[row, col] = 0 first
+    row, col = cuda.blockIdx.y * T + cuda.threadIdx.y, cuda.blockIdx.x * T + cuda.threadIdx.x
+    if row < C.shape[0] and col < C.shape[1]:
+        for k in range(A.shape[1]):
+            C[row, col] += A[row, k] * B[k, col]
+
+
+def test_C_read_before_it_is_stored_is_named(capsys):
+    assert not check(accumulates_without_zero, tile=4, limit_loads=False)
+    said = out(capsys)
+    assert "before anything was stored into it" in said and "set to 0" in said, said
+
+
+@launch_geometry(block=lambda T: (T, T // 2), T=4, H=lambda T: T // 2)  # a T×T block for a T×T/2 tile of C
+@cuda.jit
+def two_threads_add(A, B, C):  # two threads per element of C, each adding half of K with cuda.atomic.add
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col, part = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * H + tx % H, tx // H
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        for k in range(part, A.shape[1], 2):
+            acc += A[row, k] * B[k, col]
+        cuda.atomic.add(C, (row, col), acc)
+
+
+def test_adds_by_several_threads_are_no_repeated_store(capsys):
+    assert check(two_threads_add, tile=4, limit_loads=False)
+    assert "stored more than once by the thread that owns it" not in out(capsys)

@@ -44,7 +44,7 @@ NAIVE = """    row = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
 # language -> (notebook, its kernel exercise's half-right body, its prediction's right answer, check()'s words
 # for a kernel over its budget, the feedback of an untouched kernel)
 CASES = {"en": ("01_naive_reads", NAIVE_PAIR, (4, 3), "Right answer, but 8,192 loads is more than the 6,144",
-                "never written: still NaN"),
+                "NaN: never written, or computed from a value that was"),
          "zh": ("02_redundant_reads", NAIVE, (8, 2), "结果正确，但", "从未写入")}
 
 

@@ -145,3 +145,33 @@ def test_a_gpu_compilers_float_index_error_is_said_at_its_line(monkeypatch, caps
     line = source_line(float_index_at_run_time, "C[0, 0] = A[0, k]")
     assert str(failed.value).startswith(f"line {line}: 'C[0, 0] = A[0, k]': the kernel failed here: an index is not "
                                         "a whole number") and "\x1b" not in str(failed.value)
+
+
+@cuda.jit
+def stores_at_a_float(A, B, C):
+    row, col = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col / 1] = A[row, 0]
+
+
+def test_a_float_index_in_a_store_names_the_store(capsys):
+    assert check(stores_at_a_float, tile=T, limit_loads=False) is False
+    said = capsys.readouterr().out
+    assert f"line {source_line(stores_at_a_float, 'C[row, col / 1] = A[row, 0]')}: " in said, said
+
+
+def peek(k, tx):
+    return sys._getframe(1).f_locals["sB"][k, tx]
+
+
+@cuda.jit
+def reads_through_a_helper(A, B, C):
+    sB = cuda.shared.array((T, T), float32)
+    sB[cuda.threadIdx.y, cuda.threadIdx.x] = B[cuda.threadIdx.y, cuda.threadIdx.x]
+    cuda.syncthreads()  # stored
+    C[0, 0] = peek(0, 0)
+
+
+def test_a_helper_that_looks_names_up_is_refused_by_its_call():
+    with pytest.raises(ValueError, match=r"peek → sys._getframe\(1\).f_locals looks names up"):
+        count_loads(reads_through_a_helper, A, A, T)

@@ -6,7 +6,7 @@ puts a barrier on a condition variable in its place: waiting threads sleep, the 
 thread that returns early stops counting. With it Python's default thread-switch interval is the fastest
 (measured: README, "Simulator speed"). A barrier no thread reaches or leaves for HUNG_S seconds raises
 BarrierHung in every waiting thread instead of hanging. Each block starts with fresh shared memory, filled
-with UNSTORED bytes (NaN as a float), as on a GPU no block sees another's.
+with FRESH bytes (NaN as a float), as on a GPU no block sees another's.
 
 `accept_alignment()` lets notebook 7's `cuda.shared.array(..., alignment=16)` run, which numba's simulator
 refuses: a numpy array needs no alignment, so the argument is accepted and ignored.
@@ -107,14 +107,14 @@ def _run_block(manager, grid_point, *args):
         raise failed[0][0].with_traceback(failed[0][1])
 
 
-UNSTORED = 0xFF  # the byte a block's shared memory starts with: NaN in float32 and float64, -1 in integers
+FRESH = 0xFF  # the byte a block's shared memory starts with: NaN in float32 and float64, -1 in integers
 
 
 def _fresh_shared(shared):
     """A block starts with shared memory that holds no value: its arrays are allocated again (by _shared_array)
-    and its dynamic shared memory is filled with UNSTORED, where numba's simulator would keep the last block's."""
+    and its dynamic shared memory is filled with FRESH, where numba's simulator would keep the last block's."""
     shared._allocations.clear()
-    shared._dynshared.view(np.uint8).fill(UNSTORED)
+    shared._dynshared.view(np.uint8).fill(FRESH)
 
 
 def _syncthreads(thread):
@@ -170,7 +170,7 @@ def speed_up():
 def _shared_array(self, shape, dtype, alignment=None):
     """FakeCUDAShared.array, accepting and ignoring `alignment`. As numba's own: one array per declaring
     line (the caller's frame), shared by the block's threads; size 0 is the dynamic shared memory. Unlike
-    numba's, a new block gets new arrays (_fresh_shared), filled with UNSTORED bytes."""
+    numba's, a new block gets new arrays (_fresh_shared), filled with FRESH bytes."""
     from numba.cuda.simulator import kernelapi
     if isinstance(dtype, kernelapi.types.Type):
         dtype = kernelapi.numpy_support.as_dtype(dtype)
@@ -181,7 +181,7 @@ def _shared_array(self, shape, dtype, alignment=None):
     line = (caller.f_code.co_filename, caller.f_lineno)
     if line not in self._allocations:
         fresh = np.empty(shape, dtype)
-        fresh.view(np.uint8).fill(UNSTORED)
+        fresh.view(np.uint8).fill(FRESH)
         self._allocations.setdefault(line, fresh)  # the first thread's, if two arrive at once
     return self._allocations[line]
 

@@ -265,12 +265,13 @@ def estimate(kernel, card, M, K, N, kernels=None):
 
 
 def by_model(M, K, N, card, kernels):
-    """Of the CANDIDATES and SPLIT_K rungs `card` can run, the one whose `estimate` is least."""
+    """Of the CANDIDATES and SPLIT_K rungs `card` can run, the one whose `estimate` is least (the card rule's choice
+    where none has an estimate: registers never recorded for the card's architecture)."""
     times = {name: estimate(kernels[name], card, M, K, N, kernels) for name in CANDIDATES + SPLIT_K
              if facts(kernels[name])[3].refusal(card) is None}
     times = {name: t for name, t in times.items() if t is not None}
-    if not times:
-        raise ValueError(_('"best": {card} can run none of {names}').format(card=card, names=", ".join(CANDIDATES)))
+    if not times:  # an architecture ptxas's record never saw: no registers, no model; the card rule still answers
+        return by_rule(M, N, card, kernels)
     return min(times, key=times.get)
 
 

@@ -272,7 +272,9 @@ class Kernel:
             raise ValueError(refusal.format(kernel=self.name, constants=listed(self.constants), name=name, value=value))
 
     def sizes(self, constants):
-        """((rows, cols) of C per block, (x, y) threads per block), checked against CUDA's limits."""
+        """((rows, cols) of C per block, (x, y) threads per block), checked against CUDA's limits (a Build's, once)."""
+        if isinstance(constants, Build) and constants.kernel is self:
+            return constants.block, constants.threads
         block = tuple(apply(self.block, constants, self.name))
         threads = tuple(apply(self.threads, constants, self.name))
         if len(block) != 2 or len(threads) != 2 or not is_whole(*block, *threads):

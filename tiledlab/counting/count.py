@@ -29,7 +29,8 @@ class Hazard(NamedTuple):
     """One example of a hazard kind: `thread` met `other` (both (ty, tx) in `block`, (by, bx)) at `element`
     (i, j) of the shared array `array`; `line` is this thread's, `other_line` the other's (None: unknown).
     `across_loop`: a barrier stands between the two lines, so the accesses met in two passes of a loop.
-    For a divergent barrier, `line` is the barrier `thread` reached and `other` did not."""
+    For a divergent barrier, `line` is the barrier `thread` reached more often than `other`, `element` how often
+    each reached it."""
     kind: str
     array: str
     element: tuple
@@ -68,6 +69,7 @@ class LoadCount:
     shared: dict = None   # the kernel's shared arrays {name: shape}, in the order shared_trace.array numbers them
     constants: dict = None  # every compile-time constant of the counted build ({"T": 4}, {"BM": 64, ...})
     C_stores: np.ndarray = None  # stores into each element of C
+    C_atomics: np.ndarray = None  # ... of which cuda.atomic.add, each by any thread
     C_races: list = None  # elements of C stored by two threads: (i, j, first, other), each (by, bx, ty, tx)
     unused_shared: tuple = ()  # shared arrays declared but never read nor stored in this launch
     barriers: int = 0     # the most barriers one thread passed
@@ -127,7 +129,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         trace=as_records(got["trace"][:made]) if trace else None,
         shared_trace=as_records(got["shared_trace"][:shared_made], SHARED_TRACE_FIELDS) if trace else None,
         shared=dict(buffers.shared), constants=dict(launch.constants),
-        C_stores=got["C_stores"], C_races=races(got["C_writer"], got["C_other_writer"], launch),
+        C_stores=got["C_stores"], C_atomics=got["C_atomics"], C_races=races(got["C_writer"], got["C_other_writer"], launch),
         unused_shared=tuple(name for name in buffers.shared if (got[f"wrote_{name}"][..., 0] < 0).all() and
                             (got[f"read_{name}"][..., 0] < 0).all()),
         barriers=int(got["arrivals"][..., :len(buffers.barriers)].sum(axis=2).max()))
@@ -179,11 +181,11 @@ def _hazards(got, launch):
     uneven = arrivals.max(axis=1) != arrivals.min(axis=1)  # [block, site]: its threads reached it unalike
     counts["divergent_barrier"] = int(uneven.any(axis=1).sum())
     if uneven.any():
-        examples["divergent_barrier"] = _divergent(arrivals, *(int(v) for v in np.argwhere(uneven)[0]), launch)
+        examples["divergent_barrier"] = _divergent_hazard(arrivals, *(int(v) for v in np.argwhere(uneven)[0]), launch)
     return Hazards(counts, examples)
 
 
-def _divergent(arrivals, b, site, launch):
+def _divergent_hazard(arrivals, b, site, launch):
     """The divergent-barrier Hazard of block `b` at barrier `site`: a thread that reached it more often than
     another, and where that other waited instead (a barrier it reached more often), if anywhere."""
     reached = arrivals[b]  # [thread, site]
@@ -192,7 +194,8 @@ def _divergent(arrivals, b, site, launch):
     line = launch.kernel.barriers[site]
     other_line = launch.kernel.barriers[elsewhere[0]] if len(elsewhere) else None
     by, bx = divmod(b, launch.blockspergrid[0])
-    return Hazard("divergent_barrier", None, None, (by, bx), _thread(launch, thread + 1), _thread(launch, other + 1),
+    times = (int(reached[thread, site]), int(reached[other, site]))  # the element field: how often each reached it
+    return Hazard("divergent_barrier", None, times, (by, bx), _thread(launch, thread + 1), _thread(launch, other + 1),
                   line, other_line, _code(launch, line), _code(launch, other_line))
 
 
@@ -243,9 +246,12 @@ def float_index_line(tree):
     float literal in the index, or a name assigned from one (a GPU's compiler names no line for it); None if none."""
     floats = set()
 
-    def is_float(e):
-        return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) or isinstance(n, ast.Name) and n.id in floats
-                   or isinstance(n, ast.Constant) and isinstance(n.value, float) for n in ast.walk(e))
+    def is_float(e):  # int(...), round(...) and the like make a float whole again: not looked into
+        if isinstance(e, ast.Call) and isinstance(e.func, (ast.Name, ast.Attribute)) and \
+                ast.unparse(e.func).split(".")[-1] in ("int", "round", "floor", "ceil", "trunc"):
+            return False
+        return isinstance(e, ast.BinOp) and isinstance(e.op, ast.Div) or isinstance(e, ast.Name) and e.id in floats \
+            or isinstance(e, ast.Constant) and isinstance(e.value, float) or any(map(is_float, ast.iter_child_nodes(e)))
     assigned = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)]
     for _pass in range(len(assigned)):  # names assigned from names assigned from a float, ...
         grown = {n.targets[0].id for n in assigned if is_float(n.value)} - floats

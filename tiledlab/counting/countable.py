@@ -438,8 +438,13 @@ def helper_problem(value, name, seen=None):
                 (getattr(node, "id", None) == "cuda" or cuda_part(_global_value(node, namespace, local))):
             return _("the helper {name} uses cuda: a barrier, shared array or atomic inside a helper would not be "
                      "seen; write it in the kernel").format(name=name)
+        if isinstance(node, ast.Attribute) and node.attr in _NAMESPACES:
+            return _(_LOOKUP).format(what=f"{name} → {ast.unparse(node)}")
         if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
-            inner = helper_problem(_callable(node.func, namespace, local), f"{name} → {ast.unparse(node.func)}", seen)
+            callee = _callable(node.func, namespace, local)
+            if _looks_up(callee):
+                return _(_LOOKUP).format(what=f"{name} → {ast.unparse(node.func)}()")
+            inner = helper_problem(callee, f"{name} → {ast.unparse(node.func)}", seen)
             if inner:
                 return inner
     return None

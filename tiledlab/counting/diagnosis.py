@@ -24,6 +24,15 @@ def run(kernel, A, B, tile):
         return None
 
 
+def read_before_stored(count, C, i, j):
+    """The cause when C[i, j] came out NaN from a kernel that read C itself (C[i, j] += v with no C[i, j] = 0 first)."""
+    if not (count.maps["C"][i, j] and np.isnan(C[i, j])):
+        return None
+    return _("C[{i}, {j}] is read by the kernel (as in C[{i}, {j}] += v) before anything was stored into it: C holds no "
+             "value when a kernel starts (NaN here, whatever was there on a GPU). Add up in a register set to 0 and "
+             "store C[{i}, {j}] once, after the loop.").format(i=i, j=j)
+
+
 def stored_again(count, i, j):
     """The cause when C[i, j] was stored more than once by the one thread that owns it, never reading it back."""
     stores = int(count.C_stores[i, j])

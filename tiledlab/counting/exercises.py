@@ -9,7 +9,7 @@ from . import diagnosis
 from ..core.formulas import naive_loads, shared_traffic, tiled_loads
 from ..core.launch import matmul, resolve
 from ..core.rules import is_whole
-from .count import LaunchFailed, count_loads
+from .count import LaunchFailed, count_loads, said
 from ..i18n import N_, _, width
 from .hazards import hazard_message
 from .outcomes import recorded
@@ -91,7 +91,7 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
         max_shared_reads = _per_fma(max_shared_reads_per_fma)
     if max_shared_reads and not _few_shared_reads(counted, tile, max_shared_reads):
         return False
-    most = max(int(c.C_stores.max()) for c in counted)
+    most = max(int((c.C_stores - c.C_atomics).max()) for c in counted)  # adds by several threads are no repeats
     if most > 1:
         print(_("Note: elements of C are stored more than once by the thread that owns it (up to {most} times): "
                 "each store is global-memory traffic; accumulate in a register and store once.").format(most=most))
@@ -121,13 +121,14 @@ def _partial(step, whole, extra):
 def _safe(c, A, B, tile, barriers_per_step):
     """False after saying so when the counted launch `c` had a hazard, a race on C, or passed more barriers per
     tile step than the exercise allows."""
-    if any(c.hazards.values()):
-        print(f"{_what(A, B, tile)}: {hazard_message(c.hazards, more_barriers=barriers_per_step is None)}")
+    steps = -(-A.shape[1] // tile)
+    if any(c.hazards.values()):  # another barrier is advised only where the exercise allows one more
+        more = barriers_per_step is None or c.barriers < barriers_per_step * steps
+        print(f"{_what(A, B, tile)}: {hazard_message(c.hazards, more_barriers=more)}")
         return False
     if c.C_races:
         _print_race(c.C_races[0], _what(A, B, tile))
         return False
-    steps = -(-A.shape[1] // tile)
     if barriers_per_step is not None and c.barriers > barriers_per_step * steps:
         print(_("{what}: a thread passes {barriers} cuda.syncthreads() in {steps} tile steps; this exercise allows "
                 "{allowed} per tile step.").format(what=_what(A, B, tile), barriers=c.barriers, steps=steps,
@@ -144,8 +145,8 @@ def _explain(kernel, A, B, tile, C, count=None):
     i, j = (int(v) for v in np.argwhere(bad)[0])
     count = count or _quiet(kernel, A, B, tile)
     step = count.constants.get("T", count.constants.get("BK", tile)) if count else tile
-    cause = (count and diagnosis.stored_again(count, i, j)) or diagnosis.first_wrong_step(kernel, A, B, tile, step) \
-        or diagnosis.wrong_operand(kernel, A, B, tile)
+    cause = (count and (diagnosis.read_before_stored(count, C, i, j) or diagnosis.stored_again(count, i, j))) or \
+        diagnosis.first_wrong_step(kernel, A, B, tile, step) or diagnosis.wrong_operand(kernel, A, B, tile)
     if cause:
         print(cause)
 
@@ -180,7 +181,7 @@ def _counted(kernel, A, B, tile):
     except ValueError as refused:
         print(_("tiledlab cannot count this kernel: {refusal}").format(refusal=refused))
     except Exception as error:  # noqa: BLE001  the two counts disagree, or the kernel did not compile: said plainly
-        print(f"{_what(A, B, tile)}: {type(error).__name__}: {error}")
+        print(f"{_what(A, B, tile)}: {said(error, None)}")
     return None
 
 
@@ -192,7 +193,7 @@ def _run(kernel, A, B, tile):
             return matmul(A, B, kernel, tile)
     except Exception as error:  # noqa: BLE001  no traceback for a student: what failed, and where
         if _counted(kernel, A, B, tile) is not None:
-            print(f"{_what(A, B, tile)}: {type(error).__name__}: {error}")
+            print(f"{_what(A, B, tile)}: {said(error, None)}")
         return None
 
 
@@ -244,7 +245,8 @@ def _same(C, spec, what):
     rows, cols = slice(max(i - 1, 0), i + 2), slice(max(j - 1, 0), j + 2)
     unwritten = int(np.isnan(C).sum())
     differ = dict(what=what, bad=int(bad.sum()), size=C.size, unwritten=unwritten)
-    wrong = _("Wrong result for {what}: {bad} of {size} elements differ ({unwritten} never written: still NaN).") \
+    wrong = _("Wrong result for {what}: {bad} of {size} elements differ ({unwritten} NaN: never written, or computed "
+              "from a value that was).") \
         if unwritten else _("Wrong result for {what}: {bad} of {size} elements differ.")
     print(wrong.format(**differ))
     print(_("First difference at C[{i}, {j}]: yours {yours:.4g}, numpy {numpy:.4g}. Around it (rows {top}–{bottom}, "

@@ -57,6 +57,13 @@ def _barrier_advice(h):
 
 
 def _divergent(h):
+    if h.element and h.element[1]:  # both reached it, in loops of different lengths
+        return _("The cuda.syncthreads() at {line} is reached {n} times by {thread} of block (by={by}, bx={bx}) but "
+                 "{m} times by {other}: {effect}. Their loops around it run different numbers of passes: let every "
+                 "thread of the block run that loop the same number of times, and guard only the loads and stores "
+                 "inside it.").format(line=_line(h.line, h.code), n=h.element[0], m=h.element[1],
+                                      thread=_thread(h.thread), other=_thread(h.other), by=h.block[0], bx=h.block[1],
+                                      effect=_(DIVERGENT))
     elsewhere = _("waits at {line} instead").format(line=_line(h.other_line, h.other_code)) if h.other_line else \
         _("finished without reaching it")
     return _("The cuda.syncthreads() at {line} is reached by {thread} of block (by={by}, bx={bx}) but not by {other}, "
@@ -96,7 +103,12 @@ def hazard_message(hazards, count=True, more_barriers=True):
                                                          "run to run.")
         said.append(missing.format(found=found, effect=_(EFFECT)))
         if h:
-            advice = _barrier_advice(h) if more_barriers else _(ANOTHER_BUFFER)
+            # a pass of the loop meeting the next (or a write after a read): a second buffer; else a barrier misplaced
+            across = h.across_loop or h.kind == "write_after_read"
+            advice = _barrier_advice(h) if more_barriers else _(ANOTHER_BUFFER) if across else \
+                _("this exercise keeps one cuda.syncthreads() per tile step: move it to stand between line {first} and "
+                  "line {second}").format(first=min(h.line, h.other_line or h.line),
+                                         second=max(h.line, h.other_line or h.line))
             said.append(_("For example, {example}: {advice}.").format(example=example(h), advice=advice))
     if copies:
         found = _("{n:,} copies in flight").format(n=copies) if count else _("copies in flight")

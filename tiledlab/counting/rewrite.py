@@ -269,27 +269,34 @@ def _name(node):
     return node.value.id if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) else None
 
 
+_PLACE = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
+def _unplaced(tree):
+    """`tree`, parsed from the rewrite's own text, without its positions: compiling fills them in from the node
+    around it (ast.fix_missing_locations), so an error in the rewrite's code names the student's line, never the
+    line of the rewrite's text."""
+    for node in ast.walk(tree):
+        for attr in _PLACE:
+            if hasattr(node, attr):
+                delattr(node, attr)
+    return tree
+
+
 def _call(source, *tail):
     """Parse a helper call and put real expressions in place of its last len(tail) arguments."""
-    call = ast.parse(source, mode="eval").body
+    call = _unplaced(ast.parse(source, mode="eval").body)
     call.args[-len(tail):] = list(tail)
     return call
 
 
-def _after(node, statement):
-    return [node, ast.copy_location(ast.parse(statement).body[0], node)]
+def _at(text, node):
+    """The statement `text`, placed at `node`'s line."""
+    return ast.copy_location(_unplaced(ast.parse(text).body[0]), node)
 
 
-def _statement(text, node):
-    return ast.copy_location(ast.parse(text).body[0], node)
-
-
-def _at(statement, node):
-    """`statement` with every line number of `node`'s (the rewrite adds lines, never the student's own)."""
-    for child in ast.walk(statement):
-        if hasattr(child, "lineno"):
-            ast.copy_location(child, node)
-    return statement
+def _after(node, text):
+    return [node, _at(text, node)]
 
 
 class _Rewrite(ast.NodeTransformer):
@@ -351,11 +358,11 @@ class _Rewrite(ast.NodeTransformer):
                                            i, j), node)
         if name == "cp_async4":  # four global loads, four shared stores pending until a wait
             dst, di, dj, src, si, sj = node.args
-            call = ast.parse(
+            call = _unplaced(ast.parse(
                 f"_tl_cp_async4({dst.id}, di, dj, {src.id}, si, sj, {self._global_args(src.id, node.lineno)}, "
                 f"_tl_shared_stores, _tl_wrote_{dst.id}, _tl_read_{dst.id}, _tl_hazards, _tl_shared_trace, "
                 f"_tl_shared_trace_pos, {list(self.shared).index(dst.id)}, _tl_b, "
-                f"_tl_epoch * _STAMP + _tl_me, _tl_pending_{dst.id}, _tl_async_done, _tl_groups)", mode="eval").body
+                f"_tl_epoch * _STAMP + _tl_me, _tl_pending_{dst.id}, _tl_async_done, _tl_groups)", mode="eval").body)
             call.args[1:3], call.args[4:6] = [di, dj], [si, sj]
             return ast.copy_location(call, node)
         return node
@@ -409,7 +416,7 @@ class _Rewrite(ast.NodeTransformer):
         """A barrier statement, with the arrival counted before it and a new epoch after it."""
         self.barriers.append(node.lineno)
         arrive = f"_tl_arrive(_tl_arrivals, _tl_b, _tl_me, {len(self.barriers) - 1})"
-        return [_statement(arrive, node), node, _statement(_EPOCH, node)]
+        return [_at(arrive, node), node, _at(_EPOCH, node)]
 
 
 def shared_arrays(func, namespace):
@@ -443,7 +450,7 @@ def _rewrite(kernel, bound):
     rewrite = _Rewrite(params, shared, namespace, targets)
     func = rewrite.visit(func)
     if asynchronous:
-        func.body[:0] = [_at(statement, func) for statement in ast.parse(_ASYNC_PROLOGUE).body]
+        func.body[:0] = [_at(statement, func) for statement in _ASYNC_PROLOGUE.strip().splitlines()]
     return func, code, names, CountingBuffers(shared, targets, asynchronous, tuple(rewrite.barriers))
 
 
@@ -466,7 +473,7 @@ def instrumented(kernel, bound, launch_bounds=None):
     bounds are replaced by (its threads per block, 1): the counting code needs many more registers, and
     capped like this (spilling if it must) even a 32×32 block still launches."""
     func, code, ptx_names, buffers = _rewrite(kernel, bound)
-    func.body[:0] = [_at(statement, func) for statement in ast.parse(_PROLOGUE).body]  # an error there: the def's line
+    func.body[:0] = [_at(statement, func) for statement in _PROLOGUE.strip().splitlines()]  # an error there: the def's line
     func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
     helpers = "\n\n".join([code.helpers] * bool(code.helpers) + [HELPER_SOURCE] +
                           [ASYNC_HELPER_SOURCE] * bool(ptx_names))

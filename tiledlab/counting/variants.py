@@ -79,8 +79,7 @@ class _StoreNever(_Change):
     def visit_AugAssign(self, node):  # C[i, j] += v: the load of C and the sum stay, the store goes
         if not self._into_C(node.target):
             return node
-        load = ast.Subscript(value=copy.deepcopy(node.target.value), slice=copy.deepcopy(node.target.slice),
-                             ctx=ast.Load())
+        load = _loaded(node.target)
         term = self._named(node, node.value, "term")
         total = self._named(node, ast.BinOp(left=load, op=node.op, right=ast.Name(term[0].targets[0].id, ast.Load())))
         store = ast.Assign(targets=[copy.deepcopy(node.target)], value=ast.Name(total[0].targets[0].id, ast.Load()))
@@ -98,6 +97,13 @@ class _StoreNever(_Change):
     def visit_Assign(self, node):
         if not self._into_C(node.targets[0]):
             return node
+        target, value = node.targets[0], node.value
+        if isinstance(value, ast.BinOp) and ast.dump(value.left) == ast.dump(_loaded(target)):  # C[i, j] = C[i, j] + v
+            return self.visit_AugAssign(ast.copy_location(ast.AugAssign(target, value.op, value.right), node))
+        if any(self._into_C(n) for n in ast.walk(value)):
+            raise ValueError(f"line {node.lineno}: without_write_back keeps a kernel's computation and drops its "
+                             f"stores into {self.name}; this value reads {self.name} other than as {self.name}[i, j] "
+                             "+= v, so dropping the store would change what it computes")
         if isinstance(node.value, ast.Name):  # C[i, j] = acc: acc already is computed once
             self.changed += 1
             return self._where_nan(node, node.value.id, node)
@@ -116,6 +122,11 @@ class _StoreNever(_Change):
         """[if name != name: store]: the store made only where the value is NaN."""
         nan = ast.Compare(left=ast.Name(name, ast.Load()), ops=[ast.NotEq()], comparators=[ast.Name(name, ast.Load())])
         return [ast.fix_missing_locations(ast.copy_location(ast.If(test=nan, body=[store], orelse=[]), node))]
+
+
+def _loaded(target):
+    """The subscript `target` (C[i, j] as stored) as it reads."""
+    return ast.Subscript(value=copy.deepcopy(target.value), slice=copy.deepcopy(target.slice), ctx=ast.Load())
 
 
 def _changed(kernel, transformer, suffix, T, constants, derived=None):
