@@ -12,19 +12,12 @@ from classroom.cli import out_file
 from tiledlab import cli
 from tiledlab.cli import MISMATCH, OK, Parser, _Help, _out_folder, run
 
+from .execute import NotebookError
 from .measure import cli as measure
 
 NOTEBOOK_FAILED = 5
 EPILOG = (cli.EPILOG.replace("from its formula", "from its formula, or translate check found problems")
           + "\n  5  a notebook's own cell failed (execute): the notebook, the cell and the error")
-
-
-class NotebookError(Exception):
-    """A cell of a notebook being run raised: the notebook's problem, not the tools'."""
-
-    def __init__(self, path, cell, error):
-        where = f"cell {cell} (counted from 0)" if cell is not None else "its kernel"
-        super().__init__(f"{path}: {where} failed: {error}")
 
 
 EXIT_CODES = [(NotebookError, None, NOTEBOOK_FAILED, str), *cli.EXIT_CODES]  # one line, exit 5

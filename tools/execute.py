@@ -13,9 +13,15 @@ import time
 from classroom.series import NOTEBOOKS, lessons, read_notebook  # the committed notebooks/ of the clone
 from tiledlab.data import stamp
 
-from .cli import NotebookError
-
 INSTALL_TAG = "colab-install"  # Colab's install cell (`python -m tools links`): a no-op anywhere else
+
+
+class NotebookError(Exception):
+    """A cell of a notebook being run raised: the notebook's problem, not the tools' (exit 5)."""
+
+    def __init__(self, path, cell, error):
+        where = f"cell {cell} (counted from 0)" if cell is not None else "its kernel"
+        super().__init__(f"{path}: {where} failed: {error}")
 
 
 def _untouched_install_cell(nb):
