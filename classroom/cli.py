@@ -8,7 +8,7 @@ import importlib.util
 import pathlib
 import sys
 
-from tiledlab.cli import EPILOG, OK, Parser, _command, _file_in_the_way, _out_folder, run
+from tiledlab.cli import EPILOG, OK, Parser, add_command, file_in_the_way, out_folder, run
 from tiledlab.experiments import Unavailable
 
 
@@ -18,7 +18,7 @@ def out_file(path, option, example):
     path = pathlib.Path(path)
     if path.is_dir():
         raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / example}")
-    if blocker := _file_in_the_way(path.parent):
+    if blocker := file_in_the_way(path.parent):
         raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
     return path
 
@@ -29,13 +29,13 @@ def _slides(args):
     import matplotlib
     matplotlib.use("Agg")  # the takeaway figures are drawn off screen
     from . import slides
-    print(f"wrote {slides.write(_out_folder(args.out))}")
+    print(f"wrote {slides.write(out_folder(args.out))}")
     return OK
 
 
 def _student_copy(args):
     from .student_copy import student_copy
-    path = student_copy(_out_folder(args.dir, "DIR"))
+    path = student_copy(out_folder(args.dir, "DIR"))
     print(f"wrote a student copy of the series to {path} (without the key or the tests): "
           f"cd {path} && python3 -m venv .venv && .venv/bin/python -m pip install -e . && "
           ".venv/bin/python -m tiledlab lab")
@@ -50,7 +50,7 @@ def _hub(argv):
 
 def _nbgrader(args):
     from . import grading
-    dest = _out_folder(args.dir, "DIR")
+    dest = out_folder(args.dir, "DIR")
     written = grading.course(dest, args.lang, args.notebooks or None)
     print(f"wrote an nbgrader course to {dest}: {len(written)} assignments ({', '.join(written)}), each "
           f"notebook's exercises graded by its own check() and predict(). Then, in {dest}: nbgrader "
@@ -73,25 +73,25 @@ def parser():
     top = Parser(prog="python -m classroom", description=__doc__.split("\n\n")[0], epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    _command(sub, "slides", "one offline HTML slide deck built from the notebooks", "Build one self-contained HTML "
+    add_command(sub, "slides", "one offline HTML slide deck built from the notebooks", "Build one self-contained HTML "
              "slide deck (no network; arrow keys; S: presenter view with speaker notes; printable) from the "
              "notebooks: what each teaches, its kernel's key lines, its figure, its predictions with their "
              "answers, its summary: DIR/slides.html.").add_argument("--out", default="slides",
                                                                    help="folder for slides.html")
-    _command(sub, "student-copy", "a copy of the series for students: no solutions/, no tests", "Copy the "
+    add_command(sub, "student-copy", "a copy of the series for students: no solutions/, no tests", "Copy the "
              "package, the notebooks, the README, the environment files and the licences into DIR (new, or "
              "empty), leaving out the key (solutions/), the tests that run it and the teacher's guide."
              ).add_argument("dir", metavar="DIR", help="the folder to write the copy into")
     sub.add_parser("hub", help="a JupyterHub class server: each student gets their own working copy of "
                                "notebooks/; `hub --help` for its options")
-    p = _command(sub, "nbgrader", "an nbgrader course from the series: the key in solution regions, checks as "
+    p = add_command(sub, "nbgrader", "an nbgrader course from the series: the key in solution regions, checks as "
                  "graded tests", "Write an nbgrader course into DIR (new, or empty): nbgrader_config.py and "
                  "source/<notebook>/ for each notebook with exercises, each exercise's cell with the key in a "
                  "solution region and its check() or predict() in a read-only test cell with its points.")
     p.add_argument("dir", metavar="DIR", help="the folder to write the course into")
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="the edition: en, or zh (中文版)")
     p.add_argument("--notebooks", nargs="+", metavar="STEM", help="only these notebooks (e.g. 01_naive_reads)")
-    p = _command(sub, "class-report", "who passed which exercise: one row per student of a class folder",
+    p = add_command(sub, "class-report", "who passed which exercise: one row per student of a class folder",
                  "Tabulate the outcomes each student's check() and predict() recorded in their working copy: one "
                  "row per student, one column per exercise, and minutes per notebook; print it and write it as CSV.")
     p.add_argument("class_dir", metavar="CLASS_DIR", help="the class folder `hub` made (default there: my-class/)")

@@ -1,6 +1,5 @@
 """python -m tiledlab {info, count, bench, tune, takeaways, lab}
-(from a clone, the teacher's slides, student-copy, hub and class-report: python -m classroom; the maintainers'
-GPU measurements behind the committed data, ladder, sass, profile and measure: python -m tools).
+(a teacher's commands and the maintainers' run from a clone: python -m classroom, python -m tools).
 
 One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
 exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
@@ -80,16 +79,13 @@ def run(argv, parse, handlers, codes=EXIT_CODES):
         return INTERNAL
 
 
-ELSEWHERE = {**dict.fromkeys(["slides", "student-copy", "hub", "class-report"], "classroom"),  # a teacher's
-             **dict.fromkeys(["ladder", "sass", "profile", "measure", "execute", "translate", "links"], "tools")}
-
-
 def _parse(argv):
     if argv[:1] == ["lab"]:  # before argparse: unknown options go on to `jupyter lab`
         return argv[0], argv[1:]
-    if argv[:1] and argv[0] in ELSEWHERE:  # a command that left the students' install: say where it went
-        raise ValueError(f"{argv[0]} is run from the root of a clone of the series: "
-                         f"python -m {ELSEWHERE[argv[0]]} {argv[0]}")
+    if argv[:1] and not argv[0].startswith("-") and argv[0] not in HANDLERS:  # a teacher's or maintainer's, maybe
+        raise ValueError(f"python -m tiledlab has no command {argv[0]} (its commands: {', '.join(HANDLERS)}); a "
+                         f"teacher's or a maintainer's command is run from the root of a clone of the series: "
+                         f"python -m classroom {argv[0]}, python -m tools {argv[0]}")
     args = parser().parse_args(argv)
     return args.command, args
 
@@ -100,16 +96,16 @@ def main(argv=None):
 
 # --- checks and forecasts shared by the handlers ---------------------------------------------------
 
-def _file_in_the_way(path):
+def file_in_the_way(path):
     """The first of `path` and its parents that exists, when it is a file rather than a folder."""
     first = next((p for p in (path, *path.parents) if p.exists()), None)
     return first if first and not first.is_dir() else None
 
 
-def _out_folder(path, option="--out"):
+def out_folder(path, option="--out"):
     """`path` as a folder to write into (made when written to), or a ValueError saying why it cannot be."""
     path = pathlib.Path(path)
-    if blocker := _file_in_the_way(path):
+    if blocker := file_in_the_way(path):
         raise ValueError(f"{option} {path}: {blocker} is a file, not a folder; give a folder's name instead")
     return path
 
@@ -208,7 +204,7 @@ def _bench(args):
     from .data import write_rows
     from .experiments import bench
     from .notebook import plots, table
-    out = _out_folder(args.out)
+    out = out_folder(args.out)
     args.n = args.n or (SIM_NS if SIMULATOR else GPU_NS)
     args.tile = args.tile or (SIM_TILES if SIMULATOR else GPU_TILES)
     for t in args.tile:
@@ -245,7 +241,7 @@ def _tune(args):
     from .data import stamp, write_rows
     from .experiments import tune
     from .notebook import table
-    out = _out_folder(args.out)
+    out = out_folder(args.out)
     if SIMULATOR:
         print("CUDA simulator: tune times Python, not a GPU; its choices steer `best` on the simulator only",
               file=sys.stderr)
@@ -255,13 +251,13 @@ def _tune(args):
         write_rows([{**r, **stamp()} for r in rows], out / "tune.csv", list(rows[0]) + list(stamp()))
     rows = tune.run(args.shape or [(n, n, n) for n in args.n], args.kernels, saved=saved)
     table(["M×K×N", "kernel", "TFLOP/s", "% cuBLAS", "rel err", "chosen"],
-          [[f"{r['M']}×{r['K']}×{r['N']}", r["kernel"], f"{r['tflops']:.1f}", _number(r["pct_cublas"], ".1f"),
+          [[f"{r['M']}×{r['K']}×{r['N']}", r["kernel"], f"{r['tflops']:.1f}", formatted(r["pct_cublas"], ".1f"),
             f"{r['rel_err']:.1e}", "✓" if r["chosen"] else ""] for r in rows])
     print(f"wrote {out / 'tune.csv'}; the choices are in {tune.cache_path()}")
     return OK
 
 
-def _number(value, spec):
+def formatted(value, spec):
     return "" if value in ("", None) else format(value, spec)
 
 
@@ -269,7 +265,7 @@ def _takeaways(args):
     import matplotlib
     matplotlib.use("Agg")
     from .notebook import takeaways
-    for path in takeaways.write(_out_folder(args.out)):
+    for path in takeaways.write(out_folder(args.out)):
         print(f"wrote {path}")
     return OK
 
@@ -285,14 +281,14 @@ HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "tak
 
 # --- options ---------------------------------------------------------------------------------------
 
-class _Help(argparse.ArgumentDefaultsHelpFormatter):
+class Help(argparse.ArgumentDefaultsHelpFormatter):
     """Show defaults, except where there is none to show (flags, and values chosen by backend)."""
 
     def _get_help_string(self, action):
         return action.help if action.default in (None, False) else super()._get_help_string(action)
 
 
-def _whole(name, least=1):
+def whole_arg(name, least=1):
     """An argparse type: a whole number of at least `least`, checked where every size is (rules.whole)."""
     def parse(text):
         with contextlib.suppress(ValueError):  # not a number: whole() says so
@@ -304,7 +300,7 @@ def _whole(name, least=1):
     return parse
 
 
-def _kernels_option(p, help, default=None):
+def kernels_option(p, help, default=None):
     """--kernels NAME...; repeated, it keeps every name."""
     p.add_argument("--kernels", nargs="+", action="extend", default=default, metavar="NAME", help=help)
 
@@ -316,8 +312,8 @@ def version():
         return metadata.version("tiledlab")
 
 
-def _command(sub, name, help, description):
-    return sub.add_parser(name, help=help, formatter_class=_Help, description=description)
+def add_command(sub, name, help, description):
+    return sub.add_parser(name, help=help, formatter_class=Help, description=description)
 
 
 def parser():
@@ -328,37 +324,37 @@ def parser():
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
                                "in JupyterLab; `lab --help` for its options")
-    _command(sub, "info", "backend, device and versions", "Say which backend runs (a GPU or the CUDA simulator), "
+    add_command(sub, "info", "backend, device and versions", "Say which backend runs (a GPU or the CUDA simulator), "
              "the device, and the versions of numba and numpy.")
 
-    p = _command(sub, "count", "measured vs formula global loads, naive and tiled", "Run naive and tiled on N×N "
+    p = add_command(sub, "count", "measured vs formula global loads, naive and tiled", "Run naive and tiled on N×N "
                  "inputs with counting on and compare each kernel's measured global loads with the formula (2N³ "
                  "and 2N³/T). Refuses an N whose counting buffers do not fit in memory; on the simulator, forecasts "
                  f"its time and refuses counts over {SIM_LIMIT_S} s unless --force.")
-    p.add_argument("--n", type=_whole("N"), default=32, help="matrix size N (N×N inputs)")
+    p.add_argument("--n", type=whole_arg("N"), default=32, help="matrix size N (N×N inputs)")
     p.add_argument("--tile", type=int, default=8, help="tile width T (1 to 32)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--force", action="store_true", help="run a long simulator count anyway")
 
-    p = _command(sub, "bench", "time naive, tiled (and cuBLAS) over sizes; write bench.csv, bench.png",
+    p = add_command(sub, "bench", "time naive, tiled (and cuBLAS) over sizes; write bench.csv, bench.png",
                  "Time naive, tiled, the fair pair (naive_unsigned, tiled_unsigned: the same with unsigned "
                  "indices) and (on a GPU with CuPy) cuBLAS over sizes and tile widths, all back to back (samples "
                  "of at least 2 ms). Defaults: --n 1024 2048 --tile 8 16 32 and --fair on a GPU, --n 16 32 --tile "
                  "4 8 and --no-fair on the simulator, which forecasts its time and refuses sweeps over "
                  f"{SIM_LIMIT_S} s unless --force.")
-    p.add_argument("--n", type=_whole("N"), nargs="+", help="matrix sizes N (default: by backend, see above)")
+    p.add_argument("--n", type=whole_arg("N"), nargs="+", help="matrix sizes N (default: by backend, see above)")
     p.add_argument("--tile", type=int, nargs="+", help="tile widths T, 1 to 32 (default: by backend, see above)")
     p.add_argument("--out", default="bench-out", help="folder for bench.csv and bench.png")
-    p.add_argument("--repeats", type=_whole("repeats"), default=10, help="timed launches per point")
-    p.add_argument("--warmup", type=_whole("warm-up launches", 0), default=2, help="untimed launches first")
-    _kernels_option(p, "also time these kernels by name, at their own constants (e.g. regtile_2d best)", [])
+    p.add_argument("--repeats", type=whole_arg("repeats"), default=10, help="timed launches per point")
+    p.add_argument("--warmup", type=whole_arg("warm-up launches", 0), default=2, help="untimed launches first")
+    kernels_option(p, "also time these kernels by name, at their own constants (e.g. regtile_2d best)", [])
     p.add_argument("--fair", action=argparse.BooleanOptionalAction, default=None,
                    help="also time naive_unsigned and tiled_unsigned like naive and tiled (default: on a GPU)")
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
     p.add_argument("--force", action="store_true", help="run a long simulator sweep anyway")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    p = _command(sub, "tune", "measure the candidate kernels at your sizes on this GPU; `best` then runs the "
+    p = add_command(sub, "tune", "measure the candidate kernels at your sizes on this GPU; `best` then runs the "
                  "fastest", "Check and time every candidate kernel this card can run at each shape, beside cuBLAS, "
                  "and keep the fastest correct one per card and shape class (M, K, N rounded up to powers of two, "
                  "marked where the block tiles leave an edge) "
@@ -366,11 +362,11 @@ def parser():
                  "once per GPU, for the sizes you multiply.")
     p.add_argument("--shape", type=_shape, nargs="+",
                    help="M×K×N products to tune for, e.g. 4096x4096x4096 1000x1000x1000")
-    p.add_argument("--n", type=_whole("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
-    _kernels_option(p, "the candidates (names of the registry; by default tune.CANDIDATES)")
+    p.add_argument("--n", type=whole_arg("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
+    kernels_option(p, "the candidates (names of the registry; by default tune.CANDIDATES)")
     p.add_argument("--out", default="tune-out", help="folder for tune.csv")
 
-    _command(sub, "takeaways", "one slide-ready PNG per notebook", "Draw each notebook's takeaway figure (16:9, "
+    add_command(sub, "takeaways", "one slide-ready PNG per notebook", "Draw each notebook's takeaway figure (16:9, "
              "large fonts) from small live counts and the committed H200 data, and save them as PNG files."
              ).add_argument("--out", default="takeaways", help="folder for the PNG files")
     return top

@@ -10,7 +10,7 @@ import sys
 
 from classroom.cli import out_file
 from tiledlab import cli
-from tiledlab.cli import MISMATCH, OK, Parser, _Help, _out_folder, run
+from tiledlab.cli import MISMATCH, OK, Help, Parser, out_folder, run
 
 from .execute import NotebookError
 from .measure import cli as measure
@@ -29,7 +29,7 @@ def _translate(args):
         size = edition.write_fingerprint(args.articles, out_file(args.out, "--out", "seed_runs.txt"))
         print(f"wrote {args.out} ({size} runs)")
         return OK
-    root = _out_folder(args.root, "--root")
+    root = out_folder(args.root, "--root")
     if args.action == "update":
         print("\n".join(edition.update(root)))
         return OK
@@ -78,7 +78,7 @@ HANDLERS = {"translate": _translate, "links": _links, "execute": _execute, "plan
 
 def _translate_options(sub):
     p = sub.add_parser("translate", help="the Chinese edition: update catalogs, build notebooks/zh/, check",
-                       formatter_class=_Help, description="The Chinese edition, made from the English "
+                       formatter_class=Help, description="The Chinese edition, made from the English "
                        "notebooks and docs pages and the catalogs in locale/zh_CN/LC_MESSAGES/.")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     for name, text in (("update", "refresh the catalogs from the English (new messages untranslated, changed "
@@ -86,9 +86,9 @@ def _translate_options(sub):
                        ("build", "write notebooks/zh/ and docs/zh/ from them (English where a translation is "
                                  "missing, reported)"),
                        ("check", "list what is out of date, untranslated, fuzzy or copied; exit 1 if anything is")):
-        a = actions.add_parser(name, help=text, description=text, formatter_class=_Help)
+        a = actions.add_parser(name, help=text, description=text, formatter_class=Help)
         a.add_argument("--root", default=".", help="the repository's root folder")
-    a = actions.add_parser("fingerprint", formatter_class=_Help,
+    a = actions.add_parser("fingerprint", formatter_class=Help,
                            help="write the source articles' fingerprint for the own-words check")
     a.add_argument("articles", nargs="+", help="the source articles' text files")
     a.add_argument("--out", default="tests/data/seed_runs.txt", help="the file to write")
@@ -96,14 +96,14 @@ def _translate_options(sub):
 
 def _links_options(sub):
     p = sub.add_parser("links", help="write each notebook's Run-it-online cell and Colab install cell",
-                       formatter_class=_Help, description="Write, after each notebook's title, the cell "
+                       formatter_class=Help, description="Write, after each notebook's title, the cell "
                        "that says how to run it online and the cell that installs tiledlab on Colab, from "
                        "pyproject.toml's Repository URL and version (run it from a clone).")
     p.add_argument("--repo", help="first set the GitHub repository (owner/name) in pyproject.toml")
 
 
 def _execute_options(sub):
-    p = sub.add_parser("execute", help="run the notebooks top to bottom and time each", formatter_class=_Help,
+    p = sub.add_parser("execute", help="run the notebooks top to bottom and time each", formatter_class=Help,
                        description="Execute notebooks in fresh kernels (all of notebooks/ by default), "
                                    "optionally saving their outputs in place and their times as CSV.")
     p.add_argument("notebooks", nargs="*", help="notebook files (default: the whole series, in order)")
@@ -113,7 +113,7 @@ def _execute_options(sub):
 
 def _plans_options(sub):
     p = sub.add_parser("plans", help="rewrite the teacher's guide's minutes and plans from the walkthrough",
-                       formatter_class=_Help, description="Rewrite the generated blocks of the teacher's "
+                       formatter_class=Help, description="Rewrite the generated blocks of the teacher's "
                        "guide (minutes per notebook, the class plans) from the committed walkthrough "
                        "(tiledlab/data/simulator/walkthrough.csv; python -m tools.walkthrough remakes it).")
     p.add_argument("--guide", default=None, help="the guide to rewrite (default: docs/teaching.md)")

@@ -1,5 +1,5 @@
 """`python -m tools ladder|sass|profile|measure`: their handlers and options (tools/cli.py lists them)."""
-from tiledlab.cli import GPU_TILES, OK, _Help, _kernels_option, _number, _out_folder, _whole
+from tiledlab.cli import GPU_TILES, OK, Help, formatted, kernels_option, out_folder, whole_arg
 
 
 def _ladder(args):
@@ -8,7 +8,7 @@ def _ladder(args):
     from tiledlab.notebook import table
 
     from . import ladder
-    out = _out_folder(args.out)
+    out = out_folder(args.out)
     rows = ladder.run(args.n, kernels=args.kernels, search=not args.no_search, cublas=not args.no_cublas,
                       sass=not args.no_sass, progress=not args.quiet, triton=args.triton)
     provenance = {**stamp(), "cupy": cupy_version()}
@@ -17,8 +17,8 @@ def _ladder(args):
     write_rows([{**r, **provenance} for r in ladder.sass_rows(rows)], out / "sass.csv",
                ladder.SASS_FIELDS + list(provenance))
     table(["kernel", "N", "config", "TFLOP/s", "% cuBLAS", "rel err", "regs", "loop FFMA:LDS"],
-          [[r["kernel"], r["N"], r["config"], f"{r['tflops']:.1f}", _number(r["pct_cublas"], ".1f"),
-            _number(r["rel_err"], ".1e"), r.get("regs", ""), _ffma_per_lds(r)] for r in rows])
+          [[r["kernel"], r["N"], r["config"], f"{r['tflops']:.1f}", formatted(r["pct_cublas"], ".1f"),
+            formatted(r["rel_err"], ".1e"), r.get("regs", ""), _ffma_per_lds(r)] for r in rows])
     print(f"wrote {out / 'ladder.csv'} and {out / 'sass.csv'}")
     return OK
 
@@ -34,7 +34,7 @@ def _sass(args):
     from tiledlab.experiments import require_gpu
 
     from . import sass
-    out = _out_folder(args.out)
+    out = out_folder(args.out)
     for t in args.tile:
         validate_tile(t)
     for name in args.kernels:
@@ -53,7 +53,7 @@ def _profile(args):
     from tiledlab.notebook import table
 
     from . import profile
-    out = _out_folder(args.out)
+    out = out_folder(args.out)
 
     def saved(rows):  # after every ncu run: a profile stopped later keeps what it measured
         out.mkdir(parents=True, exist_ok=True)
@@ -71,7 +71,7 @@ def _profile(args):
 
 def _measure(args):
     from . import reference
-    reference.run(_out_folder(args.out), only=args.only, quick=args.quick)
+    reference.run(out_folder(args.out), only=args.only, quick=args.quick)
     return OK
 
 
@@ -80,12 +80,12 @@ HANDLERS = {"ladder": _ladder, "sass": _sass, "profile": _profile, "measure": _m
 
 def _ladder_options(sub):
     p = sub.add_parser("ladder", help="register tiling on a GPU: every rung, a search and cuBLAS; write ladder.csv",
-                       formatter_class=_Help, description="Compile, check and time, in one run, the naive "
+                       formatter_class=Help, description="Compile, check and time, in one run, the naive "
                        "kernel, tiled at T = 32, every rung of register tiling, a small search and cuBLAS "
                        "(CuPy), at each N; write DIR/ladder.csv (TFLOP/s, % of cuBLAS, errors, registers, "
                        "formulas) and DIR/sass.csv (the main loop's instructions). Needs a GPU.")
-    p.add_argument("--n", type=_whole("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="matrix sizes N")
-    _kernels_option(p, "only these kernels (names of the registry)")
+    p.add_argument("--n", type=whole_arg("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="matrix sizes N")
+    kernels_option(p, "only these kernels (names of the registry)")
     p.add_argument("--no-search", action="store_true", help="the rungs only, not the search")
     p.add_argument("--no-cublas", action="store_true", help="skip cuBLAS even when CuPy is installed")
     p.add_argument("--triton", action="store_true", help="also time Triton's FP32 matmul (needs Triton and PyTorch)")
@@ -95,35 +95,35 @@ def _ladder_options(sub):
 
 
 def _sass_options(sub):
-    p = sub.add_parser("sass", help="the main loops' SASS of bench's kernels; write sass.csv", formatter_class=_Help,
+    p = sub.add_parser("sass", help="the main loops' SASS of bench's kernels; write sass.csv", formatter_class=Help,
                        description="Compile naive and tiled (and, with --fair, the fair pair; with --kernels, "
                        "kernels by name) as `python -m tiledlab bench` times them and count each main loop's "
                        "instructions: DIR/sass.csv, one row per kernel and tile. Needs a GPU, and nvdisasm or "
                        "cuobjdump.")
     p.add_argument("--tile", type=int, nargs="+", default=GPU_TILES, help="tile widths T, 1 to 32")
-    _kernels_option(p, "also these kernels by name, at their own constants", [])
+    kernels_option(p, "also these kernels by name, at their own constants", [])
     p.add_argument("--fair", action="store_true", help="also naive_unsigned and tiled_unsigned")
     p.add_argument("--out", default="sass-out", help="folder for sass.csv")
 
 
 def _profile_options(sub):
     p = sub.add_parser("profile", help="hardware counters of naive and tiled under Nsight Compute (ncu)",
-                       formatter_class=_Help, description="Launch naive and tiled once each under ncu "
+                       formatter_class=Help, description="Launch naive and tiled once each under ncu "
                        "(and, if asked, the effects' variants, cuBLAS and the roof kernels) and write their "
                        "hardware counters to DIR/profile.csv. Needs a GPU and ncu.")
-    p.add_argument("--n", type=_whole("N"), nargs="+", default=[1024], help="matrix sizes N")
+    p.add_argument("--n", type=whole_arg("N"), nargs="+", default=[1024], help="matrix sizes N")
     p.add_argument("--tile", type=int, nargs="+", default=[8, 16, 32], help="tile widths T of the tiled kernel")
-    p.add_argument("--effects-n", type=_whole("N"), help="also profile the variants of `effects` at this N")
-    p.add_argument("--cublas-n", type=_whole("N"), nargs="+", default=[], help="also profile cuBLAS (through "
+    p.add_argument("--effects-n", type=whole_arg("N"), help="also profile the variants of `effects` at this N")
+    p.add_argument("--cublas-n", type=whole_arg("N"), nargs="+", default=[], help="also profile cuBLAS (through "
                    "CuPy) at these N")
     p.add_argument("--roofs", action="store_true", help="also profile the roof kernels and two latency chases")
     p.add_argument("--fair", action="store_true", help="also profile the fair pair (naive_unsigned, "
                    "tiled_unsigned) at each N and T")
-    p.add_argument("--ladder-n", type=_whole("N"), help="also profile the ladder (tiled T = 32, every "
+    p.add_argument("--ladder-n", type=whole_arg("N"), help="also profile the ladder (tiled T = 32, every "
                    "register-tiled rung, the best of the search) at this N")
-    _kernels_option(p, "also profile these kernels (names of the registry) at each N of --kernels-n", [])
-    p.add_argument("--kernels-n", type=_whole("N"), nargs="+", default=[], help="the sizes N of --kernels")
-    p.add_argument("--triton-n", type=_whole("N"), nargs="+", default=[], help="also profile Triton's FP32 "
+    kernels_option(p, "also profile these kernels (names of the registry) at each N of --kernels-n", [])
+    p.add_argument("--kernels-n", type=whole_arg("N"), nargs="+", default=[], help="the sizes N of --kernels")
+    p.add_argument("--triton-n", type=whole_arg("N"), nargs="+", default=[], help="also profile Triton's FP32 "
                    "matmul (its autotuned choice) at these N (needs Triton and PyTorch)")
     p.add_argument("--out", default="profile-out", help="folder for profile.csv")
 
@@ -131,7 +131,7 @@ def _profile_options(sub):
 def _measure_options(sub):
     from .reference import EXPERIMENTS
     p = sub.add_parser("measure", help="GPU-only reference data: device, latency, peaks, effects, races, racecheck",
-                       formatter_class=_Help, description="Measure the GPU reference data and write "
+                       formatter_class=Help, description="Measure the GPU reference data and write "
                        "one CSV per experiment into --out. Needs a GPU.")
     p.add_argument("--out", required=True, help="folder for the CSV files")
     p.add_argument("--quick", action="store_true", help="small sizes (for a smoke test)")
