@@ -1,4 +1,4 @@
-"""The Chinese edition's side of the package (tiledlab.i18n): the language switch, check() and predict()
+"""The Chinese edition's side of the package (tiledlab.i18n, tiledlab.notebook.cells): the language switch, check() and predict()
 answering in Chinese, a catalog that holds every message of the code, and figures labelled in Chinese
 only where a font can draw it (English labels and a Chinese caption otherwise, never missing glyphs)."""
 import io
@@ -22,7 +22,7 @@ from tiledlab import i18n  # noqa: E402
 from tiledlab.core.kernels import naive  # noqa: E402
 from tiledlab.counting import exercises  # noqa: E402
 from tiledlab.counting.exercises import check, predict  # noqa: E402
-from tiledlab.notebook import plots  # noqa: E402
+from tiledlab.notebook import cells, plots  # noqa: E402
 from tools import code_catalog  # noqa: E402
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
@@ -159,7 +159,7 @@ def missing(warned):
 
 
 def test_a_chinese_figure_draws_every_glyph(zh, monkeypatch, capsys):
-    if i18n.cjk_font() is None:
+    if cells.cjk_font() is None:
         if os.environ.get("TILEDLAB_REQUIRE_CJK_FONT"):
             pytest.fail("no CJK font: apt-get install fonts-noto-cjk")
         pytest.skip("no CJK font installed (Debian: apt-get install fonts-noto-cjk)")
@@ -167,12 +167,12 @@ def test_a_chinese_figure_draws_every_glyph(zh, monkeypatch, capsys):
     for make, label in ((heat_maps, "次数（各子图使用同一色标）"), (bench, "N（N×N 方阵）")):
         shown, warned = rendered(make)
         assert label in shown and not missing(warned), warned
-    assert plt.rcParams["font.sans-serif"][0] == i18n.cjk_font()
+    assert plt.rcParams["font.sans-serif"][0] == cells.cjk_font()
     assert capsys.readouterr().out == ""  # no caption: the labels are Chinese
 
 
 def test_without_a_cjk_font_labels_stay_english_with_a_chinese_caption(zh, monkeypatch, capsys):
-    monkeypatch.setattr(i18n, "cjk_font", lambda: None)
+    monkeypatch.setattr(cells, "cjk_font", lambda: None)
     monkeypatch.setattr(plots, "_caption", {"shown": False})
     for make, label in ((heat_maps, "count (same scale in every panel)"), (bench, "N (square matrices N×N)")):
         shown, warned = rendered(make)
@@ -190,7 +190,7 @@ def test_english_figures_are_unchanged(en, capsys):
 
 
 def test_the_chinese_takeaway_slides_draw_every_glyph(zh, monkeypatch):
-    if i18n.cjk_font() is None:
+    if cells.cjk_font() is None:
         pytest.skip("no CJK font installed (Debian: apt-get install fonts-noto-cjk)")
     from tiledlab.notebook import takeaways
     monkeypatch.setitem(plt.rcParams, "font.sans-serif", list(plt.rcParams["font.sans-serif"]))
@@ -219,7 +219,7 @@ steps = [("naive: a thread per element", "naive")]
 
 def test_display_strings_are_the_literals_a_cell_shows_and_not_its_data():
     import ast
-    found = {(msgid, where) for _, msgid, where in i18n.display_strings(ast.parse(CELL))}
+    found = {(msgid, where) for _, msgid, where in cells.display_strings(ast.parse(CELL))}
     assert found == {("{n:,} loads in all", "any"), ("matches numpy:", "text"), ("kernel", "text"),
                      ("measured", "text"), ("N = {n}: {t:.2f} ms", "figure"), ("measured loads", "figure"),
                      ("naive: a thread per element", "any"), ("naive", "any")}
@@ -229,13 +229,13 @@ def test_a_translated_f_string_may_place_its_fields_in_another_order():
     import ast
     tree = ast.parse('f"{a} of {b:.1f} ms"', mode="eval")
     node = tree.body
-    new = i18n.translated(node, i18n.template(node), "{b:.1f} ms 中的 {a}")
-    assert eval(compile(ast.Expression(new), "<t>", "eval"), {"a": 3, "b": 2.25, i18n.SHOWN: i18n.shown}) == "2.2 ms 中的 3"
-    assert i18n.translated(node, i18n.template(node), "{c} 不存在") is None  # a field the code lacks: kept English
+    new = cells.translated(node, cells.template(node), "{b:.1f} ms 中的 {a}")
+    assert eval(compile(ast.Expression(new), "<t>", "eval"), {"a": 3, "b": 2.25, cells.SHOWN: i18n.shown}) == "2.2 ms 中的 3"
+    assert cells.translated(node, cells.template(node), "{c} 不存在") is None  # a field the code lacks: kept English
     for msgstr, shown in (("{{{a}}} 之 {b:.1f}", "{3} 之 2.2"), ("{a} 与 {b:.1f} }", None)):  # a stray brace: English
         node = ast.parse('f"{a} of {b:.1f} ms"', mode="eval").body
-        new = i18n.translated(node, i18n.template(node), msgstr)
-        values = {"a": 3, "b": 2.25, i18n.SHOWN: i18n.shown}
+        new = cells.translated(node, cells.template(node), msgstr)
+        values = {"a": 3, "b": 2.25, cells.SHOWN: i18n.shown}
         assert shown == (new and eval(compile(ast.Expression(new), "<t>", "eval"), values))
 
 
@@ -248,8 +248,8 @@ def shell(monkeypatch):
 
 
 def test_a_cell_of_the_chinese_edition_prints_chinese_and_keeps_its_data(zh, shell, capsys):
-    shell.user_ns[i18n.SHOWN] = i18n.shown
-    shell.ast_transformers.append(i18n.CellTranslator())
+    shell.user_ns[cells.SHOWN] = i18n.shown
+    shell.ast_transformers.append(cells.CellTranslator())
     shell.run_cell('d = {"matches numpy:": 1}\nprint("matches numpy:", d["matches numpy:"] == 1)')
     assert capsys.readouterr().out == "与 numpy 一致： True\n"  # the key is data: left as written
     shell.run_cell('name = "tiled"\nprint(f"{name}, measured")')  # an f-string, its field kept
@@ -259,13 +259,13 @@ def test_a_cell_of_the_chinese_edition_prints_chinese_and_keeps_its_data(zh, she
 def test_setup_installs_the_translation_only_in_the_chinese_edition(shell, monkeypatch, capsys):
     monkeypatch.setattr("IPython.get_ipython", lambda: shell)
     monkeypatch.delenv("TILEDLAB_LANG", raising=False)
-    i18n.translate_cells()
+    cells.translate_cells()
     assert shell.ast_transformers == []
     shell.run_cell('print("matches numpy:", True)')
     assert capsys.readouterr().out == "matches numpy: True\n"
     monkeypatch.setenv("TILEDLAB_LANG", "zh")
-    i18n.translate_cells()
-    i18n.translate_cells()  # once
+    cells.translate_cells()
+    cells.translate_cells()  # once
     assert len(shell.ast_transformers) == 1
 
 

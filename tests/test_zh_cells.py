@@ -1,7 +1,7 @@
 """Every Chinese notebook as a Chinese run's kernel sees it, without the run: the browser runs two of the
 eight in Chinese (tests/browser/test_lab.py), nbval every English one, and `pytest -m slow` (.ci/run)
 every Chinese one on the simulator (tests/test_zh_reader.py). What a Chinese Run All adds to the English
-one is the language: the same code cells (tests/test_edition.py), each rewritten by i18n.CellTranslator
+one is the language: the same code cells (tests/test_edition.py), each rewritten by cells.CellTranslator
 before it runs, and the same notebook metadata but its language, so JupyterLab opens it as it opens the
 English one (not marked modified: checked on 00 and 02 in the browser)."""
 import ast
@@ -11,7 +11,7 @@ import pathlib
 
 import pytest
 
-from tiledlab import i18n
+from tiledlab.notebook import cells
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ZH = sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb"))
@@ -35,7 +35,7 @@ class _Words(ast.NodeTransformer):
         self.fields = []
 
     def visit_Call(self, node):
-        if isinstance(node.func, ast.Name) and node.func.id == i18n.SHOWN and len(node.args) == 1:
+        if isinstance(node.func, ast.Name) and node.func.id == cells.SHOWN and len(node.args) == 1:
             return self.visit(node.args[0])
         return self.generic_visit(node)
 
@@ -67,7 +67,7 @@ def test_every_code_cell_is_python_as_the_chinese_kernel_rewrites_it(path, monke
         tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
         before = ast.dump(tree)
         kept = code(tree)
-        new = i18n.CellTranslator().visit(tree)
+        new = cells.CellTranslator().visit(tree)
         translated += ast.dump(new) != before
         assert ast.dump(ast.parse(ast.unparse(new))) == ast.dump(new), where
         compile(new, where, "exec")

@@ -26,6 +26,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from tiledlab import data, i18n  # noqa: E402
 from tiledlab.core import registry  # noqa: E402
+from tiledlab.notebook import cells  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ZH = ROOT / "notebooks" / "zh"
@@ -69,7 +70,7 @@ def english_lines(text, names=None):
 def zh(monkeypatch):
     monkeypatch.setenv("TILEDLAB_LANG", "zh")
     monkeypatch.setitem(plt.rcParams, "font.sans-serif", list(plt.rcParams["font.sans-serif"]))
-    if i18n.cjk_font() is None:
+    if cells.cjk_font() is None:
         if os.environ.get("TILEDLAB_REQUIRE_CJK_FONT"):
             pytest.fail("no CJK font: apt-get install fonts-noto-cjk")
         pytest.skip("no CJK font installed (Debian: apt-get install fonts-noto-cjk)")
@@ -197,13 +198,13 @@ def test_the_words_each_notebook_draws_are_chinese():
     """Every literal a notebook's code passes to a figure (a title, label, legend) has a translation with
     no English word: the words of the notebooks' own figures, those no helper draws."""
     from tools.edition import sources
-    names, catalog = allowed_names(), i18n._catalog(i18n.NOTEBOOK_DOMAIN)
+    names, catalog = allowed_names(), i18n.catalog(i18n.NOTEBOOK_DOMAIN)
     english = {}
     for path in sources.english_notebooks(ROOT):
         for i, cell in enumerate(sources.read_notebook(path).cells, 1):
             if cell.cell_type != "code" or sources.INSTALL_TAG in cell.metadata.get("tags", []):
                 continue
-            for _node, msgid, where in i18n.display_strings(ast.parse(cell.source)):
+            for _node, msgid, where in cells.display_strings(ast.parse(cell.source)):
                 shown = re.sub(r"\{[^{}]*(\{[^{}]*\}[^{}]*)*\}", " ", catalog.gettext(msgid))  # its fields are code
                 words = foreign_words(shown, names) if where == "figure" else []
                 if words:

@@ -10,22 +10,13 @@ tiledlab/locale/zh_CN/LC_MESSAGES/tiledlab.po, compiled to the .mo beside it by 
 placeholders, filled after translation: `_("{n:,} loads").format(n=n)`. `N_()` only marks a message defined at
 import time, to be translated where it is shown.
 
-`cjk_font()` is the installed font that draws Chinese figure labels, or None.
-
-A notebook's own words (what its code cells print, tabulate and draw) are the same code in both editions.
-In the Chinese edition `translate_cells()` (called by setup()) has IPython replace, before each cell is
-compiled, every str or f-string literal it shows (`display_strings`) whose text is a msgid of notebooks.po
-by its msgstr; the code a student reads, and strings used as data, stay as written. An f-string's msgid
-keeps its fields as written, `{launch_ms:.3f}`, and its msgstr places the same fields; a value shown through
-such a field or drawn by a figure call (a level's name) goes through `shown`, which translates the values
-notebooks.po holds under msgctxt "data".
+A notebook's own words are in the domain "notebooks" (`notebook_text`, `shown`; tiledlab.notebook.cells
+translates a cell's literals). This module only translates strings, with the standard library alone.
 """
-import ast
 import contextlib
 import gettext as _gettext
 import os
 import pathlib
-import string
 import unicodedata
 from functools import lru_cache
 
@@ -33,12 +24,7 @@ DOMAIN = "tiledlab"
 LOCALE_DIR = pathlib.Path(__file__).parent / "locale"
 PO = LOCALE_DIR / "zh_CN" / "LC_MESSAGES" / f"{DOMAIN}.po"
 MO = PO.with_suffix(".mo")
-NOTEBOOK_DOMAIN = "notebooks"  # the notebooks' own words (`translate_cells`), kept by `translate update`
-
-# Fonts with Simplified Chinese glyphs, in the order they are preferred: Debian/Ubuntu's fonts-noto-cjk
-# (the CI machine's), Adobe's name for the same design, WenQuanYi (older Linux), then Windows' and macOS's own.
-CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei",
-             "WenQuanYi Micro Hei", "Microsoft YaHei", "PingFang SC", "Heiti SC", "SimHei", "Noto Sans SC")
+NOTEBOOK_DOMAIN = "notebooks"  # the notebooks' own words, kept by `translate update`
 
 
 def language():
@@ -53,14 +39,14 @@ def language():
 
 
 @lru_cache(maxsize=None)
-def _catalog(domain=DOMAIN):
+def catalog(domain=DOMAIN):
     """The Chinese translations of a compiled catalog (NullTranslations when it is missing)."""
     return _gettext.translation(domain, LOCALE_DIR, languages=["zh_CN"], fallback=True)
 
 
 def gettext(message):
     """`message` in the language of `language()`: its Chinese msgstr for "zh", else unchanged."""
-    return _catalog().gettext(message) if message and language() == "zh" else message  # "": the header
+    return catalog().gettext(message) if message and language() == "zh" else message  # "": the header
 
 
 _ = gettext
@@ -73,9 +59,9 @@ def notebook_text(message):
     """A notebook's words, or a value of its data, in the reader's language (a table's heading or cell)."""
     if not message or language() != "zh":  # "" would be the catalog's header
         return message
-    catalog = _catalog(NOTEBOOK_DOMAIN)
-    value = catalog.pgettext(DATA, message)
-    return value if value != message else catalog.gettext(message)
+    notebooks = catalog(NOTEBOOK_DOMAIN)
+    value = notebooks.pgettext(DATA, message)
+    return value if value != message else notebooks.gettext(message)
 
 
 def width(text):
@@ -88,106 +74,11 @@ def N_(message):
     return message
 
 
-# --- the notebooks' own words ------------------------------------------------------------------------
-# Where a literal is shown: as an argument of these calls, or of a label keyword of any call. A literal
-# assigned or looped over ("any") may be shown or may be data: notebooks.po keeps such a msgid as itself
-# where it is data. Subscripts, dict keys, comparisons and other calls' arguments are always data.
-TEXT_CALLS = {"print", "table"}
-FIGURE_CALLS = {"set_title", "set_xlabel", "set_ylabel", "suptitle", "text", "annotate", "set_xticks",
-                "set_yticks", "barh", "heatmap", "heatmaps", "roofline", "bench_plot"}
-LABEL_KEYWORDS = {"label", "title", "suptitle", "xlabel", "ylabel", "columns"}
-PASS_CALLS = {"join", "format", "replace", "append", "extend", "min", "max"}  # text goes where their result goes
-_THROUGH = (ast.BoolOp, ast.BinOp, ast.Tuple, ast.List, ast.Set, ast.Starred, ast.JoinedStr, ast.FormattedValue,
-            ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp, ast.Dict, ast.IfExp, ast.Attribute)
-
-
-def template(node):
-    """The msgid of a str or f-string literal: its text, with an f-string's fields as written
-    (`{launch_ms:.3f}`) and its literal braces doubled."""
-    if isinstance(node, ast.Constant):
-        return node.value
-    return "".join(v.value.replace("{", "{{").replace("}", "}}") if isinstance(v, ast.Constant)
-                   else _field(v) for v in node.values)
-
-
-def _field(value):
-    return ast.unparse(ast.JoinedStr([value]))[2:-1]  # f'{x:,}' -> {x:,}
-
-
-def _callee(call):
-    return call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
-
-
-def _shown(node, parent):
-    """Where the literal `node` ends up: "text" (printed), "figure" (drawn), "any" (assigned or looped
-    over: shown or data), or None (data: a key, an index, a comparison, another call's argument)."""
-    child = node
-    while (up := parent.get(child)) is not None:
-        if isinstance(up, ast.keyword):  # table(..., columns={...}) names a table's columns
-            return ("text" if up.arg == "columns" else "figure") if up.arg in LABEL_KEYWORDS else None
-        if isinstance(up, ast.Call) and child is not up.func:
-            name = _callee(up)
-            if name not in PASS_CALLS:
-                return "text" if name in TEXT_CALLS else "figure" if name in FIGURE_CALLS else None
-        elif isinstance(up, (ast.For, ast.comprehension)):
-            return "any" if child is up.iter else None
-        elif isinstance(up, (ast.Assign, ast.AnnAssign, ast.Return, ast.Expr)):
-            return "any"
-        elif isinstance(up, ast.Subscript) and child is not up.value or \
-                isinstance(up, ast.Dict) and any(key is child for key in up.keys) or \
-                isinstance(up, ast.IfExp) and child is up.test or \
-                isinstance(up, ast.Attribute) and up.attr not in PASS_CALLS or \
-                not isinstance(up, (*_THROUGH, ast.Call)):
-            return None
-        child = up
-    return None
-
-
-def display_strings(tree):
-    """(node, msgid, where) of each str or f-string literal of a cell's syntax tree that it may show
-    (where: see `_shown`), docstrings, empty strings and f-strings' own parts left out."""
-    parent = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    found = []
-    for node in ast.walk(tree):
-        up = parent.get(node)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and not isinstance(up, (ast.JoinedStr, ast.Expr)) \
-                or isinstance(node, ast.JoinedStr) and not isinstance(up, ast.FormattedValue):
-            msgid, where = template(node), _shown(node, parent)
-            if where and msgid:  # "" would look up the catalog's header
-                found.append((node, msgid, where))
-    return found
-
-
-def translated(node, msgid, msgstr):
-    """The literal `node` (of msgid `msgid`) saying `msgstr`: a new literal; None when an f-string's
-    msgstr names a field the f-string does not have (its text is kept)."""
-    if isinstance(node, ast.Constant):
-        return ast.copy_location(ast.Constant(msgstr), node)
-    fields = {_field(v): v for v in node.values if not isinstance(v, ast.Constant)}
-    try:
-        pieces = list(_pieces(msgstr))
-    except ValueError:
-        return None
-    if any(field is not None and field not in fields for _text, field in pieces):
-        return None
-    values = [ast.Constant(text) if field is None else fields[field] for text, field in pieces]
-    for field in fields.values():  # a field's value, a level's name say, is shown in Chinese too
-        field.value = _shown_call(field.value)
-    return ast.fix_missing_locations(ast.copy_location(ast.JoinedStr(values), node))
-
-
-SHOWN = "_tiledlab_shown"  # the name `translate_cells` gives `shown` in the notebook's namespace
-
-
-def _shown_call(expr):
-    return ast.copy_location(ast.Call(ast.Name(SHOWN, ast.Load()), [expr], []), expr)
-
-
 def shown(value):
     """A value a cell shows (an f-string's field, a figure's labels): a string, or the strings of a list,
     tuple or array, in Chinese where notebooks.po has them as data (msgctxt "data"); else `value` itself."""
     def text(v):
-        return _catalog(NOTEBOOK_DOMAIN).pgettext(DATA, v) if isinstance(v, str) and v else v
+        return catalog(NOTEBOOK_DOMAIN).pgettext(DATA, v) if isinstance(v, str) and v else v
     if language() != "zh":
         return value
     if isinstance(value, str):
@@ -197,85 +88,3 @@ def shown(value):
         new = [text(v) for v in items]
         return new if any(isinstance(a, str) and a != b for a, b in zip(new, items)) else value
     return value
-
-
-def _wrap_drawn_values(tree):
-    """Each value a figure call draws that is not a literal (a column of level names) through `shown`."""
-    for call in [n for n in ast.walk(tree) if isinstance(n, ast.Call)]:
-        drawn = call.args if _callee(call) in FIGURE_CALLS else []
-        call.args = [_shown_call(a) if a in drawn and not isinstance(a, (ast.Constant, ast.JoinedStr, ast.Starred))
-                     else a for a in call.args]
-        for k in call.keywords:
-            if k.arg in LABEL_KEYWORDS - {"columns"} and not isinstance(k.value, (ast.Constant, ast.JoinedStr)):
-                k.value = _shown_call(k.value)
-
-
-def _pieces(text):
-    """(literal text, None) and (None, field as written) pieces of an f-string msgstr, "{{" and "}}" undoubled, as
-    string.Formatter reads them (a ValueError for a field it cannot read, such as `{a != b}`)."""
-    for literal, name, spec, conversion in string.Formatter().parse(text):
-        if literal:
-            yield literal, None
-        if name is not None:
-            yield None, "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
-
-
-class CellTranslator(ast.NodeTransformer):
-    """IPython's AST transformer for the Chinese edition: a cell's shown literals in Chinese (figure words
-    only where a CJK font can draw them; plots says why otherwise)."""
-
-    def visit_Module(self, tree):
-        if language() != "zh":
-            return tree
-        catalog, drawn = _catalog(NOTEBOOK_DOMAIN), cjk_font() is not None
-        self.new = {}  # literal: its translation (None: kept)
-        for node, msgid, where in display_strings(tree):
-            msgstr = catalog.gettext(msgid)
-            if msgstr != msgid and (where == "text" or drawn):
-                self.new[node] = translated(node, msgid, msgstr)
-        if drawn:
-            _wrap_drawn_values(tree)
-        return ast.fix_missing_locations(self.generic_visit(tree))
-
-    def generic_visit(self, node):  # each shown literal replaced by its translation
-        node = super().generic_visit(node)
-        return self.new.get(node) or node
-
-
-def translate_cells():
-    """In the Chinese edition, under IPython: have every later cell's shown words translated (once)."""
-    from IPython import get_ipython  # installed with ipywidgets, a dependency
-    shell = get_ipython()
-    if shell is not None and language() == "zh" and \
-            not any(isinstance(t, CellTranslator) for t in shell.ast_transformers):
-        shell.user_ns[SHOWN] = shown
-        shell.ast_transformers.append(CellTranslator())
-
-
-# Their files' names, for fonts installed after matplotlib cached its list of fonts (it does not look again).
-CJK_FILES = ("notosanscjk", "notosanssc", "sourcehansans", "wqy-", "msyh", "pingfang", "stheiti", "simhei")
-
-
-@lru_cache(maxsize=1)
-def _found_late():
-    """Add to matplotlib's fonts the CJK fonts of the system it has not cached yet; how many."""
-    from matplotlib import font_manager
-    known = {f.fname for f in font_manager.fontManager.ttflist}
-    late = [path for path in font_manager.findSystemFonts()
-            if path not in known and any(name in pathlib.Path(path).name.lower() for name in CJK_FILES)]
-    for path in late:
-        with contextlib.suppress(OSError, RuntimeError, ValueError):  # a font file FreeType cannot read
-            font_manager.fontManager.addfont(path)
-    return len(late)
-
-
-def cjk_font():
-    """The family name of the first font of CJK_FONTS that matplotlib knows (looking for fonts installed
-    since it cached its list once, when none is known), or None."""
-    from matplotlib import font_manager
-
-    def first():
-        known = {f.name for f in font_manager.fontManager.ttflist}
-        return next((name for name in CJK_FONTS if name in known), None)
-    return first() or (_found_late() and first()) or None
-

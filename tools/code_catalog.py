@@ -47,7 +47,7 @@ def compile_catalog(po=PO, mo=MO):
     write_mo(buffer, catalog)
     if mo is not None:
         pathlib.Path(mo).write_bytes(buffer.getvalue())
-        i18n._catalog.cache_clear()  # read the new .mo from now on
+        i18n.catalog.cache_clear()  # read the new .mo from now on
     return buffer.getvalue()
 
 

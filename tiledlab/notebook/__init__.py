@@ -20,6 +20,7 @@ from ..experiments import bench
 from ..experiments import device as device_properties
 from ..i18n import N_, _
 from . import claims, plots
+from .cells import translate_cells
 
 __all__ = ["setup", "banner", "show", "table", "timings", "device", "measured", "plots", "formulas", "data",
            "count_loads"]
@@ -28,10 +29,10 @@ __all__ = ["setup", "banner", "show", "table", "timings", "device", "measured", 
 def setup(seed=0):
     """Start a lesson: say which backend runs it, set figure defaults that read well when projected, and
     return `rand(*shape)`: float32 standard-normal arrays from a fixed seed. In the Chinese edition the
-    notebook's own cells print and draw Chinese from the next cell on (tiledlab.i18n.translate_cells)."""
+    notebook's own cells print and draw Chinese from the next cell on (tiledlab.notebook.cells)."""
     banner()
     plots.style()
-    i18n.translate_cells()
+    translate_cells()
     rng = np.random.default_rng(seed)
 
     def rand(*shape):

@@ -263,7 +263,7 @@ def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def _in(lang, message):
     """This command's own words in the edition's language (`--lang zh`: Chinese, as its kernels speak)."""
-    return i18n._catalog().gettext(message) if lang == "zh" else message
+    return i18n.catalog().gettext(message) if lang == "zh" else message
 
 
 def _say_if_menus_stay_english(lang):

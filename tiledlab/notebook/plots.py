@@ -15,6 +15,7 @@ from matplotlib.ticker import MaxNLocator, NullFormatter
 
 from .. import i18n
 from ..i18n import N_
+from . import cells
 
 KERNEL_STYLE = {"naive": ("--", "o"), "tiled": ("-", "s"), "cublas": (":", "D"),
                 "naive_unsigned": ("-.", "o"), "tiled_unsigned": ("-.", "s")}  # the fair pair: dash-dot
@@ -34,7 +35,7 @@ def chinese_labels():
     font.sans-serif (the fonts after it draw what it lacks); without one, the caption says so."""
     if i18n.language() != "zh":
         return False
-    font = i18n.cjk_font()
+    font = cells.cjk_font()
     if font is None:
         _english_caption()
         return False

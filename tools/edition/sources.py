@@ -91,17 +91,17 @@ def notebook_messages(nb):
 
 
 def code_strings(nb):
-    """(msgid, cell number from 1) of each literal the notebook's code cells may show (tiledlab.i18n's
+    """(msgid, cell number from 1) of each literal the notebook's code cells may show (tiledlab.notebook.cells'
     display_strings) that has words: two letters in a row outside its fields, and not a name or a path
     (`naive_unsigned`, `h200/bench.csv`). Colab's install cell runs before the translation does: left out."""
     import ast
 
-    from tiledlab import i18n
+    from tiledlab.notebook import cells
     found = []
     for i, c in enumerate(nb.cells, 1):
         if c.cell_type != "code" or INSTALL_TAG in c.get("metadata", {}).get("tags", []):
             continue
-        for _node, msgid, _where in i18n.display_strings(ast.parse(c.source)):
+        for _node, msgid, _where in cells.display_strings(ast.parse(c.source)):
             words = re.sub(r"\{\{|\}\}|\{(?:[^{}]|\{[^{}]*\})*\}", "", msgid)
             if re.search(r"[A-Za-z]{2}", words) and not re.fullmatch(r"[\w.@/:-]*[_.@/\d][\w.@/:-]*", words):
                 found.append((msgid, i))

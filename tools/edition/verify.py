@@ -58,9 +58,9 @@ def catalog_problems(root, unit):
 
 
 def _fields(text):
-    from tiledlab.i18n import _pieces
+    from tiledlab.notebook.cells import pieces
     try:
-        return {field for _, field in _pieces(text) if field}
+        return {field for _, field in pieces(text) if field}
     except ValueError:  # a stray brace: the whole text is a field the code does not have
         return {text}
 
