@@ -1,7 +1,9 @@
-"""The package's wings stay layered: no module imports one from a wing above its own, and no cycles."""
+"""The package's wings stay layered: no module imports one from a wing above its own, i18n at the bottom needs only
+the standard library, tools and classroom use only public names of the package, and no package has an import cycle."""
 import ast
 import pathlib
 import re
+import sys
 from importlib.util import resolve_name
 
 import pytest
@@ -20,8 +22,8 @@ def layers():
 LAYERS = layers()
 
 
-def module_name(path):
-    return ".".join(("tiledlab",) + path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+def module_name(path, root=ROOT):
+    return ".".join((root.name,) + path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
 
 
 def wing(module):
@@ -29,27 +31,27 @@ def wing(module):
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-def is_module(name):
-    path = ROOT.joinpath(*name.split(".")[1:])
+def is_module(name, root=ROOT):
+    path = root.joinpath(*name.split(".")[1:])
     return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
 
 
-def imports(path):
-    """tiledlab modules imported anywhere in `path` (function-level imports included)."""
-    me = module_name(path)
+def imports(path, root=ROOT):
+    """Modules of the package `root` imported anywhere in `path` (function-level imports included)."""
+    me = module_name(path, root)
     package = me if path.name == "__init__.py" else me.rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom):
             base = resolve_name("." * node.level + (node.module or ""), package) if node.level else node.module
-            found |= {f"{base}.{a.name}" if is_module(f"{base}.{a.name}") else base for a in node.names}
+            found |= {f"{base}.{a.name}" if is_module(f"{base}.{a.name}", root) else base for a in node.names}
         elif isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
-    return {m for m in found if m.split(".")[0] == "tiledlab"} - {me}
+    return {m for m in found if m.split(".")[0] == root.name} - {me}
 
 
-def graph():
-    return {module_name(p): imports(p) for p in ROOT.rglob("*.py")}
+def graph(root=ROOT):
+    return {module_name(p, root): imports(p, root) for p in root.rglob("*.py")}
 
 
 def test_no_module_imports_from_a_wing_above_its_own():
@@ -58,8 +60,11 @@ def test_no_module_imports_from_a_wing_above_its_own():
     assert upward == []
 
 
-def test_no_import_cycles():
-    g = graph()
+@pytest.mark.parametrize("root", [ROOT, ROOT.parent / "tools", ROOT.parent / "classroom"], ids=lambda r: r.name)
+def test_no_import_cycles(root):
+    """Within the package, the maintainers' tools and the classroom (tools/cli, execute and links once
+    imported each other in a circle)."""
+    g = graph(root)
     state = {}
 
     def visit(m, path):
@@ -76,6 +81,40 @@ def test_no_import_cycles():
     for m in g:
         if m not in state:
             visit(m, [m])
+
+
+def test_the_language_at_the_bottom_imports_only_the_standard_library():
+    """i18n translates strings: running a notebook's cells (IPython) or finding a font for figures
+    (matplotlib) belongs to the notebook wing above it."""
+    tree = ast.parse((ROOT / "i18n.py").read_text())
+    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names} | \
+        {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert {n for n in names if n.split(".")[0] not in sys.stdlib_module_names} == set()
+
+
+def private_uses(folder):
+    """'file: name' for each private name of tiledlab that a .py file under `folder` imports
+    (`from tiledlab.cli import _out_folder`) or reads from a tiledlab module it imported (`i18n._catalog`)."""
+    found = []
+    for path in folder.rglob("*.py"):
+        tree, modules = ast.parse(path.read_text()), set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "tiledlab":
+                found += [f"{path.relative_to(folder)}: {node.module}.{a.name}" for a in node.names
+                          if a.name.startswith("_")]
+                modules |= {a.asname or a.name for a in node.names}
+            elif isinstance(node, ast.Import):
+                modules |= {a.asname or a.name for a in node.names if a.name.split(".")[0] == "tiledlab"}
+        found += [f"{path.relative_to(folder)}: {n.value.id}.{n.attr}" for n in ast.walk(tree)
+                  if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in modules
+                  and n.attr.startswith("_") and not n.attr.startswith("__")]
+    return found
+
+
+@pytest.mark.parametrize("room", ["tools", "classroom"])
+def test_tools_and_the_classroom_use_only_public_names_of_the_package(room):
+    """What they need of tiledlab (the command line's helpers, say) has a public name, kept as such."""
+    assert private_uses(ROOT.parent / room) == []
 
 
 def test_every_wing_says_what_it_holds():
