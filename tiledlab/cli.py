@@ -83,9 +83,9 @@ def _parse(argv):
     if argv[:1] == ["lab"]:  # before argparse: unknown options go on to `jupyter lab`
         return argv[0], argv[1:]
     if argv[:1] and not argv[0].startswith("-") and argv[0] not in HANDLERS:  # a teacher's or maintainer's, maybe
-        raise ValueError(f"python -m tiledlab has no command {argv[0]} (its commands: {', '.join(HANDLERS)}); a "
-                         f"teacher's or a maintainer's command is run from the root of a clone of the series: "
-                         f"python -m classroom {argv[0]}, python -m tools {argv[0]}")
+        raise ValueError(f"python -m tiledlab has no command {argv[0]} (its commands: {', '.join(HANDLERS)}); from "
+                         f"the root of a clone of the series, a teacher's command runs as python -m classroom "
+                         f"{argv[0]}, a maintainer's as python -m tools {argv[0]}")
     args = parser().parse_args(argv)
     return args.command, args
 
