@@ -8,8 +8,8 @@ source. Translations live in gettext catalogs, one per notebook and page:
 
     tiledlab/locale/zh_CN/LC_MESSAGES/notebooks.po  what the notebooks' code prints and draws, for all of
                                                    them (no msgctxt; "data" for values of the data),
-                                                   compiled to notebooks.mo, which tiledlab.i18n reads
-                                                   as the cells run
+                                                   compiled to notebooks.mo, which tiledlab.notebook.cells
+                                                   reads as the cells run (setup() calls it)
 
 and the Chinese edition is generated from both: notebooks/zh/<stem>.ipynb (markdown from the catalog,
 code cells copied with their statements token for token, an exercise's and Colab's install cell's
