@@ -13,7 +13,7 @@ import time
 from classroom.series import NOTEBOOKS, lessons, read_notebook  # the committed notebooks/ of the clone
 from tiledlab.data import stamp
 
-INSTALL_TAG = "colab-install"  # Colab's install cell (`python -m tools links`): a no-op anywhere else
+from .links import INSTALL_TAG
 
 
 class NotebookError(Exception):

@@ -14,12 +14,11 @@ import tomlkit
 
 from classroom.series import read_notebook
 
-from .execute import INSTALL_TAG  # execute leaves that cell as committed
-
 CHECKOUT = pathlib.Path(__file__).resolve().parents[1]  # the clone
 GITHUB = "https://github.com/"
 PLACEHOLDER = "OWNER/tiledlab"  # pyproject's address until the series is published
-LINKS_TAG = "links"
+LINKS_TAG = "links"  # the cell of links: translated with its URLs kept (tools/edition)
+INSTALL_TAG = "colab-install"  # Colab's install cell: a no-op elsewhere, left as committed by `execute`
 
 LINKS_CELL = """\
 **Run it online:** [Open in Colab](https://colab.research.google.com/github/{repo}/blob/{ref}/notebooks/{stem}.ipynb)

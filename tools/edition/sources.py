@@ -17,6 +17,8 @@ import nbformat
 from classroom.series import read_notebook  # noqa: F401  (the edition's modules read notebooks from here)
 from tiledlab.counting.outcomes import EXERCISE
 
+from ..links import INSTALL_TAG, LINKS_TAG  # the edition translates their words, keeps URLs, stores no output
+
 NOTEBOOKS = pathlib.Path("notebooks")
 ZH_NOTEBOOKS = NOTEBOOKS / "zh"
 DOCS = pathlib.Path("docs")
@@ -24,8 +26,6 @@ ZH_DOCS = DOCS / "zh"
 DOC_PAGES = ("index", "teaching", "glossary")
 LOCALE = pathlib.Path("locale/zh_CN/LC_MESSAGES")
 CODE_CATALOG = pathlib.Path("tiledlab/locale/zh_CN/LC_MESSAGES/notebooks.po")  # compiled to the .mo tiledlab.i18n reads
-LINKS_TAG = "links"  # a cell of badges and links only: its words translated, its URLs kept
-INSTALL_TAG = "colab-install"  # Colab's install cell: its comments translated, its output never stored
 _URL = re.compile(r"\]\((https?://[^)\s]+)\)")
 
 
