@@ -6,7 +6,6 @@ import matplotlib
 import pytest
 
 import tiledlab
-from tiledlab.core import registry
 from tiledlab.experiments import bench
 from tiledlab.notebook import plots
 
@@ -26,7 +25,7 @@ def test_committed_rows_plot_one_line_per_kernel_and_tile():
     bench = claims.points(data.load("h200/bench.csv"))  # one row per point: the median of the runs
     ax = plots.bench_plot(bench, "t")
     labels = [c.get_label() for c in ax.containers]
-    assert sorted(labels) == sorted({registry.label(r.kernel, r.tile, legend=True) for r in bench.itertuples()})
+    assert sorted(labels) == sorted({plots.label(r.kernel, r.tile) for r in bench.itertuples()})
     assert {"naive (16×16 blocks)", "naive (16×16 blocks), unsigned indices", "tiled T=8", "tiled T=32, unsigned indices",
             "cuBLAS (CuPy)"} <= set(labels)
     assert all(len(c[0].get_xdata()) == bench["N"].nunique() for c in ax.containers)  # one point per N

@@ -73,7 +73,10 @@ def test_every_kernel_and_peer_has_a_kind():
 def test_one_label_for_a_peer_in_a_sentence_and_in_a_figure():
     table = pd.DataFrame([{"run": 1, "kernel": "tiled", "N": 64, "tile": 8, "median_ms": 1.0}])
     missing = claims.compare(table, dict(kernel="tiled", N=64, tile=8), dict(kernel="cublas", N=64, tile=0))
-    assert missing == "cuBLAS (CuPy): not in the committed data" == label("cublas", 0, legend=True) + missing[13:]
+    assert missing == "cuBLAS (CuPy): not in the committed data" and plots.label("cublas", 0) == "cuBLAS (CuPy)"
+    assert plots.label is label  # one function: a figure names the fair pair in words, a sentence by its name
+    assert (label("naive_unsigned", 8), label("naive_unsigned", 8, by_name=True)) == (
+        "naive (8×8 blocks), unsigned indices", "naive_unsigned (8×8 blocks)")
 
 
 def test_the_fair_pairs_style_follows_its_kind():

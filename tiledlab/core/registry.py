@@ -139,12 +139,13 @@ def kind(name):
     return "peer" if name in PEERS else KERNELS[name].kind if name in KERNELS else None
 
 
-def label(name, tile=None, text=_, legend=False):
-    """Kernel `name` on a page: with its block shape (naive) or T = `tile`, by its name alone without a tile; `text`
-    translates (plots.tr in a figure); `legend` names the fair pair as its lesson twin with unsigned indices."""
+def label(name, tile=None, text=_, by_name=False):
+    """Kernel `name` on a page: with its block shape (naive) or T = `tile`, by its name alone without a tile, the
+    fair pair as its lesson twin with unsigned indices (`by_name`: by its own name, as a sentence names a kernel);
+    `text` translates (plots.tr in a figure)."""
     if name in PEERS or f"{tile}" in ("None", "", "0", "nan", "<NA>"):  # no tile, or a table's missing value
         return PEERS.get(name, name)
-    twin = legend and name in family("fair") and next(k for k in family("lesson") if KERNELS[k].kind == kind(name))
+    twin = not by_name and name in family("fair") and next(k for k in family("lesson") if KERNELS[k].kind == kind(name))
     named = text(N_("{kernel} ({tile}×{tile} blocks)")) if kind(name) == "naive" else "{kernel} T={tile}"
     return named.format(kernel=twin or name, tile=tile) + (text(N_(", unsigned indices")) if twin else "")
 
@@ -158,8 +159,7 @@ def predicted(name, M, K, N, tile=None, **constants):
     c = kernel.bind(constants, tile)
     if kernel.kind == "naive":  # one thread per element, no tiles
         return {**formulas.naive_loads(M, K, N), "C": 0, "reads": 0, "stores": 0, "fmas": M * N * K}
-    if "T" in c:
-        c = dict(BM=c["T"], BN=c["T"], BK=c["T"], TM=1, TN=1)
+    c = dict(BM=c["T"], BN=c["T"], BK=c["T"], TM=1, TN=1) if "T" in c else c  # the lesson's T×T tiles
     loads = formulas.block_tile_loads(M, K, N, c["BM"], c["BN"], clamped=kernel.clamped)
     traffic = formulas.shared_traffic(M, K, N, c["BM"], c["BN"], c["BK"], c["TM"], c["TN"])
     options = {**unrolled.OPTIONS, **kernel.code.base.options}

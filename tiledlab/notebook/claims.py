@@ -65,7 +65,6 @@ def point(table, metric, name=None, **where):
     row = points(rows, (metric,)).iloc[0]
     half = (row[f"run_max_{metric}"] - row[f"run_min_{metric}"]) / 2
     spread = half if metric.startswith("pct") else 100 * half / row[metric]
-    name = name or registry.label(where.get("kernel", "?"), where.get("tile"))  # with its block shape or T
     return Point(name, float(row[metric]), float(spread), int(row["runs"]))
 
 
@@ -120,8 +119,9 @@ def percent(x):  # to the precision that matters: 74 %, 3.2 %
 def compare(table, a, b, metric="median_ms", names=(None, None)):
     """Comparison of point a with point b of `table` (each a dict of column values); str() is the
     sentence. A point the table lacks gives a sentence saying so, and no Comparison."""
+    names = [n or registry.label(w.get("kernel", "?"), w.get("tile"), by_name=True) for w, n in zip((a, b), names)]
     found = [point(table, metric, name, **where) for where, name in zip((a, b), names)]
-    missing = [registry.label(w.get("kernel", "?"), w.get("tile")) for w, p in zip((a, b), found) if p is None]
+    missing = [name for name, p in zip(names, found) if p is None]
     if missing:
         return _("{names}: not in the committed data").format(names=", ".join(missing))
     n = a.get("N") if a.get("N") == b.get("N") else None

@@ -15,6 +15,7 @@ from matplotlib.ticker import MaxNLocator, NullFormatter
 
 from .. import i18n
 from ..core import registry
+from ..core.registry import label  # a line's name in a figure (and in the notebooks' tables)
 from ..i18n import N_
 
 # by kind: line, marker, colour (None: the tile width's), rank in a legend (the fair pair's: kind_style)
@@ -119,7 +120,7 @@ def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
         else:
             lo, hi = picked["min_ms"].to_numpy(float), picked["max_ms"].to_numpy(float)
         ax.errorbar(picked["N"].to_numpy(), y, yerr=[y - lo, hi - y], fmt=line, marker=marker, capsize=3,
-                    color=colour, label=registry.label(kernel, tile, tr, legend=True))
+                    color=colour, label=label(kernel, tile, tr))
     _log_axes(ax, sorted(table["N"].unique()), title, tr(N_("N (square matrices N×N)")),
               tr(METRIC_LABEL.get(metric, metric)))
     low, high = table[metric].min(), table[metric].max()
@@ -151,7 +152,7 @@ def tile_plot(table, title, ax=None):
                 capsize=3, ms=8, color="C2",
                 label=tr(N_("tiled T = {first}…{last}, unsigned indices")).format(first=ts[0], last=ts[-1]))
     ax.axhline(naive["median_ms"], color=kind_style("naive_unsigned", None)[2], ls="-.", lw=2,
-               label=registry.label("naive_unsigned", naive["tile"], tr, legend=True) + tr(N_(": no tiling")))
+               label=label("naive_unsigned", naive["tile"], tr) + tr(N_(": no tiling")))
     ax.plot(ts, naive["median_ms"] / ts, ":o", color="0.4", ms=6,
             label=tr(N_("naive_unsigned / T: if time fell as loads do")))
     _log_axes(ax, ts, title, tr(N_("tile width T (N = {n})")).format(n=naive["N"]), tr(METRIC_LABEL["median_ms"]))

@@ -7,7 +7,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .. import data
-from ..core import registry
 from ..core.operands import operands
 from ..counting import count_loads
 from ..i18n import N_
@@ -75,7 +74,7 @@ def whole_matrix():
                                                 ("bound_shared_ms", "C2", N_("shared-memory bound")),
                                                 ("bound_lsu_ms", "C1", N_("load/store unit bound")))):
         ax.bar(xs + (i - 1.5) * width, prof[column].fillna(0), width, color=colour, label=tr(text))
-    ax.set_xticks(xs, [registry.label(r.kernel, r.tile, tr, legend=True) for r in prof.itertuples()]); ax.set_yscale("log")
+    ax.set_xticks(xs, [plots.label(r.kernel, r.tile, tr) for r in prof.itertuples()]); ax.set_yscale("log")
     ax.set_yticks([5, 10, 20, 50], ["5", "10", "20", "50"]); ax.minorticks_off()
     ax.set_ylabel("ms, N = 4096"); ax.legend(loc="upper right")
     ax.set_title(tr(N_("4 · H200, the fair pair: T-fold fewer global loads, far less time saved")))
