@@ -151,12 +151,12 @@ def label(name, tile=None, text=_, by_name=False):
 
 
 def predicted(name, M, K, N, tile=None, **constants):
-    """What kernel `name` (a name here, or a Kernel of the lesson's or block-tile kind) should measure at
+    """What kernel `name` (a name here, or a Kernel of any kind) should measure at
     M×K·K×N: global loads {'A', 'B', 'C'} (C: a split-K kernel's adds, each a load and a store) and shared-memory
     {'reads', 'stores', 'fmas'} (formulas.block_tile_loads, shared_traffic and split_k_adds at its constants;
     the blocks of a split-K tile share its loads and steps)."""
     kernel = KERNELS[name] if isinstance(name, str) else name
-    c = kernel.bind(constants, tile)
+    c = kernel.bind(constants, tile)  # tile: the lesson's T, as matmul and count_loads take it
     if kernel.kind == "naive":  # one thread per element, no tiles
         return {**formulas.naive_loads(M, K, N), "C": 0, "reads": 0, "stores": 0, "fmas": M * N * K}
     c = dict(BM=c["T"], BN=c["T"], BK=c["T"], TM=1, TN=1) if "T" in c else c  # the lesson's T×T tiles
