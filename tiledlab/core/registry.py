@@ -35,11 +35,11 @@ _rung, _search, _async, _waits, _dynamic, _split = (partial(_gen, family) for fa
 SIMPLE = dict(transposed=True, edge="zero", loads="spread", uidx=False, prefetch=False)  # regtile_vec, unrolled
 _ALL = [
     lesson(naive, "one thread per element of C; every multiply-add loads A and B from global memory", "lesson",
-           "naive"),
+           kind="naive"),
     lesson(tiled, "T×T tiles in shared memory: T times fewer global loads, 2 shared reads per FMA", "lesson"),
     # the fair pair: the lesson's two with unsigned indices, so that they differ only in tiling
     lesson(naive_unsigned, "the lesson's naive kernel with unsigned indices: no wrap-around code, the fair "
-                           "partner for tiling", "fair", "naive"),
+                           "partner for tiling", "fair", kind="naive"),
     lesson(tiled_unsigned, "the lesson's tiled kernel with unsigned indices: what tiling buys over "
                            "naive_unsigned, index arithmetic alike", "fair"),
     regtile.regtile_1d,
