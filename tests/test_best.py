@@ -156,7 +156,7 @@ def test_the_simulator_models_the_committed_h200_unless_told_otherwise(monkeypat
     assert all(getattr(H200, f) == device[f] for f in card.DEVICE_ATTRIBUTES)
     assert "%d.%d" % H200.compute_capability == device["compute_capability"]
     monkeypatch.setenv(card.ENV, "t4")
-    assert card.current() == T4 and "Tesla T4 (sm_75, 40 SMs)" in card.describe()
+    assert card.current() == T4 and "Tesla T4 (sm_75, 40 SMs)" in card.which()
 
 
 def test_every_path_agrees_on_what_best_is(cache, rng_seed=3):

@@ -117,7 +117,7 @@ def current():
 _read = {}  # device id → its Card
 
 
-def describe(card=None):
+def which(card=None):
     """One line for a page: which card its choices are made for."""
     card = card or current()
     if SIMULATOR:

@@ -213,12 +213,16 @@ class Kernel:
     idea: str = ""                 # the one idea this kernel adds to the one before it
     min_blocks: int = None         # launch bounds: ask the compiler to fit this many blocks per SM
     family: str = "student"        # its group in the registry ("lesson", "ladder", ...); a student's own kernel
+    kind: str = None  # how it covers C: "naive" (a thread per element), "tiled" (T×T tiles), "register" (BM×BN tiles)
     compute_capability: tuple = ANY_CARD  # the oldest card with its instructions (card.CP_ASYNC for cp.async)
     shared: Callable = None        # constants → card.Shared; None: summed from its cuda.shared.array lines
     fixed: bool = False            # the code was written for `constants` and takes no others
     clamped: bool = False          # rows of A / columns of B past the edges are read again
     _builds: dict = field(default_factory=dict, init=False, repr=False)  # (constants, bounds) → build
     _bound: dict = field(default_factory=dict, init=False, repr=False)  # the constants asked for → their Build
+
+    def __post_init__(self):  # no kind given: "tiled" with the lesson's T, else "register"
+        object.__setattr__(self, "kind", self.kind or ("tiled" if "T" in self.constants else "register"))
 
     # --- constants -------------------------------------------------------------------------------
     def bind(self, given=None, tile=None, **more):
@@ -352,7 +356,6 @@ class Kernel:
         """The source text that runs at `constants` (the defaults when None): what `show()` prints."""
         return self.code.text(self.code.at(self.name, self._declared(self.bind(constants))))
 
-
     @property
     def namespace(self):
         """The globals the kernel's code runs in (its module's, or the generated code's), as they are now."""
@@ -432,10 +435,10 @@ _wrapped = {}  # plain function → its Kernel with the lesson's geometry
 _built = {}  # a compiled build → (the Kernel, the constants it was built with)
 
 
-def lesson(kernel, idea="", family="student"):
+def lesson(kernel, idea="", family="student", kind=None):
     """A @cuda.jit kernel with the lesson's geometry: T×T threads for a T×T tile of C, T = 16 unless given."""
     plain = contract.plain_function(kernel)
-    _wrapped[plain] = Kernel(plain.__name__, Written(plain), idea=idea, family=family)
+    _wrapped[plain] = Kernel(plain.__name__, Written(plain), idea=idea, family=family, kind=kind)
     return _wrapped[plain]
 
 

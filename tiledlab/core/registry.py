@@ -7,10 +7,10 @@ kernel="regtile_2d", BM=64, TM=4)` changes some of them. A kernel's family is a 
 before, `KERNELS[name].idea`), "search" (block and thread tiles around the ladder's last rung), "async"
 (asynchronous copies), "waits" (against the wait for shared data), "dynamic" (tiles in dynamic shared
 memory, beyond 48 KiB), "split" (split-K: blocks share a tile of C, each a part of K, adding into C where
-M×N gives the card too few blocks). `LADDER` lists the lesson's kernels and
-the ladder's rungs in order. "best" is no kernel of its own: core.best chooses one per card and shape.
-A new rung is one line below: `_gen` with its family (`_rung`, `_search`, ...); CONTRIBUTING.md says what
-must follow it.
+M×N gives the card too few blocks). Its `kind` says how it covers C (PEERS, measured beside it: "peer"); `label`
+names one on a page. `LADDER` lists the lesson's kernels and the ladder's rungs in order. "best" is no kernel of
+its own: core.best chooses one per card and shape. A new rung is one line below: `_gen` with its family (`_rung`,
+`_search`, ...); CONTRIBUTING.md says what must follow it.
 """
 from functools import partial
 
@@ -19,6 +19,7 @@ from .fair import naive_unsigned, tiled_unsigned
 from .generated import generated
 from .kernel import lesson
 from .kernels import naive, tiled
+from ..i18n import N_, _
 
 
 def _gen(family, name, tile=(128, 128, 8, 8, 8), idea="", min_blocks=None, **options):
@@ -33,11 +34,12 @@ _rung, _search, _async, _waits, _dynamic, _split = (partial(_gen, family) for fa
 
 SIMPLE = dict(transposed=True, edge="zero", loads="spread", uidx=False, prefetch=False)  # regtile_vec, unrolled
 _ALL = [
-    lesson(naive, "one thread per element of C; every multiply-add loads A and B from global memory", "lesson"),
+    lesson(naive, "one thread per element of C; every multiply-add loads A and B from global memory", "lesson",
+           kind="naive"),
     lesson(tiled, "T×T tiles in shared memory: T times fewer global loads, 2 shared reads per FMA", "lesson"),
     # the fair pair: the lesson's two with unsigned indices, so that they differ only in tiling
     lesson(naive_unsigned, "the lesson's naive kernel with unsigned indices: no wrap-around code, the fair "
-                           "partner for tiling", "fair"),
+                           "partner for tiling", "fair", kind="naive"),
     lesson(tiled_unsigned, "the lesson's tiled kernel with unsigned indices: what tiling buys over "
                            "naive_unsigned, index arithmetic alike", "fair"),
     regtile.regtile_1d,
@@ -129,17 +131,35 @@ def family(name):
     return [k.name for k in _ALL if k.family == name]
 
 
+PEERS = {"cublas": "cuBLAS (CuPy)", "triton": "triton"}  # libraries timed beside ours: a row's kernel → its label
+
+
+def kind(name):
+    """The kind of the kernel a measured row names: a registry kernel's, "peer" (PEERS), or None ("best")."""
+    return "peer" if name in PEERS else KERNELS[name].kind if name in KERNELS else None
+
+
+def label(name, tile=None, text=_, by_name=False):
+    """Kernel `name` on a page: with its block shape (naive) or T = `tile`, by its name alone without a tile, the
+    fair pair as its lesson twin with unsigned indices (`by_name`: by its own name, as a sentence names a kernel);
+    `text` translates (plots.tr in a figure)."""
+    if name in PEERS or f"{tile}" in ("None", "", "0", "nan", "<NA>"):  # no tile, or a table's missing value
+        return PEERS.get(name, name)
+    twin = not by_name and name in family("fair") and next(k for k in family("lesson") if KERNELS[k].kind == kind(name))
+    named = text(N_("{kernel} ({tile}×{tile} blocks)")) if kind(name) == "naive" else "{kernel} T={tile}"
+    return named.format(kernel=twin or name, tile=tile) + (text(N_(", unsigned indices")) if twin else "")
+
+
 def predicted(name, M, K, N, tile=None, **constants):
-    """What kernel `name` (a name here, or a Kernel of the lesson's or block-tile kind) should measure at
+    """What kernel `name` (a name here, or a Kernel of any kind) should measure at
     M×K·K×N: global loads {'A', 'B', 'C'} (C: a split-K kernel's adds, each a load and a store) and shared-memory
     {'reads', 'stores', 'fmas'} (formulas.block_tile_loads, shared_traffic and split_k_adds at its constants;
     the blocks of a split-K tile share its loads and steps)."""
     kernel = KERNELS[name] if isinstance(name, str) else name
-    c = kernel.bind({**constants, **({} if tile is None else {"T": tile})})
-    if kernel in (KERNELS["naive"], KERNELS["naive_unsigned"]):  # one thread per element, no tiles
+    c = kernel.bind(constants, tile)  # tile: the lesson's T, as matmul and count_loads take it
+    if kernel.kind == "naive":  # one thread per element, no tiles
         return {**formulas.naive_loads(M, K, N), "C": 0, "reads": 0, "stores": 0, "fmas": M * N * K}
-    if "T" in c:
-        c = dict(BM=c["T"], BN=c["T"], BK=c["T"], TM=1, TN=1)
+    c = dict(BM=c["T"], BN=c["T"], BK=c["T"], TM=1, TN=1) if "T" in c else c  # the lesson's T×T tiles
     loads = formulas.block_tile_loads(M, K, N, c["BM"], c["BN"], clamped=kernel.clamped)
     traffic = formulas.shared_traffic(M, K, N, c["BM"], c["BN"], c["BK"], c["TM"], c["TN"])
     options = {**unrolled.OPTIONS, **kernel.code.base.options}

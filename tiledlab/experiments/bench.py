@@ -14,6 +14,7 @@ from tqdm import tqdm
 
 from ..core.launch import prepare
 from ..core.operands import operands
+from ..core.registry import family, kind
 from ..data import stamp
 from .cublas import cupy_version, sgemm
 from .timing import MIN_SAMPLE_MS, back_to_back  # noqa: F401  (MIN_SAMPLE_MS: the ladder's import)
@@ -21,9 +22,8 @@ from .timing import MIN_SAMPLE_MS, back_to_back  # noqa: F401  (MIN_SAMPLE_MS: t
 FIELDS = ["run", "kernel", "N", "tile", "median_ms", "min_ms", "max_ms", "repeats", "tflops", "gbps", "rel_err",
           "clock", "backend", "device", "compute_capability", "numba", "numba_cuda", "numpy", "cupy", "date",
           "launches_per_sample", "timing"]
-LESSON = ("naive", "tiled")  # timed at every N and tile width by the sweep itself
-FAIR = ("naive_unsigned", "tiled_unsigned")  # and these with `fair`: never again by name
-NAIVE = (LESSON[0], FAIR[0])  # each pair's untiled kernel: its `tile` is a block shape, not a tile width
+LESSON = tuple(family("lesson"))  # (naive, tiled), timed at every N and tile width by the sweep itself
+FAIR = tuple(family("fair"))  # and these with `fair`: never again by name
 
 
 def progress_bar(total, enabled=True, desc="bench"):
@@ -85,7 +85,7 @@ def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=(),
                 A, B = operands(n, n, n)
                 inputs[n] = A, B, (A.astype(np.float64) @ B.astype(np.float64) if n <= 4096 else None)
             A, B, ref = inputs[n]
-            launch = sgemm(A, B) if kernel == "cublas" else prepare(kernel, A, B, tile or None)
+            launch = sgemm(A, B) if kind(kernel) == "peer" else prepare(kernel, A, B, tile or None)
             timing, C = back_to_back(launch, warmup, repeats), launch.result()  # one method for all, cuBLAS too
             rows.append({"run": run, "kernel": kernel, "N": n, "tile": tile, "median_ms": timing.median_ms,
                          "min_ms": timing.min_ms, "max_ms": timing.max_ms, "repeats": repeats,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..experiments.bench import NAIVE
+from ..core import registry
 from ..i18n import N_, _
 
 MIN_RUNS = 3  # the fewest runs whose spread a claim may rest on
@@ -65,18 +65,7 @@ def point(table, metric, name=None, **where):
     row = points(rows, (metric,)).iloc[0]
     half = (row[f"run_max_{metric}"] - row[f"run_min_{metric}"]) / 2
     spread = half if metric.startswith("pct") else 100 * half / row[metric]
-    return Point(name or label(where), float(row[metric]), float(spread), int(row["runs"]))
-
-
-def label(where):
-    """A point's name: the kernel with its block shape or tile width ("naive_unsigned (8×8 blocks)")."""
-    kernel, tile = where.get("kernel", "?"), where.get("tile")
-    if kernel == "cublas":
-        return "cuBLAS"
-    if tile in (None, "", 0) or pd.isna(tile):
-        return kernel
-    return _("{kernel} ({tile}×{tile} blocks)").format(kernel=kernel, tile=tile) if kernel in NAIVE \
-        else f"{kernel} T={tile}"
+    return Point(name, float(row[metric]), float(spread), int(row["runs"]))
 
 
 @dataclass
@@ -130,8 +119,9 @@ def percent(x):  # to the precision that matters: 74 %, 3.2 %
 def compare(table, a, b, metric="median_ms", names=(None, None)):
     """Comparison of point a with point b of `table` (each a dict of column values); str() is the
     sentence. A point the table lacks gives a sentence saying so, and no Comparison."""
+    names = [n or registry.label(w.get("kernel", "?"), w.get("tile"), by_name=True) for w, n in zip((a, b), names)]
     found = [point(table, metric, name, **where) for where, name in zip((a, b), names)]
-    missing = [label(where) for where, p in zip((a, b), found) if p is None]
+    missing = [name for name, p in zip(names, found) if p is None]
     if missing:
         return _("{names}: not in the committed data").format(names=", ".join(missing))
     n = a.get("N") if a.get("N") == b.get("N") else None

@@ -14,11 +14,13 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator, NullFormatter
 
 from .. import i18n
+from ..core import registry
+from ..core.registry import label  # a line's name in a figure (and in the notebooks' tables)
 from ..i18n import N_
 from . import cells
 
-KERNEL_STYLE = {"naive": ("--", "o"), "tiled": ("-", "s"), "cublas": (":", "D"),
-                "naive_unsigned": ("-.", "o"), "tiled_unsigned": ("-.", "s")}  # the fair pair: dash-dot
+# by kind: line, marker, colour (None: the tile width's), rank in a legend (the fair pair's: kind_style)
+KIND_STYLE = {"naive": ("--", "o", "C0", 0), "tiled": ("-", "s", None, 1), "peer": (":", "D", "C4", 3)}
 TILE_COLOR = {2: "C8", 4: "C5", 8: "C1", 16: "C2", 32: "C3"}  # one colour per tile width, in every figure
 METRIC_LABEL = {"tflops": N_("TFLOP/s (median; bars: min–max)"),
                 "median_ms": N_("time per launch, ms (median; bars: min–max)")}
@@ -81,8 +83,12 @@ def png(fig, dpi):
     return buffer.getvalue()
 
 
-def color(kernel, tile):
-    return {"naive": "C0", "naive_unsigned": "C9", "cublas": "C4"}.get(kernel) or TILE_COLOR.get(tile, "C7")
+def kind_style(kernel, tile):
+    """(line, marker, colour, rank) of `kernel`'s line in a benchmark plot, from its kind (registry.kind)."""
+    line, marker, colour, rank = KIND_STYLE.get(registry.kind(kernel), ("-", "^", None, 2))
+    if kernel in registry.family("fair"):
+        line, colour, rank = "-.", colour and "C9", rank + 0.5
+    return line, marker, colour or TILE_COLOR.get(tile, "C7"), rank
 
 
 def style():
@@ -92,26 +98,11 @@ def style():
     chinese_labels()
 
 
-def label(kernel, tile, text=i18n.gettext):
-    """A line's name: the lesson's kernels with their block shape, one without a tile by its name; `text`
-    translates its words (plots.tr in a figure)."""
-    if kernel == "cublas":
-        return "cuBLAS (CuPy)"
-    if pd.isna(tile) or tile == "":
-        return kernel
-    if kernel in ("naive", "naive_unsigned"):
-        blocks = text(N_("naive ({tile}×{tile} blocks)")).format(tile=tile)
-        return blocks + (text(N_(", unsigned indices")) if kernel != "naive" else "")
-    return text(N_("tiled T={tile}, unsigned indices")).format(tile=tile) if kernel == "tiled_unsigned" \
-        else f"{kernel} T={tile}"
-
-
 def lines(table):
     """((kernel, tile), rows sorted by N) per line of a benchmark plot: the lesson's kernels by tile
     width, then kernels by name (tile missing), then cuBLAS."""
-    rank = {"naive": 0, "naive_unsigned": 0.5, "tiled": 1, "tiled_unsigned": 1.5, "cublas": 3}  # by name: 2
     tiles = pd.to_numeric(table["tile"], errors="coerce")  # "" or <NA>: a kernel at its own constants
-    keyed = table.assign(rank=table["kernel"].map(lambda k: rank.get(k, 2)), tile_width=tiles)
+    keyed = table.assign(rank=table["kernel"].map(lambda k: kind_style(k, None)[3]), tile_width=tiles)
     for (_, kernel, tile), picked in keyed.groupby(["rank", "kernel", "tile_width"], dropna=False):
         yield (kernel, None if pd.isna(tile) else int(tile)), picked.sort_values("N")
 
@@ -122,7 +113,7 @@ def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
     ax = ax or plt.subplots(figsize=(7.5, 4.5))[1]
     table = pd.DataFrame(rows)
     for (kernel, tile), picked in lines(table):
-        line, marker = KERNEL_STYLE.get(kernel, ("-", "^"))
+        line, marker, colour, _rank = kind_style(kernel, tile)
         y = picked[metric].to_numpy(float)
         if metric == "tflops":  # the fastest repeat gives the top of the bar, the slowest the bottom
             lo = y * (picked["median_ms"] / picked["max_ms"]).to_numpy(float)
@@ -130,7 +121,7 @@ def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
         else:
             lo, hi = picked["min_ms"].to_numpy(float), picked["max_ms"].to_numpy(float)
         ax.errorbar(picked["N"].to_numpy(), y, yerr=[y - lo, hi - y], fmt=line, marker=marker, capsize=3,
-                    color=color(kernel, tile), label=label(kernel, tile, tr))
+                    color=colour, label=label(kernel, tile, tr))
     _log_axes(ax, sorted(table["N"].unique()), title, tr(N_("N (square matrices N×N)")),
               tr(METRIC_LABEL.get(metric, metric)))
     low, high = table[metric].min(), table[metric].max()
@@ -157,12 +148,11 @@ def tile_plot(table, title, ax=None):
     ax = ax or plt.subplots(figsize=(7.5, 4.5))[1]
     tiled = table[table["kernel"] == "tiled_unsigned"].sort_values("tile")
     naive = table[table["kernel"] == "naive_unsigned"].iloc[0]
-    ts = tiled["tile"].to_numpy(int)
-    y = tiled["median_ms"].to_numpy(float)
+    ts, y = tiled["tile"].to_numpy(int), tiled["median_ms"].to_numpy(float)
     ax.errorbar(ts, y, yerr=[y - tiled["min_ms"].to_numpy(float), tiled["max_ms"].to_numpy(float) - y], fmt="-s",
                 capsize=3, ms=8, color="C2",
                 label=tr(N_("tiled T = {first}…{last}, unsigned indices")).format(first=ts[0], last=ts[-1]))
-    ax.axhline(naive["median_ms"], color=color("naive_unsigned", None), ls="-.", lw=2,
+    ax.axhline(naive["median_ms"], color=kind_style("naive_unsigned", None)[2], ls="-.", lw=2,
                label=label("naive_unsigned", naive["tile"], tr) + tr(N_(": no tiling")))
     ax.plot(ts, naive["median_ms"] / ts, ":o", color="0.4", ms=6,
             label=tr(N_("naive_unsigned / T: if time fell as loads do")))
@@ -283,9 +273,7 @@ def heatmap(counts, title, ax=None, cmap="viridis", annotate=None, vmin=None, vm
     """A matrix of whole-number counts drawn cell by cell, written in when the numbers fit (at least
     SMALLEST_LABEL points); the colour bar has whole-number ticks only. Returns the image."""
     ax = ax or plt.subplots(figsize=(4.5, 4))[1]
-    vmin = int(counts.min()) if vmin is None else vmin
-    vmax = int(counts.max()) if vmax is None else vmax
-    cmap, norm, ticks = count_scale(cmap, vmin, vmax)
+    cmap, norm, ticks = count_scale(cmap, counts.min() if vmin is None else vmin, counts.max() if vmax is None else vmax)
     im = ax.imshow(counts, cmap=cmap, norm=norm)
     ax.set(title=tr(title), xlabel=tr(N_("column")), ylabel=tr(N_("row")))
     for axis in (ax.xaxis, ax.yaxis):  # rows and columns have no halves
@@ -334,8 +322,7 @@ def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3), extra_legend
     ax.axhline(fp32, color="k", ls=":", lw=1.5, label=tr(N_("FP32 FMA rate: {fp32:.1f} TFLOP/s")).format(fp32=fp32))
     for name, intensity, tflops, style in points:
         ax.loglog(intensity, tflops, ls="none", ms=9, label=name, **style)
-    ax.set(xlim=x, ylim=(0.1, 2 * fp32))
-    ax.set(title=tr(title), xlabel=tr(xlabel), ylabel="TFLOP/s")
+    ax.set(xlim=x, ylim=(0.1, 2 * fp32), title=tr(title), xlabel=tr(xlabel), ylabel="TFLOP/s")
     ax.grid(True, which="major", alpha=0.3)
     if legend:
         handles = ax.get_legend_handles_labels()[0] + list(extra_legend)
