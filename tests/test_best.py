@@ -143,7 +143,12 @@ def test_registers_read_by_the_model_are_those_ptxas_recorded():
     import arch_compile
     record = {n: v["archs"] for n, v in json.loads(arch_compile.RECORD.read_text()).items()}
     assert best.DATA / "compiled" / "registers.csv" == arch_compile.REGISTERS
-    assert arch_compile.REGISTERS.read_text() == arch_compile.registers_csv(record)
+    # the registers as recorded; the compiler column names the versions of the recording run, not of this machine
+    # (a GPU machine without the nvcc wheel, or a newer ptxas, reads the same record)
+    committed = [line.rsplit(",", 1) for line in arch_compile.REGISTERS.read_text().splitlines()[1:]]
+    rows = [f"{name},{arch},{r['registers']}" for name, by_arch in record.items() for arch, r in by_arch.items()
+            if r["assembles"]]
+    assert [row for row, _ in committed] == rows and len({made_by for _, made_by in committed}) == 1
     for name in best.CANDIDATES + best.SPLIT_K:
         for key, on in card.KNOWN.items():
             assert (best.per_sm(KERNELS[name], on) is not None) == (KERNELS[name].refusal(on) is None), (name, key)

@@ -36,6 +36,17 @@ def test_version_and_help_name_what_is_installed_and_every_exit_code(capsys):
     assert re.findall(r"^  (\d)  ", out, flags=re.MULTILINE) == list("01234")  # the README's, tools' 5 apart
 
 
+def test_a_clone_pip_never_installed_says_its_version_too(monkeypatch):
+    """On PYTHONPATH (a GPU machine's --target install, a clone) pip recorded nothing: the clone's pyproject says."""
+    from importlib import metadata
+
+    def unrecorded(name):
+        raise metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(metadata, "version", unrecorded)
+    pyproject = tomllib.loads((pathlib.Path(tiledlab.__file__).parents[1] / "pyproject.toml").read_text())
+    assert command_line.version() == pyproject["project"]["version"]
+
+
 def test_count_json_reports_measured_equal_to_formula(tiledlab_cli):
     run = tiledlab_cli("count", "--n", "32", "--tile", "8", "--json")
     assert run.returncode == 0, run.stderr
