@@ -41,17 +41,19 @@ class Code:
 CODE = {
     "01_naive_reads": Code("naive", ("acc += A[row, k]",), "Each thread walks a row of A and a column of B: two "
                            "global loads per multiply-add, 2N per thread, 2N³ for the N² threads."),
-    "02_redundant_reads": Code("tiled", ("sA[ty, tx] = A[", "sB[ty, tx] = B[", "acc += sA[ty, k]"),
+    "02_redundant_reads": Code("tiled",
+                               ("sA[ty, tx] = A[", "sB[ty, tx] = B[", "acc += sA[ty, k]", "cuda.syncthreads()"),
                                "Each thread stores one element of each tile; the T threads that need it read it "
-                               "from shared memory. a11 is fetched once per block, not T times."),
+                               "from shared memory. a11 is fetched once per block, not T times. The first barrier: "
+                               "no read before the tile is complete; the second: no overwrite while a neighbour reads."),
     "03_one_tile_step": Code("tiled", ("sA[ty, tx] = A[", "sB[ty, tx] = B[", "for k in range(T):"),
                              "One trip of the t loop is one tile step: T² threads store 2T² values, then read "
                              "2T³ from shared memory instead of global memory.", ("for t in range", "C[row, col]")),
     "04_whole_matrix": Code("tiled", ("for t in range(",),
                             "⌈K/T⌉ tile steps per block, (N/T)² blocks, 2T² loads a step: (N/T)³ · 2T² = 2N³/T."),
-    "05_line_by_line": Code("tiled", ("row = cuda.blockIdx.y", "col = cuda.blockIdx.x", "cuda.syncthreads()"),
-                            "threadIdx.x walks columns, so a warp's loads are neighbours. The first barrier: no "
-                            "read before the tile is complete; the second: no overwrite while a neighbour reads."),
+    "05_line_by_line": Code("tiled", ("col = cuda.blockIdx.x", "acc += sA[ty, k]"),
+                            "threadIdx.x walks columns, so a warp's loads are neighbours; it reads sB[k, tx] "
+                            "along a row, 32 banks, and sA[ty, k] as one word, a broadcast."),
     "06_caches": Code("naive", ("acc += A[row, k]",), "These loads fetch every element N times: do L1 and L2 "
                       "catch the repeats? The counters at each level answer; then where the tiled kernel's time goes."),
     "07_register_tiling": Code("regtile_2d", ("a[i] = sA[", "b[j] = sB[", "acc[i, j] +="),

@@ -193,7 +193,8 @@ def swap_costs_more_at_32():
 
 def swapped_warp_sectors():
     """The stored, nbval-checked table of notebook 5: a swapped warp's sectors of A are 16 at T = 16, 32 at T = 32."""
-    out = "".join(cells("05_line_by_line")[11]["outputs"][0]["text"])
+    (cell,) = [c for c in cells("05_line_by_line") if c["id"] == "8b623fd9"]  # the warps' sectors table
+    out = "".join(cell["outputs"][0]["text"])
     rows = {(k, int(t)): int(a) for k, t, a in re.findall(r"(naive|tiled)\s+(16|32)\s+x → row \(swapped\)\s+(\d+)", out)}
     assert rows == {("naive", 16): 16, ("naive", 32): 32, ("tiled", 16): 16, ("tiled", 32): 32}, rows
 
