@@ -114,7 +114,8 @@ def test_notebook_0s_questions_untouched_are_not_started_and_answered_are_record
     stay blank: not started); each answered from the key is recorded as passed, in either edition."""
     from solutions.key import ANSWERS
     path = outcomes.series_notebooks() / folder / "00_start_here.ipynb"
-    code = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
     setup = next(source for source in code if "rand = setup()" in source)
     questions = [source for source in code if outcomes.EXERCISE.match(source)]
     assert [outcomes.EXERCISE.match(q)[1] for q in questions] == ["0.1", "0.2", "0.3"]
