@@ -4,9 +4,9 @@ per notebook.
 
 One row per student (each folder of the class folder `hub` makes that holds a notebooks/ folder), one
 column per exercise: "passed" once an attempt passed, "not yet" after failed ones only, blank if never
-run; notebook 0's questions (exercises 0.N) also as one "prerequisites" column. A notebook's minutes add
-up, over its kernel's sessions, the time from the kernel's start (opening the notebook, or restarting its
-kernel) to the last check in that session.
+run; notebook 0's questions (exercises 0.N) also as one "prerequisites" column, once a student ran one.
+A notebook's minutes add up, over its kernel's sessions, the time from the kernel's start (opening the
+notebook, or restarting its kernel) to the last check in that session.
 
 The outcomes files are the students' own, and a student can edit theirs: each line is trusted only once
 every field is what `outcomes.record` writes (`"passed": "false"`, a string, is not a verdict); a line
@@ -156,7 +156,7 @@ def report(class_dir, skipped=None, series=None):
     verdicts = table.groupby(["student", "exercise"])["passed"].any().map({True: PASSED, False: NOT_YET}).unstack()
     verdicts = verdicts[sorted(verdicts.columns, key=_order)]
     questions = (asked() if series is None else series).get("00", ("", []))[1]
-    if questions:
+    if set(questions) & set(verdicts.columns):  # like an exercise's column: once a student ran one of them
         verdicts.insert(0, PREREQUISITES, prerequisites(verdicts, questions))
     spent = minutes(table)
     spent = spent.set_axis([f"minutes {nb}" for nb in spent.columns], axis=1).assign(minutes=spent.sum(axis=1))

@@ -14,6 +14,18 @@ class Answer:
 
 
 ANSWERS = {
+    # notebook 0: the prerequisites (the class report's "prerequisites" column)
+    "0.1": Answer(13, "Row-major: row i starts after i whole rows of K elements, so A[i, k] lies at i·K + k: "
+                      "2·5 + 3 = 13. Column-major order (Fortran's) would put it at k·M + i = 11, and i·M + k = 9 "
+                      "takes the wrong size for a row. Notebooks 5 and 6 turn such positions into bytes (4 per "
+                      "float32), sectors and cache lines."),
+    "0.2": Answer((3, 4), "C takes its rows from A and its columns from B: M×N = 3×4. The inner sizes, A's K columns "
+                          "and B's K rows, must agree: each element of C pairs the K values of a row of A with the K "
+                          "values of a column of B. One thread per element of C is 3·4 = 12 threads."),
+    "0.3": Answer((5, 5), "C[1, 2] is the sum over k = 0 … K − 1 of A[1, k]·B[k, 2]: all K = 5 elements of row 1 of A "
+                          "and all 5 of column 2 of B, 2K = 10 loads for one element of C. Notebook 1 counts the same "
+                          "for N×N (2N per thread), then asks the converse (exercise 1.2): how often all the threads "
+                          "together fetch each element."),
     "1.1": Answer(None, "Thread coarsening: T/2 × T threads per T×T tile of C, thread x computing columns 2x and "
                         "2x + 1 with two accumulators; A[row, k] is loaded once into a register and used for both. "
                         "A's loads halve (M·K·⌈N/2⌉), B's stay M·N·K, and no thread idles (the old version let odd "

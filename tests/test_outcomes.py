@@ -106,3 +106,27 @@ def test_an_untouched_exercise_cell_is_not_started(copy, capsys):
 def test_the_chinese_editions_exercise_cells_are_recorded(copy):
     exercise_cell(copy, "# 练习 1.2\nfrom tiledlab.counting.exercises import predict\npredict(100, 120)\n")
     assert [row["exercise"] for row in recorded(copy)] == ["1.2"]
+
+
+@pytest.mark.parametrize("folder", ["", "zh"])
+def test_notebook_0s_questions_untouched_are_not_started_and_answered_are_recorded(copy, capsys, folder):
+    """Run All on notebook 0 as handed out records none of its questions (the class report's prerequisites
+    stay blank: not started); each answered from the key is recorded as passed, in either edition."""
+    from solutions.key import ANSWERS
+    path = outcomes.series_notebooks() / folder / "00_start_here.ipynb"
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    setup = next(source for source in code if "rand = setup()" in source)
+    questions = [source for source in code if outcomes.EXERCISE.match(source)]
+    assert [outcomes.EXERCISE.match(q)[1] for q in questions] == ["0.1", "0.2", "0.3"]
+    names = {}
+    exec(compile(setup, "<notebook 0's first cell>", "exec"), names)
+    for k, question in enumerate(questions):
+        (copy / f"q{k}.py").write_text(question)
+        runpy.run_path(str(copy / f"q{k}.py"), init_globals=names)
+    assert recorded(copy) == []
+    for k, question in enumerate(questions):
+        answer = ANSWERS[outcomes.EXERCISE.match(question)[1]].value
+        (copy / f"a{k}.py").write_text(question.replace("prediction = None", f"prediction = {answer!r}"))
+        runpy.run_path(str(copy / f"a{k}.py"), init_globals=names)
+    assert [(r["exercise"], r["passed"]) for r in recorded(copy)] == [("0.1", True), ("0.2", True), ("0.3", True)]

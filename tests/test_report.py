@@ -182,3 +182,15 @@ def test_the_form_of_observed_minutes_is_filled_from_the_report(klass, tmp_path,
     assert first["date"] == "2026-12-02" and first["class"] == klass.name and first["backend"] == ""
     assert form["notebook"].tolist() == ["01_naive_reads", "03_one_tile_step", "10"]  # 10: not in the series
     assert f"wrote {tmp_path / 'report-minutes.csv'}" in capsys.readouterr().out
+
+
+def test_the_series_notebook_0_asks_the_prerequisites_and_a_class_that_ran_none_shows_no_column(tmp_path):
+    """Notebook 0 asks exercises 0.1 to 0.3 (both editions' cells read `# Exercise` or `# 练习`): the column
+    appears once a student ran one of them, counted out of the three, and not before (like an exercise's)."""
+    assert report.asked()["00"] == ("00_start_here", ["0.1", "0.2", "0.3"])
+    write(tmp_path / "ada" / "notebooks", outcome("1.2", True, "2T10:20:00", "2T10:10:00"))
+    assert report.PREREQUISITES not in report.report(tmp_path)
+    write(tmp_path / "grace" / "notebooks" / "zh", outcome("0.2", True, "2T10:02:00", "2T10:00:00"))
+    frame = report.report(tmp_path)
+    assert list(frame.columns[:2]) == [report.PREREQUISITES, "0.2"]
+    assert frame[report.PREREQUISITES].fillna("").tolist() == ["", "1/3"]
