@@ -306,14 +306,12 @@ def kernels_option(p, help, default=None):
 
 
 def version():
-    """The installed tiledlab's version, as pip recorded it from pyproject.toml; in a clone pip never installed
-    (on PYTHONPATH), the clone's pyproject.toml says it."""
+    """The installed tiledlab's version as pip recorded it; on PYTHONPATH (pip never ran), the clone's pyproject's."""
     import tomllib
     from importlib import metadata
     with contextlib.suppress(metadata.PackageNotFoundError):
         return metadata.version("tiledlab")
-    clone = pathlib.Path(__file__).resolve().parents[1] / "pyproject.toml"
-    return tomllib.loads(clone.read_text())["project"]["version"] if clone.exists() else "(version unknown)"
+    return tomllib.loads((pathlib.Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]["version"]
 
 
 def add_command(sub, name, help, description):

@@ -92,7 +92,8 @@ class Part:
 SESSION_MIN = 90
 PLAN_90 = (
     Part("The argument in one picture", "00_start_here",
-         ("Introduction", "The argument in one picture", "What tiling buys, and what it does not")),
+         ("Introduction", "The argument in one picture", "What tiling buys, and what it does not"),
+         homework=("0.1", "0.2", "0.3")),  # the prerequisites check, set before the first class
     Part("Naive reads: a launch by hand, 2N loads per thread, 2N³ in all", "01_naive_reads",
          ("Introduction", "The kernel", "Launching it by hand", "One thread reads 2N values",
           "Every thread does the same, so every element is fetched N times", "N² threads read 2N³ values",
@@ -110,7 +111,7 @@ PLAN_90 = (
 )
 THREE_SESSIONS = {
     "Session 1: counting loads": (
-        Part("Start here", "00_start_here"),
+        Part("Start here", "00_start_here", homework=("0.1", "0.2", "0.3")),
         Part("Naive reads", "01_naive_reads", in_class=("1.2", "1.1")),
         Part("Redundant reads, with the tile stepper", "02_redundant_reads", in_class=("2.2", "2.1"), homework=("2.3",)),
     ),
