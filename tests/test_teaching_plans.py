@@ -138,3 +138,13 @@ def test_each_row_is_the_model_of_its_words_and_seconds():
              | ((table["execution_min"] - table["execution_s"] / 60).abs() > 0.005 + 1e-9)  # both rounded
              | ((table["minutes"] - total).abs() > 0.02))  # four roundings to 0.01
     assert table[wrong][["notebook", "part"]].values.tolist() == []
+
+
+def test_the_provenance_names_each_walk_and_its_notebooks():
+    """Notebooks walked on different days (walkthrough.py merges per notebook) each keep their own provenance."""
+    table = plans.walkthrough()
+    assert plans.provenance_line(table).count(" on ") == 1  # one walk: one line, as the guide says
+    later = table.assign(date=table["date"].where(table["notebook"] != "03_one_tile_step", "2027-01-04"))
+    line = plans.provenance_line(later)
+    assert "on 2027-01-04 (03_one_tile_step)" in line
+    assert f"on {table['date'].iloc[0]} (00_start_here, 01_naive_reads, 02_redundant_reads, 04_whole_matrix" in line
