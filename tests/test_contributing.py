@@ -1,7 +1,9 @@
 """CONTRIBUTING.md's "adding a rung", done: a rung added by one `_gen` line (here into the registry in
 memory) gets every per-kernel test of its own from the registry and passes them, brings its own source-hash
-case, and notebook 7's ladder cells run, naming it "not measured on a GPU yet" instead of failing."""
+case, and notebook 7's ladder cells run, naming it "not measured on a GPU yet" instead of failing. Its
+"adding an exercise" names everything an exercise touches, and every file, command and name it gives is real."""
 import functools
+import importlib
 import pathlib
 import re
 import tomllib
@@ -75,3 +77,65 @@ def test_it_names_every_family_and_the_one_line_helper_of_each():
     helpers = [n for n, v in vars(registry).items() if isinstance(v, functools.partial) and v.func is registry._gen]
     assert len(helpers) >= 5 and [f for f in sorted(families) if f"`{f}`" not in text] == []
     assert [h for h in helpers if f"`{h}`" not in text] == []
+
+
+def section(title):
+    """The text of CONTRIBUTING.md's section `title`, up to the next one."""
+    return (ROOT / "CONTRIBUTING.md").read_text().split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+# What adding exercise 9.9 to notebook 1 took, both editions, in a scratch clone (issue 40): the names below,
+# each in the module that holds it, and the commands and files around them.
+EXERCISE_NAMES = {"ANSWERS": "solutions.key", "EXERCISES": "solutions.kernels",
+                  "NOTEBOOK_HINTS": "tiledlab.counting.exercises", "THREE_SESSIONS": "tools.plans",
+                  "PLAN_90": "tools.plans", "POINTS": "classroom.grading"}
+EXERCISE_STEPS = ("python -m tools.code_catalog", "tiledlab/locale/zh_CN/LC_MESSAGES/tiledlab.po",
+                  "python -m tools.walkthrough notebooks/<stem>.ipynb", "docs/teaching.md",
+                  "Learning outcomes and the rubric", "python -m tools translate update",
+                  "locale/zh_CN/LC_MESSAGES/notebooks/<stem>.po", "locale/zh_CN/LC_MESSAGES/docs/teaching.po",
+                  "python -m tools translate build", "python -m tools translate check")
+
+
+def test_adding_an_exercise_names_everything_an_exercise_touches():
+    text = " ".join(section("Adding an exercise").split())
+    missing = [s for s in EXERCISE_STEPS if s not in text]
+    missing += [f"`{n}` in {m}" for n, m in EXERCISE_NAMES.items()
+                if not re.search(rf"`{n}\b", text) or f"`{m.replace('.', '/')}.py`" not in text]
+    assert missing == []
+
+
+MISSING = object()
+
+
+def resolves(dotted):
+    """Whether `dotted` names a module, or a name in one (tiledlab.i18n._)."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            found = getattr(found, attr, MISSING)
+        return found is not MISSING
+    return False
+
+
+def test_the_files_modules_and_names_it_gives_exist():
+    """Every file, `python -m` module and name the section gives is real (`tiledlab.counting.check` was not)."""
+    text = " ".join(section("Adding an exercise").split())
+    wrong = []
+    for token in re.findall(r"`([^`]+)`", text):
+        token = re.sub(r"\(.*\)$", "", token)  # a call: its function
+        module = re.fullmatch(r"python -m ([\w.]+)(?: .*)?", token)
+        if module and importlib.util.find_spec(module[1]) is None:
+            wrong.append(token)
+        elif re.fullmatch(r"[\w./<>-]+\.(py|md|po|mo|csv|ipynb)", token) and "/" in token:
+            if not list(ROOT.glob(token.replace("<stem>", "*"))):
+                wrong.append(token)
+        elif re.fullmatch(r"(tiledlab|solutions|tools|classroom)(\.\w+)+", token) and not resolves(token):
+            wrong.append(token)
+    wrong += [f"{m}.{n}" for n, m in EXERCISE_NAMES.items() if not hasattr(importlib.import_module(m), n)]
+    assert wrong == []
+    from classroom.grading import POINTS
+    assert f"{POINTS['kernel']} for a kernel, {POINTS['prediction']} for a prediction" in text

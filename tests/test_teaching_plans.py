@@ -3,12 +3,18 @@ import pathlib
 import re
 
 import nbformat
+import pytest
 
 from tiledlab import data
 from tools import plans
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "teaching.md"
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+#: Notebooks whose rows wait for a walkthrough: a code cell was added that no walkthrough has timed, so the
+#: rows cannot be derived from earlier ones. Strict: once timed, this test fails until the entry goes.
+UNTIMED = {"07_register_tiling": "'Two rungs against the wait' gained cells 42-43 (how best chooses now, with a code "
+                                 "cell no walkthrough has timed): python -m tools.walkthrough notebooks/07_register_tiling.ipynb"}
 
 
 def tables(text):
@@ -95,3 +101,50 @@ def test_parts_split_a_notebook_by_heading_and_exercise(tmp_path):
     assert rows["9 · A title"]["markdown_words"] == 8 and rows["9 · A title"]["execution_s"] == 6.0
     assert rows["Exercise 9.1"]["exercise"] == "prediction"
     assert rows["Exercise 9.1"]["exercise_min"] == plans.ALLOWANCE_MIN["prediction"]
+
+
+def sections(rows):
+    """(part, cells, exercise kind) of each row, in order: what a notebook's sections are."""
+    return [(r["part"], r["cells"], r["kind"]) for r in rows]
+
+
+@pytest.mark.parametrize("notebook", [pytest.param(nb, marks=pytest.mark.xfail(strict=True, reason=UNTIMED[nb.stem]))
+                                      if nb.stem in UNTIMED else nb for nb in NOTEBOOKS], ids=lambda nb: nb.stem)
+def test_the_walkthrough_has_each_section_of_the_notebook_as_it_is(notebook):
+    """A section added, removed, renamed or moved, or a cell added to one, fails here until the notebook is walked
+    again; a section's text may drift by half a minute of reading (a typo fixed need not re-time a notebook)."""
+    table = data.load(plans.WALKTHROUGH)
+    rows = table[table["notebook"] == notebook.stem].fillna({"exercise": ""})
+    walked = [{**r, "kind": r["exercise"]} for r in rows.to_dict("records")]
+    now = [{**p, "cells": " ".join(map(str, p["cells"]))} for p in plans.parts(notebook)]
+    again = f"python -m tools.walkthrough notebooks/{notebook.name}"
+    assert sections(walked) == sections(now), f"{plans.WALKTHROUGH} is not the notebook's sections: run {again}"
+    drift = [(w["part"], w[k], n[k]) for w, n in zip(walked, now) for k in ("markdown_words", "code_words")
+             if abs(w[k] - n[k]) > plans.READING_WPM / 2]
+    assert drift == [], f"(part, words walked, words now): run {again}"
+
+
+def test_the_walkthrough_has_every_notebook_and_no_other():
+    assert sorted(data.load(plans.WALKTHROUGH)["notebook"].unique()) == [nb.stem for nb in NOTEBOOKS]
+
+
+def test_each_row_is_the_model_of_its_words_and_seconds():
+    """Rows edited by hand (sections moved) still follow plans.model: words at READING_WPM, seconds, allowance."""
+    table = data.load(plans.WALKTHROUGH).fillna({"exercise": ""})
+    reading = ((table["markdown_words"] + table["code_words"]) / plans.READING_WPM).map(lambda m: round(m, 2))
+    exercise = table["exercise"].map(lambda kind: plans.ALLOWANCE_MIN.get(kind, 0))
+    total = table["reading_min"] + table["execution_min"] + table["exercise_min"]
+    wrong = ((table["reading_min"] != reading) | (table["exercise_min"] != exercise)
+             | ((table["execution_min"] - table["execution_s"] / 60).abs() > 0.005 + 1e-9)  # both rounded
+             | ((table["minutes"] - total).abs() > 0.02))  # four roundings to 0.01
+    assert table[wrong][["notebook", "part"]].values.tolist() == []
+
+
+def test_the_provenance_names_each_walk_and_its_notebooks():
+    """Notebooks walked on different days (walkthrough.py merges per notebook) each keep their own provenance."""
+    table = plans.walkthrough()
+    assert plans.provenance_line(table).count(" on ") == 1  # one walk: one line, as the guide says
+    later = table.assign(date=table["date"].where(table["notebook"] != "03_one_tile_step", "2027-01-04"))
+    line = plans.provenance_line(later)
+    assert "on 2027-01-04 (03_one_tile_step)" in line
+    assert f"on {table['date'].iloc[0]} (00_start_here, 01_naive_reads, 02_redundant_reads, 04_whole_matrix" in line

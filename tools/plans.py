@@ -201,12 +201,19 @@ def minutes_table(table=None):
     return "\n".join(lines)
 
 
+HOW = ["method", "machine", "browser", "backend", "numba", "numba_cuda", "numpy", "date"]
+
+
 def provenance_line(table=None):
-    """Where and how the walkthrough was made, from its first row."""
-    from tiledlab import data
-    r = data.load(WALKTHROUGH).iloc[0] if table is None else table.iloc[0]
-    return (f"{r['method']}; {r['machine']}, {r['browser']}, {r['backend']} backend, numba {r['numba']}, "
-            f"numba-cuda {r['numba_cuda']}, numpy {r['numpy']}, on {r['date']}")
+    """Where and how the walkthrough was made; each notebook is walked on its own (walkthrough.py merges its
+    rows), so where walks differ, each way it was made with the notebooks made so."""
+    table = walkthrough() if table is None else table
+    walks = table.groupby(HOW, sort=False, dropna=False)["notebook"].unique()
+    return "; ".join(
+        f"{r['method']}; {r['machine']}, {r['browser']}, {r['backend']} backend, numba {r['numba']}, "
+        f"numba-cuda {r['numba_cuda']}, numpy {r['numpy']}, on {r['date']}"
+        + (f" ({', '.join(notebooks)})" if len(walks) > 1 else "")
+        for r, notebooks in ((dict(zip(HOW, how)), notebooks) for how, notebooks in walks.items()))
 
 
 def guide_blocks(table=None):

@@ -8,8 +8,9 @@ clears its outputs, then presses Shift+Enter on every cell in turn, as a student
 cell from the key press until its prompt shows a number and the kernel is idle. Nobody reads here: the
 reading time of each part is modelled from its word count (plans.READING_WPM, with its source), and
 each exercise gets a stated allowance (plans.ALLOWANCE_MIN). The rows, one per part of a notebook,
-with how they were made, go to --out; then the guide's tables are rewritten from them
-(plans.update_guide). Takes a few minutes on two cores; not part of the test run.
+with how they were made, replace the walked notebooks' rows in --out (the others' rows are kept, the file
+in notebook order); then the guide's tables are rewritten from them (plans.update_guide). Takes a few
+minutes on two cores; not part of the test run.
 """
 import argparse
 import os
@@ -24,12 +25,14 @@ import tempfile
 import time
 import urllib.request
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import nbformat
+import pandas as pd
 
-from tests.browser.conftest import CHROMIUM_ARGS, chromium_executable  # noqa: E402
-from tiledlab.data import stamp, write_rows  # noqa: E402
-from tools import plans  # noqa: E402
+from tiledlab.data import stamp, write_rows
+from tools import plans
+from tools.chromium import CHROMIUM_ARGS, chromium_executable
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 CELLS = f"{PANEL} .jp-Notebook .jp-Cell"
@@ -81,7 +84,6 @@ def walk(page, url, token, notebook):
     page.locator(f'{PANEL} .jp-Notebook-ExecutionIndicator[data-status="idle"]').wait_for(timeout=90_000)
     page.get_by_role("menuitem", name="Edit", exact=True).click()
     page.locator('.lm-Menu-item[data-command="editmenu:clear-all"]').click()
-    import nbformat
     kinds = [cell.cell_type for cell in nbformat.read(notebook, as_version=4).cells]
     n = len(kinds)
     wait(lambda: page.locator(CELLS).count() == n, 60, f"the {n} cells of {notebook.name}")
@@ -107,6 +109,17 @@ def walk(page, url, token, notebook):
             print(f"  cell {i}: {seconds[i]:.1f} s", flush=True)
         page.keyboard.press("Escape")
     return seconds
+
+
+def merged(path, rows):
+    """The walkthrough at `path` with the rows of each notebook in `rows` replaced by those, in notebook
+    order; every other notebook's rows are kept as written (read as text, so they are written back unchanged)."""
+    new = pd.DataFrame(rows, dtype=object)
+    if not pathlib.Path(path).exists():
+        return new
+    old = pd.read_csv(path, dtype=str, keep_default_na=False)
+    table = pd.concat([old[~old["notebook"].isin(new["notebook"])], new], ignore_index=True)
+    return table.sort_values("notebook", kind="stable")
 
 
 def main(argv=None):
@@ -143,8 +156,8 @@ def main(argv=None):
            "machine": f"{os.cpu_count()} CPU cores, {platform.machine()}", "browser": f"Chromium {version}",
            **stamp()}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    write_rows([{**r, **how} for r in rows], args.out)
-    print(f"wrote {args.out}")
+    write_rows(merged(args.out, [{**r, **how} for r in rows]), args.out)
+    print(f"wrote the rows of {', '.join(nb.stem for nb in notebooks)} into {args.out}")
     if not args.no_guide:
         print(f"rewrote the tables of {plans.update_guide()}")
 

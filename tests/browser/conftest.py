@@ -17,40 +17,15 @@ Environment:
 import json
 import os
 import pathlib
-import shutil
 
 import pytest
+
+from tools.chromium import CHROMIUM_ARGS, chromium_executable
 
 # class_report.py holds a test that test_hub.py collects (on its class server): pytest's assertion messages there too.
 pytest.register_assert_rewrite("browser.class_report")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-# The probe that set up this machine kind found these necessary for a headless Chromium in a closed
-# network, as root: without the background-networking flags Chromium keeps trying to reach Google.
-# Playwright itself adds --headless and a fresh, temporary --user-data-dir (it refuses one in args).
-CHROMIUM_ARGS = [
-    "--no-sandbox",  # needed as root
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-
-
-def chromium_executable():
-    explicit = os.environ.get("TILEDLAB_CHROMIUM")
-    if explicit:
-        return explicit if pathlib.Path(explicit).exists() else None
-    for name in _CANDIDATES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
 
 @pytest.fixture(scope="session")
 def screenshots():
