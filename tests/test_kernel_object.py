@@ -42,6 +42,28 @@ def test_nothing_is_set_on_numbas_objects():
         assert not [name for name in vars(build) if name.startswith("tiledlab")]
 
 
+
+def test_a_check_compiles_a_students_kernel_once_to_run_and_once_to_count(monkeypatch):
+    """One check() builds a student's kernel twice, whatever the shapes it runs and counts (issue 40): the build
+    that runs at its tile, and the counting build."""
+    from tiledlab.core import build
+    from tiledlab.counting.exercises import check
+
+    @cuda.jit
+    def mine(A, B, C):  # a student's naive kernel, new to every cache of builds
+        row = cuda.blockIdx.y * T + cuda.threadIdx.y  # noqa: F821
+        col = cuda.blockIdx.x * T + cuda.threadIdx.x  # noqa: F821
+        if row < C.shape[0] and col < C.shape[1]:
+            acc = float32(0.0)
+            for k in range(A.shape[1]):
+                acc += A[row, k] * B[k, col]
+            C[row, col] = acc
+
+    compiled, jit = [], build.jit
+    monkeypatch.setattr(build, "jit", lambda fn, bounds=None: compiled.append(fn.__name__) or jit(fn, bounds))
+    assert check(mine, tile=4, limit_loads=False, seed=0)
+    assert compiled == ["mine", "mine"]
+
 def test_a_device_function_is_refused_as_a_kernel():
     @cuda.jit(device=True)
     def helper(A, B, C):

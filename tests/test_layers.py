@@ -168,3 +168,35 @@ def test_the_installed_package_stays_within_its_line_budget():
 def test_the_docstring_names_every_wing():
     assert {wing(module_name(p)) for p in ROOT.rglob("*.py")} <= set(LAYERS)
     assert LAYERS["backend"] < LAYERS["core"] < LAYERS["counting"] < LAYERS["notebook"] < LAYERS["cli"]
+
+
+def calls_from(below, above, run):
+    """'caller -> callee' for each call that a function of the package's wing `below` makes into a function of the
+    wing `above` while `run()` runs (in this thread): a callback handed down, or a duck-typed object from above."""
+    low, high = str(ROOT / below) + "/", str(ROOT / above) + "/"
+    found = set()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_back and frame.f_code.co_filename.startswith(high) and \
+                frame.f_back.f_code.co_filename.startswith(low):
+            found.add(f"{frame.f_back.f_code.co_name} -> {frame.f_code.co_name}")
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return sorted(found)
+
+
+def test_the_counting_path_runs_one_way():
+    """The counting lab asks the core for a kernel's Build and for the launch of what it compiled itself: the core
+    never calls back into the lab (it imports nothing of it: test_no_module_imports_from_a_wing_above_its_own)."""
+    import numpy as np
+
+    import tiledlab
+    from tiledlab.counting import count_loads
+    from tiledlab.counting.exercises import check
+
+    A = np.ones((6, 5), np.float32)
+    assert calls_from("core", "counting", lambda: count_loads("tiled", A, A.T.copy(), 4)) == []
+    assert calls_from("core", "counting", lambda: check(tiledlab.tiled, tile=4, seed=0)) == []

@@ -361,9 +361,9 @@ class Kernel:
         """The globals the kernel's code runs in (its module's, or the generated code's), as they are now."""
         return self.code.namespace
 
-    def build(self, constants=None, launch_bounds=None):
+    def build(self, constants=None, launch_bounds=None, tile=None):
         """The compiled kernel at `constants` (checked and completed by `bind`), through the one builder."""
-        bound = self.bind(constants)
+        bound = self.bind(constants, tile)
         return self.compiled(bound, self.launch_bounds(bound, launch_bounds))
 
     def compiled(self, bound, launch_bounds=None):
