@@ -158,7 +158,7 @@ def test_a_rule_or_derived_constant_that_divides_by_zero_is_a_value_error():
     with pytest.raises(ValueError, match=r"demo: T=4 divides by zero"):
         apply(lambda T: 8 // (T - 4), {"T": 4}, "demo")
     with pytest.raises(ValueError, match=r"demo: 8 is a multiple of T - 4; T=4 breaks it"):
-        Rule(lambda T: 8 % (T - 4) == 0, "8 is a multiple of T - 4").check({"T": 4}, "demo")
+        Rule(lambda T: 8 % (T - 4) == 0, "8 is a multiple of T - 4").enforce({"T": 4}, "demo")
 
     @launch_geometry(T=4, STEPS=lambda T: 16 // (T - 4))
     @cuda.jit

@@ -200,3 +200,12 @@ def test_the_counting_path_runs_one_way():
     A = np.ones((6, 5), np.float32)
     assert calls_from("core", "counting", lambda: count_loads("tiled", A, A.T.copy(), 4)) == []
     assert calls_from("core", "counting", lambda: check(tiledlab.tiled, tile=4, seed=0)) == []
+
+
+def test_check_is_the_exercise_check_and_enforce_raises():
+    """One meaning per name (issue 40): `check` prints a student's feedback (counting.exercises.check, the notebooks'
+    API); what raises a ValueError when a kernel breaks a rule or the contract is `enforce` (rules, contract)."""
+    trees = {str(p.relative_to(ROOT)): ast.parse(p.read_text()) for p in ROOT.rglob("*.py")}
+    defined = {name: sorted(path for path, tree in trees.items() for n in ast.walk(tree)
+                            if isinstance(n, ast.FunctionDef) and n.name == name) for name in ("check", "enforce")}
+    assert defined == {"check": ["counting/exercises.py"], "enforce": ["core/contract.py", "core/rules.py"]}

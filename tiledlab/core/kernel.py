@@ -34,7 +34,7 @@ import numpy as np
 
 from . import build, card as cards, contract
 from .card import MAX_THREADS_PER_BLOCK, Needs, Shared
-from .rules import Rule, apply, check_all, is_whole, listed
+from .rules import Rule, apply, enforce_all, is_whole, listed
 from ..i18n import _
 
 MAX_GRID_Y = 65535  # gridDim.y limit; blockIdx.y walks the block rows of C
@@ -258,7 +258,7 @@ class Kernel:
         for name, rule in self.derived.items():
             constants[name] = apply(rule, constants, self.name)
         block, threads = self.sizes(constants)
-        check_all(self.rules, constants, self.name)
+        enforce_all(self.rules, constants, self.name)
         return Build(self, constants, block, threads)
 
     def _check_value(self, name, value):
