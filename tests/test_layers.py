@@ -153,8 +153,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # issue 39 (the fair headline, --version, the Chinese command line), and by 879 for issues 36 and 38: the lab's
 # partial-tile shapes, the causes of a wrong product (counting/diagnosis.py), unstored shared reads, barriers
 # counted per thread, the refusals of lookups at run time, atomic adds into C, the Build each kernel binds once,
-# best's model of the card and its split-K rungs, and a review's fixes. Issue 40 asks for 7,500.
-LINE_BUDGET = 8845
+# best's model of the card and its split-K rungs, and a review's fixes. Issue 40 asks for 7,500; the counting path
+# made one way held it level, and a rule's one-use helper went (8,841).
+LINE_BUDGET = 8841
 
 
 def test_the_installed_package_stays_within_its_line_budget():

@@ -50,13 +50,9 @@ class Rule:
         except ValueError:  # a zero divisor: the rule cannot hold
             ok = False
         if not ok:
-            values = [listed(constants, names(self.holds)), listed(bound(self.holds))]
+            carried = getattr(self.holds, "keywords", None) or {}  # the options a generated kernel's rule carries
+            values = [listed(constants, names(self.holds)), listed(carried)]
             raise ValueError(f"{kernel}: {self.why}; {', '.join(v for v in values if v)} breaks it")
-
-
-def bound(fn):
-    """The fixed values a rule carries (a partial's keywords: a generated kernel's options), {} if none."""
-    return dict(getattr(fn, "keywords", None) or {})
 
 
 def is_whole(*values):
