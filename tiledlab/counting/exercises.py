@@ -10,6 +10,7 @@ import numpy as np
 from . import diagnosis
 from ..core.formulas import naive_loads, shared_traffic, tiled_loads
 from ..core.launch import matmul, resolve
+from ..core.operands import operands
 from ..core.rules import is_whole
 from .count import LaunchFailed, count_loads, said
 from ..i18n import N_, _, width
@@ -51,21 +52,17 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
     """
     if max_shared_reads and max_shared_reads_per_fma is not None:
         raise ValueError(_("give max_shared_reads or max_shared_reads_per_fma, not both"))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # one stream for the whole check: operands(..., rng) draws from it too
     shapes = list(shapes) + [tuple(int(n) for n in rng.integers(1, 3 * tile + 5, size=3)) for _draw in range(2)]
-
-    def operands(M, K, N):
-        return rng.standard_normal((M, K), dtype=np.float32), rng.standard_normal((K, N), dtype=np.float32)
-
     counted = []
     for M, K, N in count_shapes(kernel, tile):  # hazards first: a missing barrier is the cause of any wrong result
-        A, B = operands(M, K, N)
+        A, B = operands(M, K, N, rng)
         c = _counted(kernel, A, B, tile)
         if c is None or not _safe(c, A, B, tile, barriers_per_step):
             return False
         counted.append((c, A, B))
     for M, K, N in shapes:
-        A, B = operands(M, K, N)
+        A, B = operands(M, K, N, rng)
         C = _run(kernel, A, B, tile)
         if C is None or not _same(C, _spec(A, B), _what(A, B, tile, joined=True)):
             _explain(kernel, A, B, tile, C)
