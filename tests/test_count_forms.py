@@ -347,7 +347,7 @@ def barrier_alias_in_a_helper(A, B, C):
 for k in (module_alias, imported_shared, array_alias, imported_barrier, barrier_alias_in_a_helper):
     kernel = Kernel.of(k)
     try:
-        _rewrite(kernel, kernel.bind())
+        _rewrite(kernel.bind())
         print(k.__name__, "COUNTED")
     except ValueError as refused:
         print(k.__name__, refused)

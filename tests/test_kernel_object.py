@@ -42,6 +42,28 @@ def test_nothing_is_set_on_numbas_objects():
         assert not [name for name in vars(build) if name.startswith("tiledlab")]
 
 
+
+def test_a_check_compiles_a_students_kernel_once_to_run_and_once_to_count(monkeypatch):
+    """One check() builds a student's kernel twice, whatever the shapes it runs and counts (issue 40): the build
+    that runs at its tile, and the counting build."""
+    from tiledlab.core import build
+    from tiledlab.counting.exercises import check
+
+    @cuda.jit
+    def mine(A, B, C):  # a student's naive kernel, new to every cache of builds
+        row = cuda.blockIdx.y * T + cuda.threadIdx.y  # noqa: F821
+        col = cuda.blockIdx.x * T + cuda.threadIdx.x  # noqa: F821
+        if row < C.shape[0] and col < C.shape[1]:
+            acc = float32(0.0)
+            for k in range(A.shape[1]):
+                acc += A[row, k] * B[k, col]
+            C[row, col] = acc
+
+    compiled, jit = [], build.jit
+    monkeypatch.setattr(build, "jit", lambda fn, bounds=None: compiled.append(fn.__name__) or jit(fn, bounds))
+    assert check(mine, tile=4, limit_loads=False, seed=0)
+    assert compiled == ["mine", "mine"]
+
 def test_a_device_function_is_refused_as_a_kernel():
     @cuda.jit(device=True)
     def helper(A, B, C):
@@ -136,7 +158,7 @@ def test_a_rule_or_derived_constant_that_divides_by_zero_is_a_value_error():
     with pytest.raises(ValueError, match=r"demo: T=4 divides by zero"):
         apply(lambda T: 8 // (T - 4), {"T": 4}, "demo")
     with pytest.raises(ValueError, match=r"demo: 8 is a multiple of T - 4; T=4 breaks it"):
-        Rule(lambda T: 8 % (T - 4) == 0, "8 is a multiple of T - 4").check({"T": 4}, "demo")
+        Rule(lambda T: 8 % (T - 4) == 0, "8 is a multiple of T - 4").enforce({"T": 4}, "demo")
 
     @launch_geometry(T=4, STEPS=lambda T: 16 // (T - 4))
     @cuda.jit

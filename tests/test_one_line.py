@@ -1,6 +1,7 @@
 """Inputs that once gave a raw traceback or a silent pass (issue 36), each answered in one line that names what to
 change: names looked up while a kernel runs, a barrier reached through anything but `cuda`, 3-D or fractional
 geometry, a lambda kernel, positional-only parameters, a single Rule, shared arrays declared by keyword."""
+import dataclasses
 import importlib
 import sys
 
@@ -129,17 +130,11 @@ def test_a_gpu_compilers_float_index_error_is_said_at_its_line(monkeypatch, caps
 
     def compile_fails(*args):
         raise TypingError(gpu_error)
-    real = count.prepare
+    real = count.instrumented
 
-    def prepared(*args, **kwargs):
-        launch = real(*args, **kwargs)
-        monkeypatch.setattr(launch, "kernel", type("K", (), {"__getitem__": lambda self, config: compile_fails,
-                                                              "buffers": launch.kernel.buffers,
-                                                              "filename": launch.kernel.filename,
-                                                              "params": launch.kernel.params,
-                                                              "barriers": launch.kernel.barriers})())
-        return launch
-    monkeypatch.setattr(count, "prepare", prepared)
+    def instrumented(bound):  # its kernel fails when launched, as a GPU's fails to compile at its first launch
+        return dataclasses.replace(real(bound), kernel=type("K", (), {"__getitem__": lambda self, config: compile_fails})())
+    monkeypatch.setattr(count, "instrumented", instrumented)
     with pytest.raises(count.LaunchFailed) as failed:
         count_loads(float_index_at_run_time, A, A, T)
     line = source_line(float_index_at_run_time, "C[0, 0] = A[0, k]")

@@ -6,7 +6,7 @@ import pytest
 
 import tiledlab
 from tiledlab.core import unrolled
-from tiledlab.core.rules import Rule, check_all
+from tiledlab.core.rules import Rule, enforce_all
 from tiledlab.core.unrolled import generate_source
 
 DEFAULTS = dict(BM=128, BN=128, BK=8, TM=8, TN=8)
@@ -35,7 +35,7 @@ def test_each_rule_on_the_constants_refuses_with_its_reason(constants, why):
     with pytest.raises(ValueError, match=f"^gen: [^;]*{why}[^;]*; "):
         generate_source(**{**DEFAULTS, **constants}, name="gen")
     with pytest.raises(ValueError, match=why):
-        check_all(unrolled.RULES, {**DEFAULTS, **constants}, "gen")
+        enforce_all(unrolled.RULES, {**DEFAULTS, **constants}, "gen")
 
 
 @pytest.mark.parametrize("options,name", [
@@ -64,8 +64,8 @@ def test_rules_are_written_once():
     assert not hasattr(unrolled, "GEOMETRY")  # no second, eval'd copy of the rules
     from tiledlab.core import registry
     assert registry.KERNELS["gen_prefetch"].rules[:len(unrolled.RULES)] == tuple(unrolled.RULES)  # the kernel's own
-    check_all(unrolled.RULES, DEFAULTS)  # the defaults keep every rule
-    check_all(unrolled.OPTION_RULES, {**DEFAULTS, **unrolled.OPTIONS})
+    enforce_all(unrolled.RULES, DEFAULTS)  # the defaults keep every rule
+    enforce_all(unrolled.OPTION_RULES, {**DEFAULTS, **unrolled.OPTIONS})
 
 
 def test_a_zero_tile_step_is_refused_before_launch():

@@ -34,7 +34,7 @@ import numpy as np
 
 from . import build, card as cards, contract
 from .card import MAX_THREADS_PER_BLOCK, Needs, Shared
-from .rules import Rule, apply, check_all, is_whole, listed
+from .rules import Rule, apply, enforce_all, is_whole, listed
 from ..i18n import _
 
 MAX_GRID_Y = 65535  # gridDim.y limit; blockIdx.y walks the block rows of C
@@ -258,7 +258,7 @@ class Kernel:
         for name, rule in self.derived.items():
             constants[name] = apply(rule, constants, self.name)
         block, threads = self.sizes(constants)
-        check_all(self.rules, constants, self.name)
+        enforce_all(self.rules, constants, self.name)
         return Build(self, constants, block, threads)
 
     def _check_value(self, name, value):
@@ -361,9 +361,9 @@ class Kernel:
         """The globals the kernel's code runs in (its module's, or the generated code's), as they are now."""
         return self.code.namespace
 
-    def build(self, constants=None, launch_bounds=None):
+    def build(self, constants=None, launch_bounds=None, tile=None):
         """The compiled kernel at `constants` (checked and completed by `bind`), through the one builder."""
-        bound = self.bind(constants)
+        bound = self.bind(constants, tile)
         return self.compiled(bound, self.launch_bounds(bound, launch_bounds))
 
     def compiled(self, bound, launch_bounds=None):

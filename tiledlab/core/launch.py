@@ -1,10 +1,11 @@
 """The one launch path: validate the inputs, build the kernel, size the grid, launch, copy C back.
 
-`matmul`, the counting lab, the exercise checks and every GPU experiment go through `prepare`, so a
+`matmul`, the exercise checks and every GPU experiment go through `prepare` (`bind`, then `Launch.of`), so a
 bad input gets the same clear ValueError everywhere, before anything is launched. A kernel is given
 by name (tiledlab.core.registry, or "best": core.best chooses one for the card and the shape), as a
 Kernel or as a @cuda.jit function; its constants by the lesson's `tile` (T) or by name (BM=64, ...),
-bound once; its geometry sizes the grid; the card in hand is checked before anything is compiled.
+bound once into a Build; its geometry sizes the grid; the card in hand is checked before anything is compiled.
+The counting lab takes the two steps itself, compiling its own build between them: the core never calls it back.
 """
 import threading
 from contextlib import nullcontext
@@ -57,7 +58,6 @@ def resolve(kernel, shape=None):
 @dataclass
 class Launch:
     """A built kernel with its operands on the device and its launch configuration, ready to run."""
-    spec: Kernel  # what was built: the kernel's definition
     kernel: object  # the compiled kernel (anything launched as kernel[grid, block](A, B, C, *extra))
     shape: tuple  # (M, K, N)
     blockspergrid: tuple
@@ -65,14 +65,30 @@ class Launch:
     A: object  # device arrays
     B: object
     C: object
-    bound: dict  # every constant of the build, derived ones included
+    bound: object  # the Build: every constant of it, derived ones included, and its Kernel
     launch_bounds: tuple = None
     start: float = np.nan  # what C holds before a launch: NaN shows an element never written; 0 for atomic adds
 
+    spec = property(lambda self: self.bound.kernel)  # what was built: the kernel's definition
     name = property(lambda self: self.spec.name)
     constants = property(lambda self: {k: self.bound[k] for k in self.spec.constants})  # declared, as built
     tile = property(lambda self: self.bound.get("T"))  # T of the lesson's kernels; None for those of other constants
-    block = property(lambda self: self.spec.sizes(self.bound)[0])  # (rows, cols) of C one block computes
+    block = property(lambda self: self.bound.block)  # (rows, cols) of C one block computes
+
+    @classmethod
+    def of(cls, bound, A, B, compiled=None, launch_bounds=None):
+        """The Launch of the Build `bound` on A and B as `bind` returned them: its grid sized, `compiled` (the counting
+        lab's; Kernel.compiled's when None) to launch, C on the device beside them, NaN-filled (elements never written
+        stay NaN; zero for a kernel that adds into C). `launch_bounds`: (max threads, min blocks per SM), by default
+        a registry kernel's `min_blocks`."""
+        (M, K), N, spec = A.shape, B.shape[1], bound.kernel
+        launch_bounds = spec.launch_bounds(bound, launch_bounds)
+        blockspergrid, threadsperblock = spec.grid(M, N, bound)
+        compiled = spec.compiled(bound, launch_bounds) if compiled is None else compiled
+        start = 0.0 if bound.accumulates else np.nan
+        C = np.full((M, N), start, dtype=np.float32)
+        return cls(compiled, (M, K, N), blockspergrid, threadsperblock,
+                   cuda.to_device(A), cuda.to_device(B), cuda.to_device(C), bound, launch_bounds, start)
 
     def __call__(self, *extra):
         """Launch once; `extra` arguments follow (A, B, C), as the counting lab's buffers do. The simulator runs one
@@ -91,29 +107,23 @@ class Launch:
         return self
 
 
-def prepare(kernel, A, B, tile=None, compiler=None, launch_bounds=None, **constants):
-    """Validate, bind `kernel`'s constants (`tile`: the lesson's T, 16 by default; or by name), compile it by
-    `compiler(kernel, bound, launch_bounds)` (Kernel.compiled; the counting lab passes its own), and put A, B and a
-    NaN-filled C on the device (elements a kernel never writes stay NaN; zero-filled for a kernel that adds into C
-    with cuda.atomic.add). `launch_bounds` = (max threads, min
-    blocks per SM); a registry kernel with `min_blocks` gets them by default."""
+def bind(kernel, A, B, tile=None, **constants):
+    """(A, B, Build): A and B validated, and `kernel` (a name, "best", a Kernel or a @cuda.jit function) bound
+    for their product at `tile` (the lesson's T, 16 by default) or at its constants by name."""
     A, B = validate_operands(A, B)  # first: "best" is chosen by their shape
-    M, K = A.shape
-    N = B.shape[1]
-    spec = resolve(kernel, (M, K, N))
+    spec = resolve(kernel, (*A.shape, B.shape[1]))
     try:
-        bound = spec.bind(constants, tile)
+        return A, B, spec.bind(constants, tile)
     except ValueError as error:  # saying that "best" chose the kernel, when it did
         if isinstance(kernel, str) and kernel == best.NAME:
             raise ValueError(f'"best" runs {spec.name} at this shape: {error}') from None
         raise
-    launch_bounds = spec.launch_bounds(bound, launch_bounds)
-    blockspergrid, threadsperblock = spec.grid(M, N, bound)
-    compiled = (compiler or Kernel.compiled)(spec, bound, launch_bounds)
-    start = 0.0 if bound.accumulates else np.nan
-    C = np.full((M, N), start, dtype=np.float32)
-    return Launch(spec, compiled, (M, K, N), blockspergrid, threadsperblock,
-                  cuda.to_device(A), cuda.to_device(B), cuda.to_device(C), bound, launch_bounds, start)
+
+
+def prepare(kernel, A, B, tile=None, launch_bounds=None, **constants):
+    """The Launch of `kernel` on A and B (`bind`, then `Launch.of`): validated, bound once, compiled once, sized."""
+    A, B, bound = bind(kernel, A, B, tile, **constants)
+    return Launch.of(bound, A, B, launch_bounds=launch_bounds)
 
 
 def matmul(A, B, kernel="tiled", tile=None, **constants):
@@ -127,6 +137,4 @@ def specialize(kernel, T=None, launch_bounds=None, shape=None, **constants):
     """`kernel` compiled with its constants bound (`specialize(tiled, T=8)`): the same code, new sizes.
     `launch_bounds` (max threads per block, min blocks per SM) caps the registers a thread may use;
     `shape` = (M, K, N) is what "best" is chosen for."""
-    spec = resolve(kernel, shape)
-    bound = spec.bind(constants, T)
-    return spec.compiled(bound, spec.launch_bounds(bound, launch_bounds))
+    return resolve(kernel, shape).build(constants, launch_bounds, T)

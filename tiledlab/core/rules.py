@@ -4,7 +4,7 @@ A rule's parameters name the constants it reads, so nothing is written twice and
 
     Rule(lambda BM, TM: BM % TM == 0, "a thread computes TM of the block's BM rows")
 
-`Rule.check` raises a ValueError that gives the reason and the values that break it
+`Rule.enforce` raises a ValueError that gives the reason and the values that break it
 ("regtile_2d: a thread computes TM of the block's BM rows; BM=64, TM=3 breaks it"). Derived
 constants and launch sizes are functions of the same kind, evaluated by `apply`.
 """
@@ -44,19 +44,15 @@ class Rule:
     holds: Callable
     why: str
 
-    def check(self, constants, kernel="kernel"):
+    def enforce(self, constants, kernel="kernel"):
         try:
             ok = apply(self.holds, constants, kernel)
         except ValueError:  # a zero divisor: the rule cannot hold
             ok = False
         if not ok:
-            values = [listed(constants, names(self.holds)), listed(bound(self.holds))]
+            carried = getattr(self.holds, "keywords", None) or {}  # the options a generated kernel's rule carries
+            values = [listed(constants, names(self.holds)), listed(carried)]
             raise ValueError(f"{kernel}: {self.why}; {', '.join(v for v in values if v)} breaks it")
-
-
-def bound(fn):
-    """The fixed values a rule carries (a partial's keywords: a generated kernel's options), {} if none."""
-    return dict(getattr(fn, "keywords", None) or {})
 
 
 def is_whole(*values):
@@ -72,7 +68,7 @@ def whole(name, value, least=1):
     return int(value)
 
 
-def check_all(rules, constants, kernel="kernel"):
-    """Check every rule in order; the first broken one raises."""
+def enforce_all(rules, constants, kernel="kernel"):
+    """Enforce every rule in order: the first broken one raises."""
     for rule in rules:
-        rule.check(constants, kernel)
+        rule.enforce(constants, kernel)

@@ -50,7 +50,7 @@ one short function per part of the kernel (`declarations`, `thread_indices`, ...
 """
 from .card import DYNAMIC_SHARED_BYTES, MAX_THREADS_PER_BLOCK, STATIC_SHARED_BYTES, VEC, Shared
 from .formulas import thread_tiles, threads_per_block as _threads
-from .rules import Rule, check_all, is_whole
+from .rules import Rule, enforce_all, is_whole
 
 OPTIONS = dict(transposed=True, edge="clamp", loads="rows", uidx=True, prefetch=True, buffers=1, warp=None, pad=4,
                stages=0, fragments=1, splits=1)
@@ -599,8 +599,8 @@ def generate_source(BM=128, BN=128, BK=8, TM=8, TN=8, name="unrolled", **options
     """The text of kernel `name(A, B, C)` for these constants and options (OPTIONS unless given); a pure
     function of them."""
     constants, options = dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN), with_defaults(options)
-    check_all(RULES, constants, name)
-    check_all(OPTION_RULES, {**constants, **options}, name)
+    enforce_all(RULES, constants, name)
+    enforce_all(OPTION_RULES, {**constants, **options}, name)
     p = Plan(name, **constants, **options)
     indices = (async_indices,) if p.stages else (load_indices, clamped_edges)
     loop = fragment_main_loop if p.fragments == 2 else pipeline_loop if p.stages else main_loop

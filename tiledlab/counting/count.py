@@ -14,7 +14,7 @@ from unittest import mock
 import numpy as np
 
 from ..backend import SIMULATOR
-from ..core.launch import prepare
+from ..core.launch import Launch, bind
 from ..i18n import _
 from .buffers import EXAMPLE_FIELDS, HAZARDS, LINES, OPERANDS, OUTSIDE_FIELDS, SHARED_TRACE_FIELDS, STAMP, as_records
 from .recorded import SecondCount
@@ -103,9 +103,11 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
     a RuntimeError instead of returning a count. A read or store outside its array, or an error of the
     kernel, is a LaunchFailed (a ValueError) naming the line and the thread.
     """
-    launch = prepare(kernel, A, B, tile, compiler=instrumented, **constants)
+    A, B, bound = bind(kernel, A, B, tile, **constants)
+    counting = instrumented(bound)
+    launch = Launch.of(bound, A, B, counting.kernel)
     capacity = trace_room(launch) if trace else 0
-    buffers = launch.kernel.buffers
+    buffers = counting.buffers
     arrays = buffers.allocate(launch, capacity)
     second = SecondCount(launch) if SIMULATOR else None  # on a GPU only the rewrite counts
     failure = None
@@ -115,7 +117,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         except Exception as error:  # noqa: BLE001  the kernel's own error: said below with its line
             failure = error
     got = buffers.read(arrays)
-    _refuse_failure(dict(zip(OUTSIDE_FIELDS, map(int, got["examples"][-1]))), failure, launch)
+    _refuse_failure(dict(zip(OUTSIDE_FIELDS, map(int, got["examples"][-1]))), failure, launch, counting)
     if second:
         second.compare(got, launch.name)
     made, shared_made = int(got["trace_pos"][0]), int(got["shared_trace_pos"][0])
@@ -125,7 +127,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
     return LoadCount(
         kernel=launch.name, shape=launch.shape, tile=launch.tile, maps={op: got[f"count_{op}"] for op in OPERANDS},
         thread_loads=got["thread_loads"], shared_reads=got["shared_reads"], shared_stores=got["shared_stores"],
-        hazards=_hazards(got, launch), C=np.asarray(launch.result()),
+        hazards=_hazards(got, launch, counting), C=np.asarray(launch.result()),
         trace=as_records(got["trace"][:made]) if trace else None,
         shared_trace=as_records(got["shared_trace"][:shared_made], SHARED_TRACE_FIELDS) if trace else None,
         shared=dict(buffers.shared), constants=dict(launch.constants),
@@ -159,14 +161,14 @@ def races(writer, other, launch):
     return [(int(i), int(j), thread(writer[i, j]), thread(other[i, j])) for i, j in np.argwhere(other >= 0)]
 
 
-def _code(launch, line):
-    return linecache.getline(launch.kernel.filename, line).strip() if line else None
+def _code(counting, line):
+    return linecache.getline(counting.filename, line).strip() if line else None
 
 
-def _hazards(got, launch):
+def _hazards(got, launch, counting):
     """The launch's Hazards: the rewrite's counts and examples, and the barriers not every thread of a block
     reached alike (from the arrivals at each barrier: the same on a GPU as on the simulator)."""
-    names = list(launch.kernel.buffers.shared)
+    names = list(counting.buffers.shared)
     examples = {}
     for kind, row in zip(HAZARDS, got["examples"]):
         h = dict(zip(EXAMPLE_FIELDS, map(int, row)))
@@ -174,43 +176,42 @@ def _hazards(got, launch):
             line, other_line = divmod(h["lines"], LINES)
             first, last = sorted((line, other_line or line))
             examples[kind] = Hazard(kind, names[h["array"]], (h["i"], h["j"]), (h["by"], h["bx"]), (h["ty"], h["tx"]),
-                                    _thread(launch, h["other"]), line, other_line or None, _code(launch, line),
-                                    _code(launch, other_line), any(first < b < last for b in launch.kernel.barriers))
+                                    _thread(launch, h["other"]), line, other_line or None, _code(counting, line),
+                                    _code(counting, other_line), any(first < b < last for b in counting.buffers.barriers))
     counts = dict(zip(HAZARDS, map(int, got["hazards"])))
-    arrivals = got["arrivals"][..., :len(launch.kernel.barriers)]
+    arrivals = got["arrivals"][..., :len(counting.buffers.barriers)]
     uneven = arrivals.max(axis=1) != arrivals.min(axis=1)  # [block, site]: its threads reached it unalike
     counts["divergent_barrier"] = int(uneven.any(axis=1).sum())
     if uneven.any():
-        examples["divergent_barrier"] = _divergent_hazard(arrivals, *(int(v) for v in np.argwhere(uneven)[0]), launch)
+        examples["divergent_barrier"] = _divergent_hazard(arrivals, *map(int, np.argwhere(uneven)[0]), launch, counting)
     return Hazards(counts, examples)
 
 
-def _divergent_hazard(arrivals, b, site, launch):
+def _divergent_hazard(arrivals, b, site, launch, counting):
     """The divergent-barrier Hazard of block `b` at barrier `site`: a thread that reached it more often than
     another, and where that other waited instead (a barrier it reached more often), if anywhere."""
     reached = arrivals[b]  # [thread, site]
     thread, other = int(reached[:, site].argmax()), int(reached[:, site].argmin())
     elsewhere = np.flatnonzero(reached[other] > reached[thread])
-    line = launch.kernel.barriers[site]
-    other_line = launch.kernel.barriers[elsewhere[0]] if len(elsewhere) else None
+    line = counting.buffers.barriers[site]
+    other_line = counting.buffers.barriers[elsewhere[0]] if len(elsewhere) else None
     by, bx = divmod(b, launch.blockspergrid[0])
     times = (int(reached[thread, site]), int(reached[other, site]))  # the element field: how often each reached it
     return Hazard("divergent_barrier", None, times, (by, bx), _thread(launch, thread + 1), _thread(launch, other + 1),
-                  line, other_line, _code(launch, line), _code(launch, other_line))
+                  line, other_line, _code(counting, line), _code(counting, other_line))
 
 
-def _refuse_failure(f, failure, launch):
+def _refuse_failure(f, failure, launch, counting):
     """Raise a LaunchFailed for the launch's first access outside its array (`f`, the row _tl_inside kept)
     or for the kernel's own error (`failure`), naming the kernel's line; nothing when neither."""
-    compiled = launch.kernel
     if f["claimed"]:
-        names = [*compiled.params, *compiled.buffers.shared]
+        names = [*counting.params, *counting.buffers.shared]
         name = names[f["what"]]
-        rows, cols = (launch.A, launch.B, launch.C)[f["what"]].shape if f["what"] < 3 else compiled.buffers.shared[name]
+        rows, cols = (launch.A, launch.B, launch.C)[f["what"]].shape if f["what"] < 3 else counting.buffers.shared[name]
         raise LaunchFailed(_("line {line}: {code}: thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx}) {verb} "
                              "{name}[{i}, {j}], outside {name} ({rows}×{cols}: rows 0–{last_row}, columns "
                              "0–{last_col}). Guard this {access}: make it only where its row and column lie inside "
-                             "{name}.").format(**f, code=repr(_code(launch, f["line"])), name=name,
+                             "{name}.").format(**f, code=repr(_code(counting, f["line"])), name=name,
                                                verb=_("stores") if f["store"] else _("reads"), rows=rows, cols=cols,
                                                last_row=rows - 1, last_col=cols - 1,
                                                access=_("store") if f["store"] else _("read"))) from None
@@ -218,12 +219,12 @@ def _refuse_failure(f, failure, launch):
         return
     # the last frame in the kernel's file: the student's line (on the simulator; on a GPU, numba's message names it)
     line = next((n for frame, n in reversed(list(traceback.walk_tb(failure.__traceback__)))
-                 if frame.f_code.co_filename == compiled.filename), None) or compiled_line(failure, compiled.filename) \
+                 if frame.f_code.co_filename == counting.filename), None) or compiled_line(failure, counting.filename) \
         or (float_index_line(launch.bound.code.tree) if _FLOAT_INDEX in str(failure) else None)
     if line is None:
         raise failure
     raise LaunchFailed(_("line {line}: {code}: the kernel failed here: {error}").format(
-        line=line, code=repr(_code(launch, line)), error=said(failure, _code(launch, line)))) from None
+        line=line, code=repr(_code(counting, line)), error=said(failure, _code(counting, line)))) from None
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -434,13 +434,13 @@ def shared_arrays(func, namespace):
     return found
 
 
-def _rewrite(kernel, bound):
+def _rewrite(bound):
     """(rewritten FunctionDef, the code that was rewritten, the tiledlab.core.ptx functions it calls, its
-    CountingBuffers) of a Kernel at constants that `Kernel.bind` returned, after the kernel contract is checked."""
-    code = kernel.checked_code(bound)
+    CountingBuffers) of a Build (`Kernel.bind`), after the kernel contract is checked."""
+    code = bound.kernel.checked_code(bound)
     func = copy.deepcopy(code.tree)  # the Build's tree is shared: the rewrite changes its own copy
     params = [a.arg for a in func.args.args]
-    namespace = {**kernel.namespace, **bound}
+    namespace = {**bound.kernel.namespace, **bound}
     shared = shared_arrays(func, namespace)
     check_countable(func, params[:2], params[2], shared, namespace)
     calls = [(name, node) for node in ast.walk(func) if (name := ptx_call(node, namespace))]
@@ -456,36 +456,32 @@ def _rewrite(kernel, bound):
 
 @dataclass(frozen=True)
 class CountingBuild:
-    """A counting build: the compiled kernel, the extra arguments it takes after (A, B, C), the kernel's
-    names for A, B and C, the file its line numbers point into, and the lines of its barriers."""
+    """A counting build: the compiled kernel (for core.launch.Launch.of), the extra arguments it takes after (A, B,
+    C) and the lines of its barriers (`buffers`), the kernel's names for A, B and C, the file its lines point into."""
     kernel: object
     buffers: CountingBuffers
     params: tuple
     filename: str
-    barriers: tuple
-
-    def __getitem__(self, config):
-        return self.kernel[config]
 
 
-def instrumented(kernel, bound, launch_bounds=None):
-    """The counting build of a Kernel at constants that `Kernel.bind` returned. The kernel's own launch
-    bounds are replaced by (its threads per block, 1): the counting code needs many more registers, and
-    capped like this (spilling if it must) even a 32×32 block still launches."""
-    func, code, ptx_names, buffers = _rewrite(kernel, bound)
+def instrumented(bound):
+    """The counting build of a Build (`Kernel.bind`). The kernel's own launch bounds are replaced by (its threads
+    per block, 1): the counting code needs many more registers, and capped like this (spilling if it must) even a
+    32×32 block still launches."""
+    func, code, ptx_names, buffers = _rewrite(bound)
     func.body[:0] = [_at(statement, func) for statement in _PROLOGUE.strip().splitlines()]  # an error there: the def's line
     func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
     helpers = "\n\n".join([code.helpers] * bool(code.helpers) + [HELPER_SOURCE] +
                           [ASYNC_HELPER_SOURCE] * bool(ptx_names))
-    namespace = {**kernel.namespace, **bound, "_STAMP": _STAMP, "_LINES": _LINES,
+    namespace = {**bound.kernel.namespace, **bound, "_STAMP": _STAMP, "_LINES": _LINES,
                  **(PTX_NAMESPACE if ptx_names else {})}
-    threads = kernel.sizes(bound)[1]
+    threads = bound.threads
     compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), helpers,
-                               tuple(sorted(bound.items())), kernel.code.base,
-                               kernel.code.reads()), (threads[0] * threads[1], 1), helpers)
+                               tuple(sorted(bound.items())), bound.kernel.code.base,
+                               bound.kernel.code.reads()), (threads[0] * threads[1], 1), helpers)
     dynamic = dynamic_bytes(func, namespace)
     return CountingBuild(ptx.DynamicShared(compiled, dynamic) if dynamic else compiled, buffers,
-                         tuple(a.arg for a in func.args.args[:3]), code.filename, buffers.barriers)
+                         tuple(a.arg for a in func.args.args[:3]), code.filename)
 
 
 def instrumented_source(kernel, T=None, **constants):
@@ -494,4 +490,4 @@ def instrumented_source(kernel, T=None, **constants):
     kernel = resolve(kernel)
     if T is None and "T" in kernel.constants:
         T = 4
-    return ast.unparse(_rewrite(kernel, kernel.bind(constants, T))[0])
+    return ast.unparse(_rewrite(kernel.bind(constants, T))[0])
