@@ -1,6 +1,6 @@
 """Notebook 7's table over shapes: its rule for ordering two kernels (beyond the spread, within noise, or no order
-from one run), the sentences it prints from the committed data, the facts its prose quotes, and the goals judged on every card
-with a committed table."""
+from one run), the sentences it prints from the committed data, the facts its prose quotes, and the goals judged
+on every card with a committed table."""
 import contextlib
 import io
 import pathlib
