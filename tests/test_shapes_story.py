@@ -1,5 +1,6 @@
 """Notebook 7's table over shapes: its rule for ordering two kernels (beyond the spread, within noise, or no order
-from one run), the sentences it prints from the committed data, and the facts its prose quotes."""
+from one run), the sentences it prints from the committed data, the facts its prose quotes, and the goals judged
+on every card with a committed table."""
 import contextlib
 import io
 import pathlib
@@ -108,3 +109,50 @@ def test_the_count_cell_refuses_in_one_line_on_a_card_without_cp_async(monkeypat
         exec(CELLS["nb7-dynamic-count"].source, {"registry": registry})
     assert out.getvalue() == ("d_64x128x16_8x8_s5: Tesla T4 (sm_75, 40 SMs) cannot run it: cp.async needs compute "
                               "capability 8.0 or higher (its tiles take 66 KiB of shared memory per block)\n")
+
+
+def goals_page(runs=None):
+    """The goals cell's functions (goals, goal_3) beside the table cell's, as the page defines them."""
+    from tiledlab.notebook import table
+    page = helpers(runs)
+    page.update(table=table, registry=registry)
+    exec(CELLS["nb7-goals-data"].source.split("\ngoals(runs)")[0], page)
+    return page
+
+
+def printed(call, *args):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        call(*args)
+    return out.getvalue()
+
+
+def test_an_order_on_fewer_than_three_rounds_is_not_decided_and_three_decide_it():
+    h100 = data.load("h100/shapes.csv")
+    rounds = h100.groupby("shape")["run"].nunique()
+    lines = {line.split()[0]: line for line in printed(goals_page()["goals"], h100).splitlines()}
+    for shape, n in rounds.items():
+        decided = lines[shape.replace("x", "×")].rstrip().endswith((" yes", " no"))
+        assert decided == (n >= 3), lines[shape.replace("x", "×")]
+    assert (rounds < 3).sum() == 14 and lines["8192×8192×8192"].rstrip().endswith("not decided (2 runs)")
+
+
+def test_goal_3_leaves_a_kernel_the_card_did_not_check_undecided_and_fails_a_wrong_one():
+    goal_3 = goals_page()["goal_3"]
+    names = sorted(set(registry.KERNELS) - {"best"})
+    every = pd.DataFrame({"kernel": names, "odd_rel_err": 1e-7})
+    assert ": met (" in printed(goal_3, every)
+    assert ": not decided, 1 not checked on this card (" in printed(goal_3, every.iloc[1:])
+    wrong = every.assign(odd_rel_err=[1e-3] + [1e-7] * (len(names) - 1))
+    assert ": not met (" in printed(goal_3, wrong.iloc[:-1])
+
+
+def test_the_goals_cell_shows_every_card_with_a_committed_table():
+    from tiledlab.core import card
+    shown = "".join(o.get("text", "") for o in CELLS["nb7-goals-data"].outputs)
+    measured = [k for k in card.KNOWN if data.path(f"{k}/shapes.csv").is_file()]
+    assert {"h100", "h200"} <= set(measured)
+    for key in measured:
+        if key != "h200":  # the H200's provenance is the table cell's first line
+            assert f"{data.provenance(data.load(f'{key}/shapes.csv'))} | {key}/shapes.csv" in shown, key
+    assert shown.count("goal 1, ") == len(measured)
