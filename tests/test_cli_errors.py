@@ -1,4 +1,5 @@
 """The command line refuses bad input in one line (exit 2) and never ends in a bare traceback."""
+import re
 import subprocess
 import sys
 
@@ -68,8 +69,11 @@ def test_count_memory_forecast_grows_like_n_squared_and_counts_the_buffers():
 
 @pytest.mark.skipif(not tiledlab.SIMULATOR, reason="the forecast is for the simulator")
 def test_count_forecasts_its_time_on_the_simulator(tiledlab_cli):
+    """The forecast scales one timed launch, so a busy machine may say "about 1 s": its form is tested, not its
+    number (test_a_forecast_says_its_seconds_or_under_a_second tests the wording of each)."""
     result = tiledlab_cli("count", "--n", "12", "--tile", "4", "--json")
-    assert result.returncode == 0 and "should take under a second" in result.stderr and "{" not in result.stderr
+    assert result.returncode == 0 and "{" not in result.stderr
+    assert re.search(r"^CUDA simulator: this count should take (under a second|about \d+ s) ", result.stderr), result.stderr
 
 
 @pytest.mark.parametrize("seconds, said", [(0.4, "should take under a second"), (42.4, "should take about 42 s")])
