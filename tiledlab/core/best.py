@@ -1,38 +1,19 @@
 """What "best" means, decided here and nowhere else: one registry kernel for a card and a shape.
 
-`choose(M, K, N, card)` answers for `matmul(A, B, "best")`, `count_loads(..., "best")`, `show("best")`,
-`specialize("best")` and every experiment, through `launch.resolve`. It asks, in order:
-
-1. the tuned choice: `python -m tiledlab tune` times the candidates on this card and writes the fastest
-   per shape class to a cache (below); an entry counts only for the card in hand (a change of device
-   invalidates it) and the backend that timed it (the simulator models an H200 but times Python), a kernel
-   the registry still has and the card can run;
-2. the model of the card: among `CANDIDATES` and their split-K rungs (`SPLIT_K`) the card can run, the one
-   whose estimated time (`estimate`) is least. The estimate counts blocks and waves the way the lesson counts loads:
-   - an SM holds as many blocks of a kernel at once as its registers, shared memory and threads allow
-     (card.blocks_per_sm; registers per thread for the card's architecture from data/compiled/registers.csv);
-   - the grid has one block per BM×BN tile of C (per part of K, for a split-K rung); every block, edge tiles
-     included, does BM·BN·(its part of K rounded up to BK, plus K_OVERHEAD) multiply-adds;
-   - the busiest SM gets ⌈blocks / SMs⌉ of them and runs them as many at a time as it holds: a last round
-     of fewer blocks takes as long as a full one unless the full one had more warps than the SM needed
-     (WARPS_TO_FILL): at 3000³ the 128×256 tile makes 288 blocks for 132 SMs at one a time, three
-     rounds for 2.2 rounds of work;
-   - the rate: what the kernel achieved per unit of that work in the committed same-run table of this card
-     (data/<card>/shapes.csv), at the measured shape most like this one (`nearest`); a card without a table
-     borrows one of the same architecture (the H100 the H200's), else the H200's; a split-K rung not yet
-     measured, that of the rung it splits.
-   Choices are kept per card and shape (and tune cache), so a repeated call costs microseconds.
-
-The cache is JSON at $TILEDLAB_CACHE_DIR/tune.json, else platformdirs' user cache dir + /tiledlab/tune.json:
-
-    {"version": 2,
-     "entries": [{"card": {<dataclasses.asdict of a card.Card>}, "shape_class": ["4096", "≤4096", ...],
-                  "kernel": "<registry name>", "measured": {"backend": "gpu" or "simulator", <what tune measured>}}]}
-
-`shape_class` rounds each dimension up to a power of two, "≤P" where the candidates' block tiles leave an edge:
-3000³ is ≤4096×≤4096×≤4096, not 4096³'s class, where another tile wins. A later entry for one card and class
-replaces an earlier one; a missing file is no tuned choice, one that cannot be read is reported once and ignored
-(tune's next run replaces it). `entries`, `entry`, `same_class` and `save` are its one reader and writer, tune's too.
+`choose(M, K, N, card)` answers for every "best" (through `launch.resolve`), asking in order:
+1. the tuned choice: `python -m tiledlab tune` writes the fastest candidate per shape class to a cache; an entry
+   counts only for the card in hand, the backend that timed it, and a kernel the registry has and the card can run;
+2. the model: of `CANDIDATES` and `SPLIT_K` the card can run, the least `estimate`. An SM holds as many blocks as
+   its registers (data/compiled/registers.csv), shared memory and threads allow; the busiest SM runs
+   ⌈blocks / SMs⌉ blocks of BM·BN·(its part of K + K_OVERHEAD) multiply-adds, in rounds whose warps may not fill
+   it (WARPS_TO_FILL): at 3000³ the 128×256 tile makes three rounds for 2.2 rounds of work. The rate is what the
+   kernel achieved per unit of that work in the card's committed same-run table (data/<card>/shapes.csv) at the
+   `nearest` measured shape (a card without one borrows its architecture's, else the H200's).
+The cache, $TILEDLAB_CACHE_DIR/tune.json (else platformdirs' user cache dir + /tiledlab/tune.json), is
+{"version": 2, "entries": [{"card": {asdict of a Card}, "shape_class": [...], "kernel": name, "measured": {...}}]};
+`shape_class` rounds each dimension up to a power of two, "≤P" where a candidate's tile leaves an edge. A later
+entry replaces an earlier one; an unreadable file is reported once and ignored. `entries`, `entry`, `same_class`
+and `save` are its one reader and writer.
 """
 import csv
 import dataclasses
@@ -51,16 +32,13 @@ from ..i18n import _
 
 NAME = "best"
 SHAPE = (4096, 4096, 4096)  # the size a question about "best" without a shape is answered at (show, specialize)
-# The fastest kernel of each block tile in the committed H200 runs (waits.csv: the 16×2 warp patch;
-# async.csv: the BK = 16 pipeline; ladder.csv: the double-buffered 64×128 for cards without cp.async) ...
+# The fastest kernel of each block tile in the committed H200 runs (waits.csv, async.csv, ladder.csv: for cards
+# without cp.async) and the split-K rungs of the last two, for shapes whose M×N gives the card too few blocks
 CANDIDATES = ("w_128x256x8_8x16_warp16x2", "a_64x128x16_8x8_s3", "s_64x128x8_8x8_db")
-# ... and the split-K rungs of the last two, for shapes whose M×N gives the card too few blocks: the model
-# chooses among both
 SPLIT_K = ("k_64x128x16_8x8_s3_split2", "k_64x128x16_8x8_s3_split4", "k_64x128x16_8x8_s3_split8",
            "k_64x128x8_8x8_db_split4")
 FILL = 0.9  # the card rule `best` used before the model (notebook 7): blocks per SM a grid must give
-# The model's two constants, fitted to the committed H200 runs (tests/test_best.py refits them): with them the
-# rates a kernel achieves per unit of modelled work agree best across the twelve shapes
+# The model's constants, fitted to the committed H200 runs (tests/test_best.py refits them)
 WARPS_TO_FILL = 5  # warps an SM needs resident to run these kernels at full rate (a 4-warp block alone: 80 %)
 K_OVERHEAD = 128  # a block's time outside its main loop (pipeline filled, C written), in steps of k
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data"  # committed measurements, read here as plain CSV
@@ -70,8 +48,7 @@ _reported = set()
 
 
 def shape_class(M, K, N):
-    """The shapes one tuned choice stands for: each of M, K, N as the power of two it rounds up to, "≤" before it
-    when the block tile of one of best.CANDIDATES in that dimension (BM, BK, BN) does not divide it."""
+    """M, K, N each as the power of two it rounds up to, "≤" before it where a candidate's tile does not divide it."""
     return tuple(("" if n % tile == 0 else "≤") + str(1 << (n - 1).bit_length())
                  for n, tile in zip(_shape(M, K, N), _tiles()))
 
@@ -101,10 +78,9 @@ def cache_path():
 def tuned(M, K, N, card, kernels):
     """The cached choice for this card and shape class, when it still holds; None otherwise."""
     wanted, here = list(shape_class(M, K, N)), "simulator" if SIMULATOR else "gpu"
-    # the latest entry, measured where it is used (the simulator's times are Python's, not a GPU's)
     found = next((e.get("kernel") for e in reversed(entries())
                   if same_class(e, card, wanted) and measured_on(e) == here), None)
-    # a kernel the registry still has (an entry of another form, a list, names none) that the card can run
+    # an entry of another form (a list) names no kernel
     return found if isinstance(found, str) and found in kernels and kernels[found].refusal(card) is None else None
 
 
@@ -163,9 +139,8 @@ def blocks(kernel, M, N):
 
 
 def by_rule(M, N, card, kernels):
-    """The card rule `best` followed before the model: among the CANDIDATES `card` can run, the largest block
-    tile whose grid gives FILL of its SMs a block (the smallest tile when none does). Notebook 7 shows where
-    it erred (3000³: three rounds of the 128×256 tile, the third on 24 SMs)."""
+    """The card rule `best` followed before the model (notebook 7 shows where it erred): of the CANDIDATES `card`
+    can run, the largest block tile whose grid gives FILL of its SMs a block, else the smallest."""
     runnable = [kernels[name] for name in CANDIDATES if kernels[name].refusal(card) is None]
     if not runnable:
         raise ValueError(_('"best": {card} can run none of {names}').format(card=card, names=", ".join(CANDIDATES)))
@@ -184,31 +159,27 @@ def splits(kernel):
 
 @functools.cache
 def facts(kernel):
-    """(constants, (rows, cols) of C per block, threads per block, card.Needs) of `kernel`'s default build: bound
-    once, as the model asks for them at every shape."""
+    """(constants, (rows, cols) of C per block, threads per block, card.Needs) of `kernel`'s default build."""
     c = kernel.bind()
     block, threads = kernel.sizes(c)
     return c, block, math.prod(threads), kernel.needs(c)
 
 
 def registers(kernel, card):
-    """Registers per thread of `kernel` (its default build) on `card`'s architecture, as ptxas reported them
-    (data/compiled/registers.csv); None when never recorded."""
+    """Registers per thread of `kernel`'s default build on `card`'s architecture as ptxas reported them; None if
+    never recorded."""
     return _registers().get((kernel.name, card.arch))
 
 
 def per_sm(kernel, card):
-    """Blocks of `kernel` (its default build) one SM of `card` holds at once; None when its registers on that
-    architecture were never recorded (data/compiled/registers.csv)."""
-    registers = _registers().get((kernel.name, card.arch))
+    """Blocks of `kernel`'s default build one SM of `card` holds at once; None when its registers are unknown."""
+    used = registers(kernel, card)
     _, _, threads, needs = facts(kernel)
-    return cards.blocks_per_sm(card, registers, threads, needs.shared.bytes) if registers else None
+    return cards.blocks_per_sm(card, used, threads, needs.shared.bytes) if used else None
 
 
 def work(kernel, card, M, K, N):
-    """The kernel's modelled time at M×K·K×N on `card` at a rate of one multiply-add per second on each SM:
-    the multiply-adds of the blocks its busiest SM runs, each round of them divided by how full it keeps the SM
-    (see the module's docstring). None when the card cannot hold a block of it."""
+    """The modelled time at one multiply-add per second per SM (the module's docstring); None if no block fits."""
     held = per_sm(kernel, card)
     if not held:
         return None
@@ -225,8 +196,8 @@ def work(kernel, card, M, K, N):
 
 
 def nearest(shape, measured):
-    """Of the `measured` shapes (M, K, N), the one most like `shape`: each dimension on a log scale, and whether
-    rows of B and C (N) and of A (K) are 16-byte aligned (asynchronous copies) and 128-byte aligned."""
+    """Of the `measured` shapes, the one most like `shape`: sizes on a log scale, rows' 16/128-byte alignment."""
+
     def features(M, K, N):
         return (math.log2(M), math.log2(K), math.log2(N), K % 4 == 0 and N % 4 == 0, K % 32 == 0, N % 32 == 0)
 
@@ -237,8 +208,8 @@ def nearest(shape, measured):
 
 
 def rate(kernel, card, M, K, N, kernels):
-    """Multiply-adds per second per SM that `kernel` achieved per unit of `work`, at the measured shape nearest to
-    M×K×N on the card the data is of (`measured_on`); None when it was never measured (nor the rung it splits)."""
+    """The rate `kernel` (or the rung it splits) achieved per unit of `work` at the nearest measured shape; None
+    when never measured."""
     measured_on, table = measured(card)
     name = kernel.name if kernel.name in table else twin(kernel, kernels)
     if name not in table:
@@ -265,19 +236,18 @@ def estimate(kernel, card, M, K, N, kernels=None):
 
 
 def by_model(M, K, N, card, kernels):
-    """Of the CANDIDATES and SPLIT_K rungs `card` can run, the one whose `estimate` is least (the card rule's choice
-    where none has an estimate: registers never recorded for the card's architecture)."""
+    """Of the CANDIDATES and SPLIT_K rungs `card` can run, the least `estimate` (else the card rule's choice)."""
     times = {name: estimate(kernels[name], card, M, K, N, kernels) for name in CANDIDATES + SPLIT_K
              if facts(kernels[name])[3].refusal(card) is None}
     times = {name: t for name, t in times.items() if t is not None}
-    if not times:  # an architecture ptxas's record never saw: no registers, no model; the card rule still answers
+    if not times:  # an architecture ptxas's record never saw: no registers, no model
         return by_rule(M, N, card, kernels)
     return min(times, key=times.get)
 
 
 def measured_card(card):
-    """The key (core.card.KNOWN, a folder of data/) of the card whose committed same-run table `card` uses: its
-    own, else that of a card of the same architecture, else the H200's."""
+    """The KNOWN key of the card whose same-run table `card` uses: its own, its architecture's, else the H200's."""
+
     own = cards.known_as(card)
     found = [k for k in cards.KNOWN if (DATA / k / "shapes.csv").exists()]
     return own if own in found else next((k for k in found if cards.KNOWN[k].arch == card.arch), "h200")

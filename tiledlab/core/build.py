@@ -1,13 +1,7 @@
-"""The one builder: every compiled kernel of the package comes from here, each compiled once per code and
-constants (a Kernel also keeps its builds by constants, so that its code is not read or written again
-for every launch). Three ways in, one for each source of a kernel's code (core.kernel: Written, Changed,
-Generated): `from_function`, `from_tree` (the counting rewrite, the variants) and `from_source` (the unrolled
-kernels, the FMA roof kernel; its text is kept in linecache, so `inspect`, tracebacks and the simulator's
-line-keyed shared arrays read it like a file).
-
-`helpers` is source for functions the kernel calls. They are compiled into the kernel's own
-namespace: device functions on a GPU, plain Python on the simulator (where sharing the namespace
-lets them see the simulator's per-launch `cuda` module).
+"""The one builder: every compiled kernel of the package comes from here, once per code and constants, by one way in
+per source of code (core.kernel): `from_function`, `from_tree` (rewrites, variants) and `from_source` (generated
+kernels; the text is kept in linecache for `inspect`, tracebacks and the simulator). `helpers` is source of the
+functions a kernel calls, compiled into its namespace: device functions on a GPU, plain Python on the simulator.
 """
 import ast
 import copy

@@ -1,13 +1,7 @@
-"""The card, as data: what a kernel's needs are checked against, and what "best" reads.
-
-On a GPU, `current()` reads the device from the driver. On the simulator, which has no card, it is a
-modelled one from `KNOWN`, the NVIDIA H200 unless TILEDLAB_CARD names another (t4, a100, rtx3090,
-rtx4090, l4, h100, h200), so that a page run here chooses and refuses kernels as it would on that card. The
-figures are the ones the driver reports for each card (the CUDA C++ Programming Guide's table of
-technical specifications per compute capability; SMs from each card's datasheet); the H200's equal the
-committed tiledlab/data/h200/device.csv, read from the driver there. A card's key in `KNOWN` names its folder of
-committed measurements (tiledlab/data/h200/). `blocks_per_sm` is the occupancy calculator's arithmetic: how many
-blocks of a build an SM holds at once, by registers, shared memory, threads and its own limit.
+"""The card, as data: what a kernel's needs are checked against, and what "best" reads. `current()` reads the
+device on a GPU; the simulator models a card of `KNOWN` (TILEDLAB_CARD, the H200 by default) so that a page chooses
+and refuses kernels as there. The figures are the driver's (the CUDA C++ Programming Guide's table per compute
+capability, SMs from datasheets; the H200's equal data/h200/device.csv); a key of KNOWN names its data folder.
 """
 import os
 from dataclasses import dataclass, fields

@@ -1,10 +1,6 @@
-"""The kernel contract, checked on every path that builds a kernel (see tiledlab.core.kernels).
-
-A kernel's code is read as a syntax tree: to check the contract, to count its shared memory, and
-for the counting lab to rewrite. The tree is read from the kernel's file as it is now and must compile to
-the code that runs (a file edited since the import is refused: its lines would describe another
-program). Whatever cannot be read or breaks a rule is refused here with a ValueError that names the
-line, before anything is compiled or launched.
+"""The kernel contract (tiledlab.core.kernels), checked on every path that builds a kernel. A kernel's code is read
+as a syntax tree from its file as it is now (a file edited since the import is refused); what breaks a rule is
+a ValueError that names the line, before anything is compiled or launched.
 """
 import ast
 import linecache

@@ -1,9 +1,6 @@
 """What the articles predict: global loads of A and B, and shared-memory traffic, for every kernel here.
-
-The lesson's tiled kernel is the block-tile formula with BM = BN = T: a block computing a BM×BN tile
-of C reads its BM rows of A and its BN columns of B once, so N³(1/BM + 1/BN) loads when square,
-2N³/T for T×T tiles. Register tiling changes the next level down: a thread computing TM×TN elements
-reads TM + TN values from shared memory per step k for TM·TN multiply-adds.
+A block computing a BM×BN tile of C reads its BM rows of A and BN columns of B once: N³(1/BM + 1/BN) loads when
+square; a thread computing TM×TN elements reads TM + TN shared values per k for TM·TN multiply-adds.
 """
 
 

@@ -1,17 +1,9 @@
-"""What tiledlab knows about a kernel, in one object (`Kernel`, whose fields say what each holds): its code,
-its constants and their rules, how it covers C, its family and idea, what it needs of the card (core.card).
-
-Its code is one of three sources behind one interface (`at`, `text`, `compile`, `namespace`): a
-hand-written function (`Written`), a source generator (`Generated`, the unrolled rungs), or a changed
-syntax tree of another kernel's code (`Changed`, the variants; a variant of a generated kernel keeps
-the text written for it and never runs the generator again). Rules, derived constants and geometry are
-functions whose parameters name the constants they read (core.rules).
-
-`kernel.bind(BM=64)` checks and completes a set of constants once; `kernel.build(constants)` compiles
-that build through the one builder (core.build), after checking the kernel contract (core.contract)
-and that the card in hand can run it. The lesson's kernels are plain `@cuda.jit` functions:
-`Kernel.of(naive)` wraps them (and any student's kernel) with the lesson's geometry, T×T threads for
-a T×T tile of C:
+"""What tiledlab knows about a kernel, in one object (`Kernel`): its code, constants and their rules, how it covers
+C, its family and idea, what it needs of the card. Its code is a hand-written function (`Written`), a source
+generator (`Generated`) or a changed syntax tree of another kernel's code (`Changed`, the variants), behind one
+interface. `kernel.bind(BM=64)` checks and completes constants once into a `Build`; `kernel.build(...)` compiles
+it through core.build after checking the contract (core.contract) and the card. `Kernel.of(naive)` wraps a
+@cuda.jit kernel with the lesson's geometry (T×T threads for a T×T tile of C); others declare theirs:
 
     @launch_geometry(block=lambda BM, BN: (BM, BN), threads=lambda BM, BN, TM, TN: (BN // TN, BM // TM),
                      BM=64, BN=64, BK=8, TM=4, TN=4, NTHREADS=lambda BM, BN, TM, TN: (BM // TM) * (BN // TN))
@@ -151,8 +143,8 @@ class Changed:
 
 
 class Build(Mapping):
-    """A kernel at one set of constants, checked once by `Kernel.bind`: a read-only mapping of every constant
-    (derived ones included: build["T"]), its geometry, and the code that runs there, read when first asked for."""
+    """A kernel at one set of constants, checked once by `Kernel.bind`: every constant (derived ones too:
+    build["T"]), its geometry, and its code, read when first asked for."""
 
     def __init__(self, kernel, constants, block, threads):
         self.kernel, self._constants = kernel, constants
@@ -173,8 +165,8 @@ class Build(Mapping):
 
     @property
     def code(self):
-        """The kernel's Code at these constants (its tree is shared: copy it before changing it), read again only
-        when its file changed (which Written.at refuses: the lines a message quotes would be another program's)."""
+        """The kernel's Code at these constants (its tree is shared: copy it before changing it), read again when
+        its file changed (for Written.at to refuse)."""
         stamp = self.kernel.code.stamp()
         if self._code is None or self._code[0] != stamp:
             self._code = (stamp, self.kernel.code.at(self.kernel.name, self.kernel._declared(self)))
@@ -226,10 +218,8 @@ class Kernel:
 
     # --- constants -------------------------------------------------------------------------------
     def bind(self, given=None, tile=None, **more):
-        """The Build of these constants: the defaults, then the given ones (`tile`: the lesson's T), then the
-        derived ones, checked once (a second call with the same ones returns the same Build): unknown names,
-        values that are not whole numbers, a block CUDA cannot launch, and the kernel's rules each give a
-        ValueError that says what to change."""
+        """The Build of the defaults, the given constants (`tile`: the lesson's T) and the derived ones, checked
+        once per set (a ValueError says what to change)."""
         given = {**(given or {}), **more}
         try:  # each value with its type: True == 1, but tile=True is refused where tile=1 is not
             asked = tuple(sorted((k, type(v).__name__, v) for k, v in given.items())), type(tile).__name__, tile
@@ -276,7 +266,7 @@ class Kernel:
             raise ValueError(refusal.format(kernel=self.name, constants=listed(self.constants), name=name, value=value))
 
     def sizes(self, constants):
-        """((rows, cols) of C per block, (x, y) threads per block), checked against CUDA's limits (a Build's, once)."""
+        """((rows, cols) of C per block, (x, y) threads per block), checked against CUDA's limits."""
         if isinstance(constants, Build) and constants.kernel is self:
             return constants.block, constants.threads
         block = tuple(apply(self.block, constants, self.name))
@@ -323,9 +313,8 @@ class Kernel:
 
     # --- what it needs of the card ---------------------------------------------------------------
     def shared_memory(self, constants, tree=None):
-        """card.Shared of one block at `constants`: from `shared` when declared, else the bytes of its
-        cuda.shared.array declarations (None when a shape cannot be evaluated here; numba then reports
-        it when it compiles)."""
+        """card.Shared of one block: `shared`'s, else its cuda.shared.array declarations' (None when a shape
+        cannot be evaluated here; numba then reports it)."""
         if self.shared is not None:
             return apply(self.shared, constants, self.name)
         tree = tree or self.code.at(self.name, self._declared(constants)).tree
@@ -343,8 +332,7 @@ class Kernel:
                      int(np.prod(self.sizes(constants)[1])), bounds[1] if bounds else None)
 
     def refusal(self, card=None, bound=None, launch_bounds=None, tree=None):
-        """Why `card` (the card in hand when None) cannot run the build at `bound` (as `bind` returns
-        them; the defaults when None), in one line; None when it can."""
+        """Why `card` (the card in hand when None) cannot run the build `bound` (the defaults'), or None."""
         why = self.needs(bound, launch_bounds, tree).refusal(card or cards.current())
         return f"{self.name}: {why}" if why else None
 
@@ -367,8 +355,7 @@ class Kernel:
         return self.compiled(bound, self.launch_bounds(bound, launch_bounds))
 
     def compiled(self, bound, launch_bounds=None):
-        """The compiled kernel at constants that `bind` returned, built once per set of them and card."""
-        # another card is checked again; a global the code reads, changed since, makes another program
+        """The compiled kernel of a Build, once per card and per value of the globals its code reads."""
         key = (build.key(bound), launch_bounds, cards.current(), self.code.reads())
         if key not in self._builds:
             code = self.checked_code(bound, launch_bounds)
@@ -382,8 +369,8 @@ class Kernel:
         return self._builds[key]
 
     def checked_code(self, constants, launch_bounds=None):
-        """The code that runs at `constants` (a Build: its code, read once), after the kernel contract is checked
-        and the card in hand is found able to run it: what every build, counting builds included, compiles."""
+        """The code every build (counting ones too) compiles at `constants`, once the contract and card are checked."""
+
         code = constants.code if isinstance(constants, Build) else self.code.at(self.name, self._declared(constants))
         contract.enforce(code.tree, self.name)
         why = self.refusal(None, constants, launch_bounds, code.tree)
@@ -393,8 +380,7 @@ class Kernel:
 
     # --- derived kernels -------------------------------------------------------------------------
     def changed(self, tree, derived=None, constants=None):
-        """A kernel running `tree`, a changed syntax tree of this one's code at `constants`, which become
-        its defaults. Generated code is changed as written at `constants` and takes no others."""
+        """A kernel running `tree`, a changed syntax tree of this one's code at `constants` (its defaults)."""
         bound = self.bind(constants)  # refuse bad constants here, not at the variant's first launch
         written = self.code.at(self.name, self._declared(bound))
         code = Changed(tree, written.helpers, written.filename, self.code.base)
@@ -412,8 +398,7 @@ class Kernel:
     # --- making one ------------------------------------------------------------------------------
     @classmethod
     def of(cls, obj):
-        """`obj` as a Kernel: itself, or a @cuda.jit function with the lesson's geometry (one Kernel per
-        function, so its builds are kept)."""
+        """`obj` as a Kernel: itself, or a @cuda.jit function with the lesson's geometry (one Kernel per function)."""
         if isinstance(obj, Kernel):
             return obj
         if contract.is_kernel(obj) and obj in _built:  # a build (specialize): its kernel at its constants
@@ -444,9 +429,8 @@ def lesson(kernel, idea="", family="student", kind=None):
 
 def launch_geometry(block=_lesson_tile, threads=_lesson_tile, requires=(), idea="", min_blocks=None,
                     family="student", **constants):
-    """Declare a kernel's constants and geometry (see the module's docstring); a decorator above
-    @cuda.jit that returns the `Kernel`. `requires` lists Rule objects; the geometry is the lesson's
-    (T×T threads, a T×T tile of C) unless `block` and `threads` say otherwise."""
+    """A decorator above @cuda.jit declaring a kernel's constants, geometry and `requires` (Rule objects)."""
+
     defaults = {k: v for k, v in constants.items() if not callable(v)}
     derived = {k: v for k, v in constants.items() if callable(v)}
     rules = (requires,) if isinstance(requires, Rule) else tuple(requires) if isinstance(requires, (list, tuple)) else None

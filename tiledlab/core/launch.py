@@ -1,11 +1,8 @@
 """The one launch path: validate the inputs, build the kernel, size the grid, launch, copy C back.
 
-`matmul`, the exercise checks and every GPU experiment go through `prepare` (`bind`, then `Launch.of`), so a
-bad input gets the same clear ValueError everywhere, before anything is launched. A kernel is given
-by name (tiledlab.core.registry, or "best": core.best chooses one for the card and the shape), as a
-Kernel or as a @cuda.jit function; its constants by the lesson's `tile` (T) or by name (BM=64, ...),
-bound once into a Build; its geometry sizes the grid; the card in hand is checked before anything is compiled.
-The counting lab takes the two steps itself, compiling its own build between them: the core never calls it back.
+`matmul`, the exercise checks and every GPU experiment go through `prepare` (`bind`, then `Launch.of`), so a bad
+input gets the same ValueError everywhere before anything is launched. The counting lab takes the two steps
+itself, compiling its own build between them: the core never calls it back.
 """
 import threading
 from contextlib import nullcontext

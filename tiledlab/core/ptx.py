@@ -1,26 +1,13 @@
 """What numba-cuda has no words for: a 128-bit load and an asynchronous copy (in PTX), and shared tiles beyond 48 KiB.
 
-PTX is the assembly language of NVIDIA GPUs that numba (through NVVM) writes; `ptxas` turns it into SASS,
-the instructions the GPU runs. Two instructions that fast matrix products rely on are not among numba's choices:
-
-* `ldg4(A, i, j)` reads A[i, j:j+4] with one instruction, `ld.global.nc.v4.f32`: a vector of four floats
-  (v4.f32, 128 bits) through the read-only data path (`nc`, "non-coherent": the data must not change while
-  the kernel runs); SASS `LDG.E.128.CONSTANT` on an H100/H200. For four reads A[i, j + q] of a kernel
-  argument numba writes four 32-bit loads (`LDG.E`): it cannot know that A[i, j] sits on a 16-byte boundary.
-  A quarter of the load instructions issue the same bytes.
-
-* `cp_async4(sA, di, dj, A, si, sj)` copies A[si, sj:sj+4] into the shared array sA[di, dj:dj+4] with
-  `cp.async.cg.shared.global [dst], [src], 16;`, 16 bytes from global to shared memory that never pass
-  through the thread's registers (SASS `LDGSTS.E.BYPASS.128`, "load global, store shared", bypassing L1).
-  The thread issues it and goes on; the copy lands later. `cp_async_commit()` (`cp.async.commit_group;`,
-  SASS `LDGDEPBAR`) closes the copies issued so far into a group, and `cp_async_wait(n)`
-  (`cp.async.wait_group n;`, SASS `DEPBAR.LE SB0, n`) waits until at most the n most recent groups are in
-  flight. A copy's data is there for the thread that issued it after a wait that covers its group, and for
-  the other threads of the block only after that wait and a `cuda.syncthreads()` behind it. With n > 0 a
-  block loads the next tile while it computes on this one: a pipeline of stages, one group per stage
-  (Ampere's way, and cuBLAS's on this card).
-
-In a kernel (sA, sB declared with `cuda.shared.array((T, T), float32, alignment=16)`):
+* `ldg4(A, i, j)` reads A[i, j:j+4] with one `ld.global.nc.v4.f32` (SASS `LDG.E.128.CONSTANT`): 128 bits through
+  the read-only path (the data must not change while the kernel runs). For four reads of A[i, j + q] numba writes
+  four 32-bit loads: it cannot know that A[i, j] sits on a 16-byte boundary.
+* `cp_async4(sA, di, dj, A, si, sj)` copies A[si, sj:sj+4] into sA[di, dj:dj+4] with `cp.async.cg.shared.global`
+  (SASS `LDGSTS`): 16 bytes global → shared past the registers; the thread goes on and the copy lands later.
+  `cp_async_commit()` closes the copies issued so far into a group; `cp_async_wait(n)` waits until at most the n
+  newest groups are in flight. The data is there for the issuing thread after that wait, for the block after a
+  `cuda.syncthreads()` behind it. With n > 0 a block loads the next tile while it computes on this one.
 
     a0, a1, a2, a3 = ldg4(A, row, k)      # A[row, k:k+4]: one LDG.E.128 instead of four LDG.E
     cp_async4(sB, ty, 4 * tx, B, kb, cb)  # B[kb, cb:cb+4] → sB[ty, 4tx:4tx+4], past the registers
@@ -28,39 +15,25 @@ In a kernel (sA, sB declared with `cuda.shared.array((T, T), float32, alignment=
     cp_async_wait(0)                      # ... which has landed, for this thread
     cuda.syncthreads()                    # ... and for every thread of the block
 
-numba-cuda 0.30.4 (the last numba-cuda; we stay on it for its simulator) offers neither: its vector types
-(`cuda.float32x4`) are built from four scalars, never loaded in one piece, and it has no cp.async. It does
-give `numba.cuda.extending.intrinsic`, with which a function emits LLVM IR of its own, and llvmlite's
-`ir.InlineAsm`, a piece of PTX inside that IR: the way numba-cuda writes its own cache-hint loads (`cuda.ldcg`,
-numba_cuda/numba/cuda/cache_hints.py), which the functions here follow. Its successor, numba-cuda-mlir, would
-offer `cuda.vector.load`, inline PTX and TMA (Hopper's tensor copy engine), but it has no simulator.
+numba-cuda 0.30.4 (kept for its simulator) has neither; these are `numba.cuda.extending.intrinsic`s emitting
+llvmlite `ir.InlineAsm`, as numba-cuda's own `cuda.ldcg` does (numba_cuda/numba/cuda/cache_hints.py).
 
 The contract, which the caller keeps (nothing checks it on a GPU; the simulator does):
 * every array is float32, 2-D and C-contiguous; `dst` of cp_async4 is a `cuda.shared.array` declared
   with `alignment=16`, the others are kernel arguments, never written while the kernel runs;
-* each four floats start on a 16-byte boundary: `j % 4 == 0` and a row length that is a multiple of 4
-  (so row i starts on a boundary too); the same for (di, dj) in dst and (si, sj) in src;
-* all four elements lie inside the array, indices are not negative (no wraparound, no bounds check):
-  a kernel guards the edges itself, with scalar reads where a group of four would stick out;
+* each four floats start on a 16-byte boundary: `j % 4 == 0` and rows of a multiple of 4 floats;
+* all four elements lie inside the array, indices are not negative (no wraparound, no bounds check);
 * `cp_async_wait(n)`: n is a number known when the kernel compiles (0, 1, or a bound constant's name).
-On a GPU a misaligned address is an error ("misaligned address"), a read past an edge reads what lies there.
+On a GPU a misaligned address is an error, a read past an edge reads what lies there.
 
-More than 48 KiB of shared memory per block: a kernel may declare only 48 KiB statically. Beyond that its tiles
-live in dynamic shared memory, `smem = cuda.shared.array(0, float32, alignment=16)`, whose size each launch
-gives (`kernel[grid, block, stream, nbytes]`) after the kernel's own limit was raised to it (the driver's
-CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, up to the card's opt-in limit: 227 KiB on an H100/H200,
-163 KiB on an A100, 99 KiB on RTX 30/40 cards). `sA = shared_view(smem, offset, rows, cols)` is the 2-D
-float32 array of rows×cols floats that starts `offset` floats into it (numbers known when the kernel compiles),
-so the kernel indexes sA[i, j] as it would a static tile. `DynamicShared(kernel, nbytes)` is a compiled kernel
-that launches like any other and does the rest: it compiles for the arguments' types, raises the limit, and
-reserves `nbytes` in every launch. Never launch such a kernel reserving less: on a GPU a read past the reserved
-bytes is an illegal address, which ends the process's CUDA context.
+Beyond 48 KiB a block's tiles live in dynamic shared memory, `smem = cuda.shared.array(0, float32, alignment=16)`;
+`sA = shared_view(smem, offset, rows, cols)` is its rows×cols float32 view from `offset` floats (numbers known when
+the kernel compiles). `DynamicShared(kernel, nbytes)` launches like any kernel: it raises the kernel's limit
+(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, up to 227 KiB on an H100/H200) and reserves `nbytes` at every
+launch (a read past the reserved bytes is an illegal address, which ends the CUDA context).
 
-On numba's CUDA simulator (tiledlab.SIMULATOR) there is no PTX to run, so each name is a Python function with
-the same effect, chosen when this module is imported: ldg4 returns the four elements, cp_async4 copies at once,
-commit and wait do nothing. They check the contract above and raise where a GPU would fault or read garbage.
-A kernel that forgets a wait still computes the right product there; the counting lab catches it (a read of a
-copy in flight is a hazard: tiledlab.counting.rewrite).
+On numba's simulator each name is a Python function with the same effect that checks the contract and raises
+where a GPU would fault or read garbage; commit and wait do nothing (a missing wait is the counting lab's hazard).
 """
 import numpy as np
 

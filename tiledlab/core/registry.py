@@ -1,16 +1,8 @@
-"""Every kernel of the series by name, each with its family: the lesson's two, the ladder of register
-tiling, a search around its best rung, and the rungs after it.
-
-`matmul(A, B, kernel="regtile_2d")` runs a kernel here at its default constants; `matmul(A, B,
-kernel="regtile_2d", BM=64, TM=4)` changes some of them. A kernel's family is a field (`family`):
-"lesson", "fair" (the lesson's two with unsigned indices), "ladder" (each rung adds one idea to the one
-before, `KERNELS[name].idea`), "search" (block and thread tiles around the ladder's last rung), "async"
-(asynchronous copies), "waits" (against the wait for shared data), "dynamic" (tiles in dynamic shared
-memory, beyond 48 KiB), "split" (split-K: blocks share a tile of C, each a part of K, adding into C where
-M×N gives the card too few blocks). Its `kind` says how it covers C (PEERS, measured beside it: "peer"); `label`
-names one on a page. `LADDER` lists the lesson's kernels and the ladder's rungs in order. "best" is no kernel of
-its own: core.best chooses one per card and shape. A new rung is one line below: `_gen` with its family (`_rung`,
-`_search`, ...); CONTRIBUTING.md says what must follow it.
+"""Every kernel of the series by name, with its `family` ("lesson"; "fair", the lesson's two with unsigned indices;
+"ladder", each rung one `idea` more; "search", tiles around its last rung; "async", "waits", "dynamic" and "split",
+the rungs after it) and `kind` (how it covers C; PEERS are libraries timed beside them). `LADDER` lists the lesson's
+kernels and the rungs in order; "best" is chosen per card and shape by core.best. A new rung is one `_gen` line
+below with its family (`_rung`, `_search`, ...); CONTRIBUTING.md says what must follow it.
 """
 from functools import partial
 

@@ -1,26 +1,13 @@
 """Register tiling, written by hand: the first rungs of the ladder below shared memory.
 
-In the tiled kernel every multiply-add reads two values from shared memory: sA[ty, k] and sB[k, tx].
-Shared memory is fast, but not free: on the H200 those reads, not global memory, limit it. The cure is
-the lesson's own argument one level down. Let a thread compute more than one element of C and keep
-its results in registers, and a value it reads from shared memory can feed several multiply-adds:
-
-1. `regtile_1d`: a thread computes TM elements of one column of C. Per step k it reads sB[k, tx]
-   once into a register and uses it TM times: TM + 1 shared reads for TM multiply-adds, so
-   (TM + 1)/TM reads per FMA instead of 2.
-2. `regtile_2d`: a thread computes a TM×TN block of C. Per k it reads TM values of A and TN of B
-   and forms all TM·TN products (an outer product): (TM + TN)/(TM·TN) reads per FMA, 1/4 for 8×8.
-3. `regtile_vec`: the same arithmetic, with the tiles laid out so that four neighbouring values a
-   thread needs sit next to each other, 16-byte aligned: the compiler then reads each group with one
-   128-bit instruction (LDS.128) instead of four. Values read per FMA stay the same; the instructions
-   that read them, and the shared-memory wavefronts they take, fall fourfold.
-
-A block computes a BM×BN tile of C in steps of BK along k, with (BN/TN)×(BM/TM) threads, and its
-threads load the tiles together before each step, as in the tiled kernel (A_PASSES elements of A's
-tile and B_PASSES of B's per thread; the `requires` rules say when that covers the tiles exactly).
-Edges are guarded as in the lesson: elements outside A and B load as zero, results outside C are
-not stored, so any M×K · K×N works. The constants below are module globals, bound per build like T.
-The next rungs unroll these loops completely and are written by a program: see `unrolled`.
+In the tiled kernel every multiply-add reads two values from shared memory, and on the H200 those reads limit it.
+A thread that computes several elements of C in registers makes each shared read feed several multiply-adds:
+1. `regtile_1d`: TM elements of a column; per k, sB[k, tx] read once and used TM times: (TM + 1)/TM reads per FMA.
+2. `regtile_2d`: a TM×TN block; per k, TM values of A and TN of B form an outer product: (TM + TN)/(TM·TN).
+3. `regtile_vec`: the same, tiles laid out so that four values a thread needs are adjacent and 16-byte aligned:
+   one 128-bit read (LDS.128) per four, a quarter of the instructions.
+A block computes a BM×BN tile of C in steps of BK with (BN/TN)×(BM/TM) threads, which load its tiles together as
+in the tiled kernel; edges are guarded as in the lesson. The next rungs are written by a program: see `unrolled`.
 """
 from numba import cuda, float32
 

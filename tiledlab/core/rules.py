@@ -1,12 +1,6 @@
-"""Rules over a kernel's compile-time constants, written once as Python functions with their reasons.
-
-A rule's parameters name the constants it reads, so nothing is written twice and nothing is `eval`ed:
-
-    Rule(lambda BM, TM: BM % TM == 0, "a thread computes TM of the block's BM rows")
-
-`Rule.enforce` raises a ValueError that gives the reason and the values that break it
-("regtile_2d: a thread computes TM of the block's BM rows; BM=64, TM=3 breaks it"). Derived
-constants and launch sizes are functions of the same kind, evaluated by `apply`.
+"""Rules over a kernel's compile-time constants, each a Python function whose parameters name the constants it
+reads, with its reason: `Rule(lambda BM, TM: BM % TM == 0, "a thread computes TM of the block's BM rows")`.
+Derived constants and launch sizes are functions of the same kind, evaluated by `apply`.
 """
 import inspect
 import numbers

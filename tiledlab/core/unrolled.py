@@ -1,52 +1,28 @@
-"""Register tiling, unrolled by a program: the upper rungs of the ladder.
+"""Register tiling unrolled by a program: the upper rungs of the ladder.
 
-`regtile_vec` leaves its inner loops to numba's compiler, and what the compiler makes of them
-depends on details far from the loop (one changed index form in the cooperative load turned its
-128-bit shared reads back into 32-bit ones). Here a plain Python function, `generate_source`, writes
-the kernel out with every loop inside a tile step already unrolled: each shared-memory index is a
-per-thread base plus a constant, so every group of 4 is provably adjacent and aligned and always
-becomes one 128-bit read. `generate_source(...)` returns the text; read it, it is the kernel.
-
-Each rung adds one idea (the options of `generate_source`):
+numba's compiler, left with `regtile_vec`'s loops, makes 128-bit shared reads of them only sometimes.
+`generate_source(...)` writes the kernel with every loop of a tile step unrolled: each shared index is a
+per-thread base plus a constant, so every group of 4 is one 128-bit read. Its text is the kernel; read it.
+Each option adds one idea:
   transposed   A's tile stored as sA[k, m], so a thread's 4 rows are adjacent (False: sA[m, k])
-  edge         "clamp": rows of A past M are read from row M-1 (and columns of B past N from N-1);
-               they only feed elements of C that are never stored, so only the K edge needs zeros,
-               in a code path of its own. "zero": every load checks its own bounds, as in the lesson
-  loads        "rows": a thread loads consecutive k of one row of A (one address, constant offsets);
-               "spread": neighbouring threads load neighbouring k (the lesson's cooperative load)
+  edge         "clamp": rows of A past M are read from row M-1 (columns of B past N from N-1): they feed only
+               elements of C never stored, so only the K edge needs zeros; "zero": every load checks its bounds
+  loads        "rows": a thread loads consecutive k of one row of A; "spread": the lesson's cooperative load
   uidx         global indices written uint64(...): numba adds no wrap-around code for negative values
-  prefetch     the next tile's global loads go to registers before this tile is multiplied, so they
-               are in flight while the multiply-adds run
+  prefetch     the next tile's global loads go to registers before this tile's multiply-adds
   buffers      1: one shared tile and two barriers per step; 2: two tiles, one barrier per step
   warp         (WY, WX): a warp's 32 threads compute a WY×WX patch of thread tiles (None: whole rows)
   pad          floats added to each shared row (a multiple of 4 keeps rows 16-byte aligned)
-  stages       0: tiles reach shared memory through registers (global loads, then stores); 2 to 5: an
-               asynchronous pipeline (core.ptx): each tile is copied global → shared by cp.async, 16 bytes
-               at a time past the registers, `stages` tiles in flight; one barrier per step. A's tile is
-               then stored as it lies in A (sA[m, k], a copy cannot transpose) and read 4 k at a time.
-               Shapes whose rows are not 16-byte aligned (K or N not a multiple of 4), and the last
-               partial tile of K, take a plain path of scalar loads into the same stages. Tiles of more
-               than 48 KiB (`shared_memory`) are views of dynamic shared memory, reserved at launch.
-  fragments    1: each k's values of A and B are read from shared memory where they are used; 2: they are
-               read one k ahead into a second set of registers (a0/b0, a1/b1), and the last k of a tile
-               reads the next tile's first k just after the barrier, so that every shared read has a k of
-               multiply-adds to hide behind (notebook 7 measures what the compiler made of that). With two
-               shared tiles (buffers=2), one barrier per tile.
-  splits       1: a block multiplies all of K; S > 1 (split-K): S blocks side by side share each BM×BN tile
-               of C, each multiplying its part of K's steps, and add their partial results into C with
-               cuda.atomic.add (C starts at zero): S times the blocks where M×N gives too few. The grid has
-               ⌈N / (BN/S)⌉ columns of blocks, so the last column of tiles may have fewer parts.
-
-The thread's TM×TN results are TM tuples, `acc0` … (one per row), updated by the generated device
-function `row_fma` (`generate_helpers`): numba compiles a tuple per row several times faster than
-TM·TN separate variables, to the same machine code. Launch: a BM×BN tile of C per block,
-(BN/TN)×(BM/TM) threads, as for the hand-written kernels. `generated.generated(name, **options)` makes a
-kernel from a set of options, whose source is written again at other constants (`matmul(..., BM=64)`).
-
-How the text is written: the conditions on the constants are `RULES` and those on the options
-`OPTION_RULES` (each a `Rule` with its reason), checked first; `Plan` then computes the sizes once, and
-one short function per part of the kernel (`declarations`, `thread_indices`, ..., `main_loop`,
-`write_back`) returns its lines.
+  stages       0: tiles reach shared memory through registers; 2 to 5: a pipeline of cp.async copies
+               (core.ptx), `stages` tiles in flight, A stored as it lies; unaligned shapes and the last partial
+               tile of K take scalar loads; tiles over 48 KiB are views of dynamic shared memory
+  fragments    2: each k's values of A and B are read one k ahead into a second set of registers
+  splits       S > 1 (split-K): S blocks share each BM×BN tile of C, each adding its part of K with
+               cuda.atomic.add (C starts at zero)
+A thread's TM×TN results are TM tuples `acc0` … updated by the generated `row_fma` (`generate_helpers`): numba
+compiles a tuple per row several times faster than TM·TN variables, to the same machine code. `RULES` and
+`OPTION_RULES` are checked first, `Plan` computes the sizes once, and one function per part of the kernel
+(`declarations`, ..., `write_back`) returns its lines.
 """
 from .card import DYNAMIC_SHARED_BYTES, MAX_THREADS_PER_BLOCK, STATIC_SHARED_BYTES, VEC, Shared
 from .formulas import thread_tiles, threads_per_block as _threads
@@ -72,8 +48,7 @@ def _a_load_fits(BM, BN, BK, TM, TN, loads):
 
 
 def _async_fits(BM, BN, BK, NT, copies_a=True):
-    """Pieces of 4 floats: A's tile has BM rows of BK/4, B's BK rows of BN/4; each pass of the NT threads
-    copies whole rows of pieces, and the passes cover each tile exactly (A's only when A is copied)."""
+    """Each pass of the NT threads copies whole rows of 16-byte pieces, the passes covering each tile exactly."""
     a_row, b_row = BK // VEC, BN // VEC
     a_fits = NT % a_row == 0 and (BM * a_row) % NT == 0
     return (a_fits or not copies_a) and NT % b_row == 0 and (BK * b_row) % NT == 0
@@ -103,8 +78,7 @@ def _warp_fits(warp, TYN, TXN):
     return pair and warp[0] * warp[1] == 32 and TYN % warp[0] == 0 and TXN % warp[1] == 0
 
 
-# What generate_source needs of the constants, in the order it is checked.
-RULES = [
+RULES = [  # what generate_source needs of the constants, in order
     Rule(lambda BM, BN, BK, TM, TN: is_whole(BM, BN, BK, TM, TN) and min(BM, BN, BK, TM, TN) > 0,
          "BM, BN, BK, TM and TN are positive whole numbers"),
     Rule(lambda BM, BN, TM, TN: BM % TM == 0 and BN % TN == 0, "a thread computes TM×TN of the block's BM×BN"),
@@ -119,8 +93,8 @@ RULES = [
     Rule(lambda BM, BN, BK, TM, TN: BM * BK % _threads(BM, BN, TM, TN) == 0,
          "A's BM×BK tile splits evenly over the threads"),
 ]
-# What it needs of the options (and of the constants with them), checked after RULES.
-OPTION_RULES = [
+OPTION_RULES = [  # ... and of the options (with the constants), checked after RULES
+
     Rule(lambda transposed: isinstance(transposed, bool), "transposed is True or False"),
     Rule(lambda edge: edge in ("clamp", "zero"), "edge is 'clamp' or 'zero'"),
     Rule(lambda loads: loads in ("rows", "spread"), "loads is 'rows' or 'spread'"),
@@ -171,8 +145,7 @@ def _plus(e, c):
 
 
 class Plan:
-    """Everything a kernel's text depends on: its name, constants and options (checked against RULES and
-    OPTION_RULES), and the sizes they give."""
+    """A kernel's name, constants and options (checked), and the sizes they give: all its text depends on."""
 
     def __init__(self, name, BM, BN, BK, TM, TN, **options):
         self.name, self.BM, self.BN, self.BK, self.TM, self.TN = name, BM, BN, BK, TM, TN
@@ -181,13 +154,11 @@ class Plan:
         self.NT = _threads(BM, BN, TM, TN)  # threads per block
         self.gm, self.gn = TM // VEC, TN // VEC  # groups of 4 rows (columns) per thread, sm rows (sn columns) apart
         self.sm, self.sn = BM // self.gm, BN // self.gn
-        # A's tile: a thread loads a_k consecutive k of a row at a time, a_tpr threads per row of the tile,
-        # a_rows rows per pass, in a_passes passes
+        # A's tile: a_k consecutive k of a row per load, a_tpr threads per row, a_rows rows per pass, a_passes passes
         self.a_k = _a_k(BM, BN, BK, TM, TN, self.loads)
         self.a_tpr = BK // self.a_k
         self.a_rows, self.a_passes = self.NT // self.a_tpr, BM * BK // self.NT // self.a_k
-        # B's tile: a warp loads 32 neighbouring floats of a row, b_rows rows per pass, b_cq passes along a row
-        # (32 columns apart), b_passes passes down the tile
+        # B's tile: a warp loads 32 floats of a row; b_rows rows per pass, b_cq passes along a row, b_passes down
         self.b_rows, self.b_cq = self.NT // 32, BN // 32
         self.b_passes = BK // self.b_rows
         # (pass, k offset) of each element of A's tile a thread loads; (pass, column pass) of each of B's
@@ -332,8 +303,7 @@ def shared_store_b(p, i, q, value, h):
 
 
 def _tile_loads(p, ind, kx, to_registers, h, guard, b_too=True):
-    """One global load per element the thread brings of the tile at k = kx: into pa_*/pb_* or shared
-    (without B's with b_too=False: the pipeline copies those)."""
+    """One global load per element the thread brings of the tile at k = kx, into pa_*/pb_* or shared."""
     a = [f"pa_{i}_{q} = {global_load_a(p, i, q, kx, guard)}" if to_registers
          else shared_store_a(p, i, q, global_load_a(p, i, q, kx, guard), h) for i, q in p.a_regs]
     b = [f"pb_{i}_{q} = {global_load_b(p, i, q, kx, guard)}" if to_registers
@@ -358,8 +328,7 @@ def shared_stores(p, ind, h):
 
 
 def b_values(p, row):
-    """The thread's TN values of B in row `row` of sB, as the text of a tuple: groups of 4 adjacent
-    floats, sn columns apart (one 128-bit read each)."""
+    """The thread's TN values of B in row `row` of sB, as a tuple's text: groups of 4, sn columns apart."""
     return ", ".join(f"sB[{row}, {_plus('cb', g * p.sn + v)}]" for g in range(p.gn) for v in range(VEC))
 
 
@@ -369,8 +338,7 @@ def thread_row(p, i):
 
 
 def multiply_adds(p, ind, k, ka, kb, h=0):
-    """Step k: the thread's TN values of B from row kb of sB, then one row_fma per row with its value of A
-    (from row ka of a transposed sA; else from column k of buffer h)."""
+    """Step k: B's values from row kb of sB, then one row_fma per row (A from row ka of sA, or column k)."""
     L = [f"{ind}b = ({b_values(p, kb)})  # step k = {k}: the thread's {p.TN} values of B"]
     for i in range(p.TM):
         a = f"sA[{ka}, {thread_row(p, i)}]" if p.transposed else f"sA[{_plus(thread_row(p, i), h * p.BM)}, {k}]"
@@ -425,8 +393,7 @@ def _async_passes(p):
 
 
 def async_indices(p):
-    """Which 16-byte pieces of A's and B's tiles the thread copies (of B's only, with A through
-    registers), and the clamped edges."""
+    """Which 16-byte pieces of A's and B's tiles the thread copies (B's only, with A through registers)."""
     a_row, b_row = p.BK // VEC, p.BN // VEC
     (a_passes, a_step), (b_passes, b_step) = _async_passes(p)
     if p.transposed:  # A: as the register path loads it
@@ -448,8 +415,7 @@ def async_indices(p):
 
 
 def async_tile(p, ind, kx, fa, fb):
-    """The tile at k = kx into the stage whose rows start at fa (A) and fb (B): 16-byte copies when the
-    tile lies inside K and rows are aligned, else scalar loads (zero past K) stored the plain way."""
+    """The tile at k = kx into the stage at rows fa (A), fb (B): 16-byte copies, or scalar loads (zero past K)."""
     (a_passes, a_step), (b_passes, b_step) = _async_passes(p)
     a_passes = 0 if p.transposed else a_passes  # transposed: A goes through registers (tile_loads, a_to_shared)
     sa = lambda i: _plus(fa, _plus("am", i * a_step))  # noqa: E731  pass i's row in sA
@@ -469,8 +435,7 @@ def async_tile(p, ind, kx, fa, fb):
 
 
 def async_multiply_adds(p, ind):
-    """The tile in the stage at rows sa (A) and sb (B): for each 4 k, the thread's TM rows of A as 4 k each
-    (one 128-bit shared read per row), then per k its TN values of B and one row_fma per row."""
+    """The tile in the stage at rows sa, sb: per 4 k one 128-bit read per row of A, per k B's values and row_fmas."""
     L = []
     for g in range(p.BK // VEC):
         for i in range(p.TM):
@@ -490,10 +455,8 @@ def a_to_shared(p, ind, fa):
 
 
 def pipeline_loop(p):
-    """The pipeline: the first stages-1 tiles in flight, then per tile: wait for the oldest, barrier, start the
-    tile stages-1 ahead into the stage freed last step, multiply the oldest. With transposed=True only B is
-    copied; A goes through registers one tile ahead (loaded while a tile is multiplied, stored after the next
-    barrier into the next stage)."""
+    """stages-1 tiles in flight; per tile: wait for the oldest, barrier, start the next into the freed stage,
+    multiply. With transposed=True only B is copied; A goes through registers one tile ahead."""
     S, BK, ind = p.stages, p.BK, "        "
     if p.transposed:
         L = ["    # A's first tile through registers into stage 0, its second into registers; B's first "
@@ -532,8 +495,7 @@ def pipeline_loop(p):
 
 
 def fragment_loads(p, ind, h, k, s, note=""):
-    """Register set s (a<s>, b<s>): the thread's TM values of A and TN values of B at step k of shared tile h,
-    four adjacent floats at a time (one 128-bit read each)."""
+    """Register set s (a<s>, b<s>): the thread's values of A and B at step k of shared tile h."""
     row = h * p.BK + k
     a = ", ".join(f"sA[{row}, {thread_row(p, i)}]" for i in range(p.TM))
     return [f"{ind}a{s} = ({a})  # k = {k}{note}: {p.TM} values of A",
@@ -546,9 +508,8 @@ def fragment_fmas(p, ind, s):
 
 
 def fragment_step(p, ind, h, kx):
-    """The tile in shared tile h, the next one (at k = kx) on its way: its global loads first, then k by k
-    the multiply-adds, each k's shared reads one k ahead; at the last k the next tile is stored into
-    shared tile 1-h, and after the barrier its first k is read while this tile's last multiply-adds run."""
+    """The tile in shared tile h, the next (at k = kx) loaded first and stored into tile 1-h at the last k;
+    each k's shared reads one k ahead, the next tile's first k read while this one's last multiply-adds run."""
     L = tile_loads(p, ind, kx, True, 0)
     for k in range(p.BK - 1):
         L += fragment_loads(p, ind, h, k + 1, (k + 1) % 2) + fragment_fmas(p, ind, k % 2)
@@ -596,8 +557,7 @@ def with_defaults(options):
 
 
 def generate_source(BM=128, BN=128, BK=8, TM=8, TN=8, name="unrolled", **options):
-    """The text of kernel `name(A, B, C)` for these constants and options (OPTIONS unless given); a pure
-    function of them."""
+    """The text of kernel `name(A, B, C)` for these constants and options (OPTIONS unless given)."""
     constants, options = dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN), with_defaults(options)
     enforce_all(RULES, constants, name)
     enforce_all(OPTION_RULES, {**constants, **options}, name)
