@@ -197,7 +197,6 @@ def work(kernel, card, M, K, N):
 
 def nearest(shape, measured):
     """Of the `measured` shapes, the one most like `shape`: sizes on a log scale, rows' 16/128-byte alignment."""
-
     def features(M, K, N):
         return (math.log2(M), math.log2(K), math.log2(N), K % 4 == 0 and N % 4 == 0, K % 32 == 0, N % 32 == 0)
 
@@ -247,7 +246,6 @@ def by_model(M, K, N, card, kernels):
 
 def measured_card(card):
     """The KNOWN key of the card whose same-run table `card` uses: its own, its architecture's, else the H200's."""
-
     own = cards.known_as(card)
     found = [k for k in cards.KNOWN if (DATA / k / "shapes.csv").exists()]
     return own if own in found else next((k for k in found if cards.KNOWN[k].arch == card.arch), "h200")

@@ -33,8 +33,7 @@ def key(constants):
 
 
 def reads(fn):
-    """The globals `fn`'s code reads, with their values now, as a key. Numba freezes globals when it
-    compiles, so a build made before a global changed is not the program that runs now."""
+    """The globals `fn`'s code reads, with their values now, as a key (numba freezes globals when it compiles)."""
     names, codes = set(), [fn.__code__]
     while codes:
         code = codes.pop()
@@ -52,8 +51,7 @@ def _token(value):
 
 
 def from_function(fn, constants, launch_bounds=None):
-    """`fn` compiled as a kernel with the globals in `constants` bound: the same code, new sizes (numba freezes
-    globals when it compiles, so each set of constants is a build of its own)."""
+    """`fn` compiled as a kernel with the globals in `constants` bound: the same code, new sizes."""
     def make():
         bound = types.FunctionType(fn.__code__, {**fn.__globals__, **constants}, fn.__name__,
                                    fn.__defaults__, fn.__closure__)
@@ -62,8 +60,7 @@ def from_function(fn, constants, launch_bounds=None):
 
 
 def from_tree(func, namespace, filename, tag, launch_bounds=None, helpers=""):
-    """The FunctionDef `func` compiled as a kernel in a copy of `namespace`; cached under `tag`, which
-    must name everything the tree and namespace were made from."""
+    """The FunctionDef `func` compiled in a copy of `namespace`; cached under `tag`, which names all they came from."""
     def make():
         scope = with_helpers(dict(namespace), helpers)
         module = ast.fix_missing_locations(ast.Module(body=[copy.deepcopy(func)], type_ignores=[]))

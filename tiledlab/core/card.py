@@ -76,8 +76,8 @@ def known_as(card):
 
 
 def blocks_per_sm(card, registers, threads, shared_bytes):
-    """Blocks of `threads` threads, `registers` each, using `shared_bytes` of shared memory, that one SM of `card`
-    holds at once: the fewest its registers, its shared memory, its threads and its own limit allow."""
+    """Blocks of `threads` threads using `registers` each and `shared_bytes` that one SM of `card` holds at once
+    (the occupancy calculator's arithmetic)."""
     warps = -(-threads // 32)
     per_warp = -(-registers * 32 // REGISTER_UNIT) * REGISTER_UNIT
     since, reserved = RESERVED_SHARED

@@ -25,9 +25,7 @@ def is_device_function(obj):
 
 
 def plain_function(kernel):
-    """The plain Python function behind a @cuda.jit kernel, refused when its code cannot be built
-    again with other constants: defined at the Python prompt (no source), or closing over names of
-    an enclosing function (a build binds constants as globals and could not change those)."""
+    """The plain function behind a @cuda.jit kernel; refused when it cannot be built again with other constants."""
     fn = getattr(kernel, "py_func", kernel)
     if fn.__name__ == "<lambda>":
         raise ValueError(_("this kernel is a lambda; tiledlab reads a kernel's def to check and count it: write it as "
@@ -42,8 +40,7 @@ def plain_function(kernel):
 
 
 def syntax_tree(fn, name):
-    """The function's `def` as an ast.FunctionDef, with its original line numbers and no decorators;
-    refused when its file no longer compiles to the code that runs (it changed since the import)."""
+    """The function's `def`, with its line numbers and no decorators; refused when its file changed since."""
     filename = fn.__code__.co_filename
     linecache.checkcache(filename)
     lines = linecache.getlines(filename, fn.__globals__)
@@ -68,10 +65,8 @@ def syntax_tree(fn, name):
 
 
 def _compiled(module, filename, name, line):
-    """The code objects Python may have made of the def `name` at `line`. The code of a def depends on its
-    module's imports (`cuda.syncthreads()` compiles to other bytecode when `cuda` is imported beside it), so
-    it is compiled as Python compiles a file (the whole module) and as IPython runs a notebook cell (each
-    top-level statement as a module of its own)."""
+    """The code objects Python may have made of the def `name` at `line` (they depend on the module's imports):
+    compiled as a file, and as IPython runs a cell (each top-level statement alone)."""
     yield _code_at(compile(module, filename, "exec", dont_inherit=True), name, line)
     for node in module.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
@@ -143,11 +138,8 @@ def shared_arguments(call):
 
 
 def shared_declarations(func, namespace):
-    """(statement, shape, dtype, alignment or None) of each shared array of a kernel's FunctionDef: `s =
-    cuda.shared.array(shape, dtype)` (its dynamic shared memory has shape (0,)), and `s = shared_view(smem, offset,
-    rows, cols)` of that memory (core.ptx), aligned as smem where the offset keeps it; evaluated in `namespace` (the
-    kernel's globals and constants). A declaration written any other way (annotated, in a tuple, a walrus, inside a
-    call) or with a shape this cannot read is a ValueError naming its line."""
+    """(statement, shape, dtype, alignment or None) of each `s = cuda.shared.array(shape, dtype)` and `s =
+    shared_view(smem, ...)` of a kernel, evaluated in `namespace`; one written otherwise is a ValueError."""
     parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
     local, found = local_names(func), []
     for call in (n for n in ast.walk(func) if is_call(n, "cuda.shared.array")):
@@ -192,8 +184,7 @@ def _view(node, namespace):
 
 
 def dynamic_bytes(func, namespace):
-    """Bytes of dynamic shared memory a launch of the kernel must reserve: the end of its last shared_view
-    (0 without any); a ValueError when two views overlap (their accesses could not be told apart)."""
+    """Bytes of dynamic shared memory a launch must reserve: the end of its last shared_view; overlaps refused."""
     views = sorted((v[0], v[0] + v[1] * v[2], n) for n in ast.walk(func) if (v := _view(n, namespace)))
     for (_start, end, _node), (start, _end, node) in zip(views, views[1:]):
         if start < end:
@@ -202,8 +193,7 @@ def dynamic_bytes(func, namespace):
 
 
 def _value(node, namespace, local, statement):
-    """The value of a declaration's shape or dtype: numbers, constants' names, tuples of them, and
-    dotted names (np.float32); anything else is a ValueError naming the line."""
+    """A declaration's shape or dtype: numbers, constants' names, tuples of them, dotted names (np.float32)."""
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Name) and node.id not in local and node.id in namespace:
@@ -220,8 +210,7 @@ def _value(node, namespace, local, statement):
 
 
 def accumulates(func):
-    """True when the kernel `func` (an ast.FunctionDef of (A, B, C)) adds into C with cuda.atomic.add(C, ...):
-    then C must start at zero, and several threads may add into one element."""
+    """True when the kernel `func` adds into C with cuda.atomic.add(C, ...): C must start at zero."""
     params = [a.arg for a in func.args.args]
     return len(params) == len(OPERANDS) and any(
         is_call(n, "cuda.atomic.add") and n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == params[2]

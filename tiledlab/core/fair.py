@@ -1,19 +1,10 @@
 """The lesson's two kernels with unsigned indices: the fair pair for measuring what tiling buys.
 
-`naive_unsigned` and `tiled_unsigned` are `kernels.naive` and `kernels.tiled` line for line (the same
-edge guards, loads, barriers and results); only their index arithmetic differs. Why it matters:
-numba treats a signed index as possibly negative and wraps it like Python (`A[-1, 0]` is the last
-row), so every array access with a signed index gets a compare, an add and a select. The lesson's
-kernels index with signed integers (`cuda.threadIdx.x` and `range` counters are signed), and in the
-naive kernel's loop that fix-up costs more than its two loads and one multiply-add. An unsigned index
-cannot be negative, so numba adds nothing.
-
-Why 32-bit: a uint32 position and a uint32 loop counter are what a CUDA C programmer would write (the
-committed H200 timings of this pair, tiledlab/data/h200/bench.csv, are of these uint32 kernels; no
-uint64 variant was measured for the record). Numba computes integer sums in
-at least 64 bits (uint32 + uint32 is uint32), so a loop counter is cast back, `k = uint32(k + ONE)`,
-to stay 32-bit; a signed operand would make a sum signed again (uint32 + 1 is int64), hence `ONE` and
-`uint32(T)`. Loop counters live in `while` loops, since numba's `range` counts in int64.
+They are `kernels.naive` and `kernels.tiled` line for line but for the index arithmetic. numba wraps a signed
+index like Python (`A[-1, 0]` is the last row) with a compare, an add and a select per access, which in the naive
+kernel's loop costs more than its loads; an unsigned index needs none. uint32, as a CUDA C programmer would write
+(data/h200/bench.csv times these): numba sums in at least 64 bits, so counters are cast back, `k = uint32(k + ONE)`
+(a signed operand would make the sum signed again), in `while` loops, since numba's `range` counts in int64.
 """
 from numba import cuda, float32, uint32
 

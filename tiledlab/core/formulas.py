@@ -25,11 +25,8 @@ def naive_loads(M, K, N):
 
 
 def block_tile_loads(M, K, N, BM, BN, clamped=False):
-    """Exact count for any shape. Each of the ⌈M/BM⌉·⌈N/BN⌉ blocks reads its BM rows of A and its BN
-    columns of B along all of K. With guarded edges only rows and columns inside the matrices are read:
-    every block row reads its rows of A once per block column, and likewise for B. With clamped edges
-    (a row past M is read from row M-1) every block reads all BM rows and BN columns.
-    Square and divisible: N³(1/BM + 1/BN)."""
+    """Exact for any shape: each block reads its BM rows of A and BN columns of B along K, those inside the
+    matrices (all of them with clamped edges). Square and divisible: N³(1/BM + 1/BN)."""
     gx, gy = _blocks(N, BN), _blocks(M, BM)
     if clamped:
         return {"A": gx * gy * BM * K, "B": gx * gy * BN * K}
@@ -42,10 +39,8 @@ def tiled_loads(M, K, N, T):
 
 
 def shared_traffic(M, K, N, BM, BN, BK, TM=1, TN=1):
-    """Shared-memory reads and stores of one launch and its multiply-adds, exact for any shape. Every
-    block stores its BM×BK tile of A and BK×BN tile of B per step (zeros past the edges included) and
-    each of its (BM/TM)·(BN/TN) threads reads TM + TN values per k; the zeros of the last step are
-    multiplied too. The tiled kernel is BM = BN = BK = T, TM = TN = 1; the 1-D register tile TN = 1."""
+    """Shared reads, stores and multiply-adds of one launch, exact for any shape: per step every block stores its
+    two tiles (zeros past the edges too) and each thread reads TM + TN values per k (tiled: BM=BN=BK=T, TM=TN=1)."""
     gx, gy, steps = _blocks(N, BN), _blocks(M, BM), _blocks(K, BK)
     k_padded = steps * BK
     threads = threads_per_block(BM, BN, TM, TN)
@@ -64,8 +59,7 @@ def tile_step_loads(T):
 
 
 def split_k_adds(M, N, BN, splits):
-    """Adds into C of a split-K launch, each one load and one store of C: the grid has ⌈N / (BN/S)⌉ columns of
-    blocks, so column j of BN-wide tiles has min(S, that − S·j) parts, each adding the tile's elements inside C.
-    S·M·N when BN divides N."""
+    """Adds into C of a split-K launch (each a load and a store): column j of tiles has min(S, ⌈N·S/BN⌉ − S·j)
+    parts, each adding its elements inside C; S·M·N when BN divides N."""
     columns = -(-N * splits // BN)
     return sum(min(splits, columns - splits * j) * M * min(BN, N - j * BN) for j in range(_blocks(N, BN)))

@@ -1,7 +1,5 @@
-"""Generated kernels as Kernel objects: code written by `unrolled.generate_source` for each set of
-constants (the unrolled code itself changes with them), with the register tiles' geometry. A split-K kernel
-(splits=S) has S blocks side by side per BM×BN tile of C: as the grid is sized by what a block covers, a block's
-share is declared as BM × BN/S, and it adds into C (Generated.accumulates)."""
+"""Generated kernels as Kernel objects: `unrolled.generate_source` writes their code for each set of constants.
+A split-K kernel's S blocks share a BM×BN tile of C: a block covers BM × BN/S and adds into C."""
 from functools import partial
 
 from . import unrolled
@@ -16,12 +14,10 @@ def generated(name, BM=128, BN=128, BK=8, TM=8, TN=8, idea="", min_blocks=None, 
     """The generated kernel `name` with these default constants; `options` as in `generate_source`."""
     given, options = options, unrolled.with_defaults(options)
 
-    def write(constants):
-        """(kernel source, helper source) at these constants."""
+    def write(constants):  # (kernel source, helper source)
         return unrolled.generate_source(**constants, **options, name=name), unrolled.generate_helpers(constants["TN"])
 
-    def bound(fn):
-        """`fn` with the options it names bound: a function of the constants alone."""
+    def bound(fn):  # `fn` with the options it names bound: a function of the constants alone
         return partial(fn, **{k: options[k] for k in names(fn) if k in options})
     rules = tuple(unrolled.RULES) + tuple(Rule(bound(r.holds), r.why) for r in unrolled.OPTION_RULES)
     block = bound(shared_tile) if options["splits"] > 1 else block_tile

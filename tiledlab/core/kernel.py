@@ -370,7 +370,6 @@ class Kernel:
 
     def checked_code(self, constants, launch_bounds=None):
         """The code every build (counting ones too) compiles at `constants`, once the contract and card are checked."""
-
         code = constants.code if isinstance(constants, Build) else self.code.at(self.name, self._declared(constants))
         contract.enforce(code.tree, self.name)
         why = self.refusal(None, constants, launch_bounds, code.tree)
@@ -430,7 +429,6 @@ def lesson(kernel, idea="", family="student", kind=None):
 def launch_geometry(block=_lesson_tile, threads=_lesson_tile, requires=(), idea="", min_blocks=None,
                     family="student", **constants):
     """A decorator above @cuda.jit declaring a kernel's constants, geometry and `requires` (Rule objects)."""
-
     defaults = {k: v for k, v in constants.items() if not callable(v)}
     derived = {k: v for k, v in constants.items() if callable(v)}
     rules = (requires,) if isinstance(requires, Rule) else tuple(requires) if isinstance(requires, (list, tuple)) else None

@@ -1,25 +1,17 @@
 """The two kernels of the lesson. Every notebook shows, counts, times and tests exactly these.
 
-The kernel contract: every kernel here, every student kernel, and every kernel the counting lab
-rewrites keeps these rules, and the code that relies on them enforces them (it refuses what it
-cannot count rather than skip it).
-
-1. Arguments `(A, B, C)` in that order, computing C = A @ B: A is M×K, B is K×N, C is M×N, all
-   float32 and row-major. Counts are keyed by position: the first argument is "A", whatever its name.
-2. Compile-time constants (the tile width `T`) are module globals. Numba freezes globals when it
-   compiles, so `specialize(kernel, T=8)` builds the same source again with `T` bound to 8. A kernel
-   must not close over names of an enclosing function (a build could not change them).
+The kernel contract: every kernel here, every student kernel and every kernel the counting lab rewrites keeps
+these rules, and the code that relies on them enforces them (refusing what it cannot count):
+1. Arguments `(A, B, C)` in that order, computing C = A @ B (M×K, K×N, M×N, float32, row-major); counts are
+   keyed by position: the first argument is "A", whatever its name.
+2. Compile-time constants (the tile width `T`) are module globals, frozen when numba compiles:
+   `specialize(kernel, T=8)` builds the same source with T = 8. A kernel closes over no enclosing function's names.
 3. Every element access is 2-D, `X[i, j]`, for A, B, C and shared arrays alike.
-4. One `cuda.shared.array` declaration per source line (the simulator keys shared arrays by line,
-   and two on one line silently become one array).
-5. Launch: T×T threads per block, one thread per element of C, `threadIdx.x` → column. A kernel
-   that covers C otherwise (a register-tiled one: (BN/TN)×(BM/TM) threads for a BM×BN tile) says so
-   with `@launch_geometry(...)` (tiledlab.core.kernel), which also names its constants and defaults.
-6. No tuple or augmented store into a shared array (`sA[i, j], sB[i, j] = ...`): the counting lab
-   counts one store per statement (`s[i, j] += v` is counted as the read and the store it is).
-
-The register-tiled kernels of notebook 7 keep the same rules: `regtile` (written by hand) and
-`unrolled` (written by a program); `registry` names them all.
+4. One `cuda.shared.array` declaration per line (the simulator keys shared arrays by line: two would be one).
+5. Launch: T×T threads per block, one thread per element of C, `threadIdx.x` → column; a kernel that covers C
+   otherwise says so with `@launch_geometry(...)` (core.kernel), which also names its constants.
+6. No tuple or augmented store into a shared array: the counting lab counts one store per statement.
+The register-tiled kernels (`regtile`, `unrolled`; `registry` names them all) keep the same rules.
 """
 from numba import cuda, float32
 

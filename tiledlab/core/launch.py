@@ -16,7 +16,7 @@ from .kernel import Kernel, validate_tile  # noqa: F401  validate_tile: the CLI 
 from .registry import KERNELS
 from ..backend import SIMULATOR
 
-_ONE_AT_A_TIME = threading.Lock()  # the simulator's launches, from any thread
+_ONE_AT_A_TIME = threading.Lock()  # the simulator keeps one kernel context: one launch at a time, from any thread
 
 
 def validate_operands(A, B):
@@ -39,9 +39,8 @@ def validate_operands(A, B):
 
 
 def resolve(kernel, shape=None):
-    """The Kernel for a name of tiledlab.core.registry.KERNELS, "best" (chosen by core.best for the card in
-    hand at `shape` = (M, K, N), best.SHAPE when None), a Kernel, or a @cuda.jit function; a ValueError
-    for anything else."""
+    """The Kernel for a registry name, "best" (chosen at `shape` = (M, K, N), else best.SHAPE), a Kernel or a
+    @cuda.jit function."""
     if isinstance(kernel, str):
         if kernel == best.NAME:
             return KERNELS[best.choose(*(shape or best.SHAPE))]
@@ -63,7 +62,7 @@ class Launch:
     B: object
     C: object
     bound: object  # the Build: every constant of it, derived ones included, and its Kernel
-    launch_bounds: tuple = None
+    launch_bounds: tuple = None  # (max threads, min blocks per SM)
     start: float = np.nan  # what C holds before a launch: NaN shows an element never written; 0 for atomic adds
 
     spec = property(lambda self: self.bound.kernel)  # what was built: the kernel's definition
@@ -74,10 +73,8 @@ class Launch:
 
     @classmethod
     def of(cls, bound, A, B, compiled=None, launch_bounds=None):
-        """The Launch of the Build `bound` on A and B as `bind` returned them: its grid sized, `compiled` (the counting
-        lab's; Kernel.compiled's when None) to launch, C on the device beside them, NaN-filled (elements never written
-        stay NaN; zero for a kernel that adds into C). `launch_bounds`: (max threads, min blocks per SM), by default
-        a registry kernel's `min_blocks`."""
+        """The Launch of the Build `bound` on A and B as `bind` returned them, running `compiled` (the counting
+        lab's; Kernel.compiled's when None), C on the device filled with its `start`."""
         (M, K), N, spec = A.shape, B.shape[1], bound.kernel
         launch_bounds = spec.launch_bounds(bound, launch_bounds)
         blockspergrid, threadsperblock = spec.grid(M, N, bound)
@@ -88,8 +85,7 @@ class Launch:
                    cuda.to_device(A), cuda.to_device(B), cuda.to_device(C), bound, launch_bounds, start)
 
     def __call__(self, *extra):
-        """Launch once; `extra` arguments follow (A, B, C), as the counting lab's buffers do. The simulator runs one
-        launch at a time (numba's keeps one kernel context): launches from other threads wait their turn."""
+        """Launch once; `extra` arguments (the counting lab's buffers) follow (A, B, C)."""
         with _ONE_AT_A_TIME if SIMULATOR else nullcontext():
             self.kernel[self.blockspergrid, self.threadsperblock](self.A, self.B, self.C, *extra)
         return self
@@ -98,15 +94,13 @@ class Launch:
         return self.C.copy_to_host()
 
     def poison(self):
-        """Fill C with its start value again (NaN, so that a run which skips an element shows it; zero for a
-        kernel that adds into C), as before the first launch."""
+        """Fill C with its start value again, as before the first launch."""
         self.C.copy_to_device(np.full(self.C.shape, self.start, dtype=np.float32))
         return self
 
 
 def bind(kernel, A, B, tile=None, **constants):
-    """(A, B, Build): A and B validated, and `kernel` (a name, "best", a Kernel or a @cuda.jit function) bound
-    for their product at `tile` (the lesson's T, 16 by default) or at its constants by name."""
+    """(A, B, Build): A and B validated, `kernel` bound for their product at `tile` (the lesson's T) or `constants`."""
     A, B = validate_operands(A, B)  # first: "best" is chosen by their shape
     spec = resolve(kernel, (*A.shape, B.shape[1]))
     try:
@@ -124,14 +118,12 @@ def prepare(kernel, A, B, tile=None, launch_bounds=None, **constants):
 
 
 def matmul(A, B, kernel="tiled", tile=None, **constants):
-    """C = A @ B computed on the active backend by `kernel`: T×T thread blocks for the lesson's kernels
-    (`tile`, 16 by default), or a registry kernel at its constants (`matmul(A, B, "best")`, chosen for this
-    card and shape; `matmul(A, B, "regtile_2d", BM=64, BN=64, TM=4, TN=4)`)."""
+    """C = A @ B by `kernel` on the active backend, at `tile` (the lesson's T, 16 by default) or its constants by
+    name: `matmul(A, B, "regtile_2d", BM=64, TM=4)`; "best" is chosen for this card and shape."""
     return prepare(kernel, A, B, tile, **constants)().result()
 
 
 def specialize(kernel, T=None, launch_bounds=None, shape=None, **constants):
-    """`kernel` compiled with its constants bound (`specialize(tiled, T=8)`): the same code, new sizes.
-    `launch_bounds` (max threads per block, min blocks per SM) caps the registers a thread may use;
-    `shape` = (M, K, N) is what "best" is chosen for."""
+    """`kernel` compiled with its constants bound (`specialize(tiled, T=8)`): the same code, new sizes; `shape` =
+    (M, K, N) is what "best" is chosen for."""
     return resolve(kernel, shape).build(constants, launch_bounds, T)

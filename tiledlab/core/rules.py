@@ -11,8 +11,7 @@ from ..i18n import _
 
 
 def names(fn):
-    """The constants a rule or derived function reads: its parameter names (those without a default;
-    a rule can carry fixed values as defaults, e.g. a generated kernel's options, bound by partial)."""
+    """The constants a rule or derived function reads: its parameters without a default (partial binds options)."""
     return tuple(p.name for p in inspect.signature(fn).parameters.values() if p.default is p.empty)
 
 

@@ -94,7 +94,6 @@ RULES = [  # what generate_source needs of the constants, in order
          "A's BM×BK tile splits evenly over the threads"),
 ]
 OPTION_RULES = [  # ... and of the options (with the constants), checked after RULES
-
     Rule(lambda transposed: isinstance(transposed, bool), "transposed is True or False"),
     Rule(lambda edge: edge in ("clamp", "zero"), "edge is 'clamp' or 'zero'"),
     Rule(lambda loads: loads in ("rows", "spread"), "loads is 'rows' or 'spread'"),
