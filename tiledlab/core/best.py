@@ -139,8 +139,7 @@ def blocks(kernel, M, N):
 
 
 def by_rule(M, N, card, kernels):
-    """The card rule `best` followed before the model (notebook 7 shows where it erred): of the CANDIDATES `card`
-    can run, the largest block tile whose grid gives FILL of its SMs a block, else the smallest."""
+    """The rule before the model: the largest runnable candidate whose grid gives FILL of the SMs a block."""
     runnable = [kernels[name] for name in CANDIDATES if kernels[name].refusal(card) is None]
     if not runnable:
         raise ValueError(_('"best": {card} can run none of {names}').format(card=card, names=", ".join(CANDIDATES)))
@@ -161,13 +160,11 @@ def splits(kernel):
 def facts(kernel):
     """(constants, (rows, cols) of C per block, threads per block, card.Needs) of `kernel`'s default build."""
     c = kernel.bind()
-    block, threads = kernel.sizes(c)
-    return c, block, math.prod(threads), kernel.needs(c)
+    return c, c.block, math.prod(c.threads), kernel.needs(c)
 
 
 def registers(kernel, card):
-    """Registers per thread of `kernel`'s default build on `card`'s architecture as ptxas reported them; None if
-    never recorded."""
+    """Registers per thread of `kernel`'s default build on `card`'s architecture (None if never recorded)."""
     return _registers().get((kernel.name, card.arch))
 
 
@@ -207,8 +204,7 @@ def nearest(shape, measured):
 
 
 def rate(kernel, card, M, K, N, kernels):
-    """The rate `kernel` (or the rung it splits) achieved per unit of `work` at the nearest measured shape; None
-    when never measured."""
+    """The rate `kernel` (or the rung it splits) achieved per unit of `work` at the nearest measured shape."""
     measured_on, table = measured(card)
     name = kernel.name if kernel.name in table else twin(kernel, kernels)
     if name not in table:

@@ -76,8 +76,7 @@ def known_as(card):
 
 
 def blocks_per_sm(card, registers, threads, shared_bytes):
-    """Blocks of `threads` threads using `registers` each and `shared_bytes` that one SM of `card` holds at once
-    (the occupancy calculator's arithmetic)."""
+    """Blocks of `threads` threads, `registers` each, using `shared_bytes`, that one SM of `card` holds at once."""
     warps = -(-threads // 32)
     per_warp = -(-registers * 32 // REGISTER_UNIT) * REGISTER_UNIT
     since, reserved = RESERVED_SHARED

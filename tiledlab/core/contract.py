@@ -5,6 +5,7 @@ a ValueError that names the line, before anything is compiled or launched.
 import ast
 import linecache
 import types
+from collections import Counter
 
 import numpy as np
 
@@ -65,8 +66,7 @@ def syntax_tree(fn, name):
 
 
 def _compiled(module, filename, name, line):
-    """The code objects Python may have made of the def `name` at `line` (they depend on the module's imports):
-    compiled as a file, and as IPython runs a cell (each top-level statement alone)."""
+    """The code objects Python may have made of the def `name` at `line`: as a file, and as IPython runs a cell."""
     yield _code_at(compile(module, filename, "exec", dont_inherit=True), name, line)
     for node in module.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
@@ -96,13 +96,10 @@ def enforce(func, name):
             func.args.posonlyargs:
         raise ValueError(f"kernel {name}({ast.unparse(func.args)}) must take exactly three arguments (A, B, C), as "
                          "plain parameters, computing C = A @ B")
-    lines = {}
     for node in ast.walk(func):
         if is_call(node, "cuda.shared.array") or is_call(node, "cuda.local.array"):
             _check_shape(node, name)
-        if is_call(node, "cuda.shared.array"):
-            lines[node.lineno] = lines.get(node.lineno, 0) + 1
-    for line, n in lines.items():
+    for line, n in Counter(n.lineno for n in ast.walk(func) if is_call(n, "cuda.shared.array")).items():
         if n > 1:
             raise ValueError(f"kernel {name}, line {line}: {n} cuda.shared.array declarations on one line; "
                              "write one per line (numba's simulator merges them into one array)")

@@ -25,8 +25,7 @@ def naive_loads(M, K, N):
 
 
 def block_tile_loads(M, K, N, BM, BN, clamped=False):
-    """Exact for any shape: each block reads its BM rows of A and BN columns of B along K, those inside the
-    matrices (all of them with clamped edges). Square and divisible: N³(1/BM + 1/BN)."""
+    """Each block reads its BM rows of A and BN columns of B along K, inside the matrices unless `clamped`."""
     gx, gy = _blocks(N, BN), _blocks(M, BM)
     if clamped:
         return {"A": gx * gy * BM * K, "B": gx * gy * BN * K}
@@ -39,8 +38,7 @@ def tiled_loads(M, K, N, T):
 
 
 def shared_traffic(M, K, N, BM, BN, BK, TM=1, TN=1):
-    """Shared reads, stores and multiply-adds of one launch, exact for any shape: per step every block stores its
-    two tiles (zeros past the edges too) and each thread reads TM + TN values per k (tiled: BM=BN=BK=T, TM=TN=1)."""
+    """Shared reads, stores and multiply-adds of one launch, the zeros past the edges included (tiled: TM=TN=1)."""
     gx, gy, steps = _blocks(N, BN), _blocks(M, BM), _blocks(K, BK)
     k_padded = steps * BK
     threads = threads_per_block(BM, BN, TM, TN)

@@ -143,8 +143,7 @@ class Changed:
 
 
 class Build(Mapping):
-    """A kernel at one set of constants, checked once by `Kernel.bind`: every constant (derived ones too:
-    build["T"]), its geometry, and its code, read when first asked for."""
+    """A kernel at constants checked once by `Kernel.bind`: every constant (build["T"]), its geometry and its code."""
 
     def __init__(self, kernel, constants, block, threads):
         self.kernel, self._constants = kernel, constants
@@ -165,8 +164,7 @@ class Build(Mapping):
 
     @property
     def code(self):
-        """The kernel's Code at these constants (its tree is shared: copy it before changing it), read again when
-        its file changed (for Written.at to refuse)."""
+        """The kernel's Code (a shared tree: copy it to change it), read again when its file changed (then refused)."""
         stamp = self.kernel.code.stamp()
         if self._code is None or self._code[0] != stamp:
             self._code = (stamp, self.kernel.code.at(self.kernel.name, self.kernel._declared(self)))
@@ -218,8 +216,7 @@ class Kernel:
 
     # --- constants -------------------------------------------------------------------------------
     def bind(self, given=None, tile=None, **more):
-        """The Build of the defaults, the given constants (`tile`: the lesson's T) and the derived ones, checked
-        once per set (a ValueError says what to change)."""
+        """The Build of the defaults, the given constants (`tile`: the lesson's T) and the derived ones, checked once."""
         given = {**(given or {}), **more}
         try:  # each value with its type: True == 1, but tile=True is refused where tile=1 is not
             asked = tuple(sorted((k, type(v).__name__, v) for k, v in given.items())), type(tile).__name__, tile
@@ -313,8 +310,7 @@ class Kernel:
 
     # --- what it needs of the card ---------------------------------------------------------------
     def shared_memory(self, constants, tree=None):
-        """card.Shared of one block: `shared`'s, else its cuda.shared.array declarations' (None when a shape
-        cannot be evaluated here; numba then reports it)."""
+        """card.Shared of one block: `shared`'s, else its declarations' (None where numba must report a shape)."""
         if self.shared is not None:
             return apply(self.shared, constants, self.name)
         tree = tree or self.code.at(self.name, self._declared(constants)).tree
@@ -431,12 +427,12 @@ def launch_geometry(block=_lesson_tile, threads=_lesson_tile, requires=(), idea=
     """A decorator above @cuda.jit declaring a kernel's constants, geometry and `requires` (Rule objects)."""
     defaults = {k: v for k, v in constants.items() if not callable(v)}
     derived = {k: v for k, v in constants.items() if callable(v)}
-    rules = (requires,) if isinstance(requires, Rule) else tuple(requires) if isinstance(requires, (list, tuple)) else None
-    if rules is None or not all(isinstance(r, Rule) for r in rules):
+    rules = (requires,) if isinstance(requires, Rule) else requires
+    if not isinstance(rules, (list, tuple)) or not all(isinstance(r, Rule) for r in rules):
         raise ValueError("requires= takes Rule objects: Rule(lambda BM, TM: BM % TM == 0, 'why')")
 
     def declare(kernel):
         plain = contract.plain_function(kernel)
-        return Kernel(plain.__name__, Written(plain), constants=defaults, derived=derived, rules=rules,
+        return Kernel(plain.__name__, Written(plain), constants=defaults, derived=derived, rules=tuple(rules),
                       block=block, threads=threads, idea=idea, min_blocks=min_blocks, family=family)
     return declare

@@ -39,8 +39,7 @@ def validate_operands(A, B):
 
 
 def resolve(kernel, shape=None):
-    """The Kernel for a registry name, "best" (chosen at `shape` = (M, K, N), else best.SHAPE), a Kernel or a
-    @cuda.jit function."""
+    """The Kernel for a registry name, "best" (chosen at `shape`, else best.SHAPE), a Kernel or a @cuda.jit kernel."""
     if isinstance(kernel, str):
         if kernel == best.NAME:
             return KERNELS[best.choose(*(shape or best.SHAPE))]
@@ -73,8 +72,7 @@ class Launch:
 
     @classmethod
     def of(cls, bound, A, B, compiled=None, launch_bounds=None):
-        """The Launch of the Build `bound` on A and B as `bind` returned them, running `compiled` (the counting
-        lab's; Kernel.compiled's when None), C on the device filled with its `start`."""
+        """The Launch of the Build `bound` on A and B, running `compiled` (the counting lab's, else the kernel's)."""
         (M, K), N, spec = A.shape, B.shape[1], bound.kernel
         launch_bounds = spec.launch_bounds(bound, launch_bounds)
         blockspergrid, threadsperblock = spec.grid(M, N, bound)
@@ -124,6 +122,5 @@ def matmul(A, B, kernel="tiled", tile=None, **constants):
 
 
 def specialize(kernel, T=None, launch_bounds=None, shape=None, **constants):
-    """`kernel` compiled with its constants bound (`specialize(tiled, T=8)`): the same code, new sizes; `shape` =
-    (M, K, N) is what "best" is chosen for."""
+    """`kernel` compiled with its constants bound (`specialize(tiled, T=8)`); "best" is chosen for `shape`."""
     return resolve(kernel, shape).build(constants, launch_bounds, T)

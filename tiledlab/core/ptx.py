@@ -126,8 +126,7 @@ def _gpu_definitions():
             arr_type, i_type, j_type = sig.args
             ptr = element_pointer(context, builder, arr_type, args[0], (i_type, j_type), args[1:])
             fnty = ir.FunctionType(ir.LiteralStructType([f32] * VEC), [ptr.type])
-            # Four float outputs ($0..$3) and a 64-bit address ($4). No side effect: a pure read of
-            # read-only data, which LLVM may move or merge like any load.
+            # Four float outputs ($0..$3), a 64-bit address ($4), no side effect: LLVM may move or merge it
             load = ir.InlineAsm(fnty, "ld.global.nc.v4.f32 {$0, $1, $2, $3}, [$4];", "=f,=f,=f,=f,l")
             four = builder.call(load, [ptr])
             return cgutils.pack_array(builder, [builder.extract_value(four, q) for q in range(VEC)])
@@ -145,9 +144,8 @@ def _gpu_definitions():
             dst_type, di_type, dj_type, src_type, si_type, sj_type = sig.args
             to = element_pointer(context, builder, dst_type, args[0], (di_type, dj_type), args[1:3])
             source = element_pointer(context, builder, src_type, args[3], (si_type, sj_type), args[4:6])
-            # numba keeps a shared array's address as a generic pointer; cp.async wants a shared one:
-            # cast it back to the shared address space (LLVM folds this into the array's own address)
-            # and pass its 32-bit offset in the shared window.
+            # numba keeps a shared array's address as a generic pointer; cp.async wants its 32-bit offset in
+            # the shared window (LLVM folds the cast into the array's own address)
             shared = builder.ptrtoint(builder.addrspacecast(to, ir.PointerType(f32, addrspace=3)), i32)
             fnty = ir.FunctionType(ir.VoidType(), [i32, source.type])
             copy = ir.InlineAsm(fnty, f"cp.async.cg.shared.global [$0], [$1], {BYTES};", "r,l,~{memory}",
@@ -186,8 +184,7 @@ def _gpu_definitions():
         view = types.Array(types.float32, 2, "C")
 
         def codegen(context, builder, sig, args):
-            # The array's pointer moved by `start` floats, constant shape and strides: LLVM folds all of it, so
-            # each sA[i, j] is one shared access at a constant offset, as for a static tile.
+            # constant offset, shape and strides: LLVM folds them, so each sA[i, j] is one access, as in a static tile
             data = builder.gep(context.make_array(base)(context, builder, value=args[0]).data,
                                [ir.Constant(ir.IntType(64), start)], inbounds=True)
             out = context.make_array(view)(context, builder)

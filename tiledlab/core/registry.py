@@ -73,8 +73,7 @@ _ALL = [
     _async("a_64x128x8_8x8_s4", (64, 128, 8, 8, 8), "the same with 4 stages", stages=4, **unrolled.ASYNC),
     _async("a_64x128x16_8x8_s3", (64, 128, 16, 8, 8), "a_64x128x8_8x8_s3 with BK = 16: half the steps and "
          "barriers, 3 stages (40 KiB of shared memory)", stages=3, **unrolled.ASYNC),
-    # B copied asynchronously, A through registers (transposed on its way into shared memory, so its reads
-    # stay conflict-free 128-bit ones): one barrier per step
+    # B copied asynchronously, A through registers (transposed on its way, so its reads stay 128-bit ones)
     _async("h_128x256x8_8x16_warp_s2", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with B by cp.async in 2 stages, "
          "A through registers", warp=(4, 8), stages=2, **unrolled.HYBRID),
     _async("h_128x256x8_8x16_warp_s3", (128, 256, 8, 8, 16), "the same with 3 stages", warp=(4, 8), stages=3,
@@ -86,22 +85,19 @@ _ALL = [
     _async("h_64x128x8_8x8_s3", (64, 128, 8, 8, 8), "B by cp.async in 3 stages, A through registers, 64×128 block",
          stages=3, **unrolled.HYBRID),
     _async("h_64x128x8_8x8_s4", (64, 128, 8, 8, 8), "the same with 4 stages", stages=4, **unrolled.HYBRID),
-    # two rungs aimed at what Nsight Compute says the fastest one waits for (short_scoreboard: shared-memory
-    # data), each one idea away from s_128x256x8_8x16_warp
+    # aimed at what Nsight Compute says the fastest rung waits for (short_scoreboard: shared-memory data)
     _waits("f_128x256x8_8x16_warp", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with register fragments: each k's "
          "shared reads issued one k ahead, two shared tiles, one barrier per tile", warp=(4, 8), fragments=2,
          **unrolled.FRAGMENTS),
     _waits("w_128x256x8_8x16_warp16x2", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with each warp a 16×2 patch of "
          "thread tiles instead of 4×8: 2 distinct 16-byte reads of B per warp instead of 8", warp=(16, 2)),
-    # more stages than 48 KiB hold: tiles in dynamic shared memory (core.ptx.shared_view), each Triton's own choice
-    # on the H200 at one size, stages included; explore.csv (one run): neither beat the rungs of `best` anywhere
+    # beyond 48 KiB, in dynamic shared memory: Triton's own choices on the H200 (explore.csv: neither beat `best`)
     _dynamic("d_64x128x16_8x8_s5", (64, 128, 16, 8, 8), "a_64x128x16_8x8_s3 with 5 stages (66 KiB): Triton's tile at "
          "N = 1024", stages=5, **unrolled.ASYNC),
     _dynamic("d_128x256x16_8x16_s3_w16x2", (128, 256, 16, 8, 16), "w_128x256x8_8x16_warp16x2 with BK = 16 and B by "
          "cp.async in 3 stages (74 KiB): Triton's tile at N = 4096, 256 threads like its 8 warps", warp=(16, 2),
          stages=3, **unrolled.HYBRID),
-    # split-K: where M×N makes too few blocks for the card (1024×8192×1024, a few dozen rows, small cubes), S
-    # blocks share each tile of C, each multiplying 1/S of K, and add their parts into C (C starts at zero)
+    # split-K, where M×N makes too few blocks for the card (1024×8192×1024, a few dozen rows, small cubes)
     _split("k_64x128x16_8x8_s3_split2", (64, 128, 16, 8, 8), "a_64x128x16_8x8_s3 with K split in 2: twice the blocks, "
          "each adding its part into C", stages=3, splits=2, **unrolled.ASYNC),
     _split("k_64x128x16_8x8_s3_split4", (64, 128, 16, 8, 8), "the same, K split in 4", stages=3, splits=4,
@@ -113,8 +109,7 @@ _ALL = [
 ]
 KERNELS = {k.name: k for k in _ALL}  # every kernel of the series, by name
 LADDER = [k.name for k in _ALL if k.family in ("lesson", "ladder")]  # the lesson's two, then each rung in order
-# The search's pick when the ladder was profiled (ladder_profile.csv, where its row is labelled "best"); not
-# the fastest in the committed data: its warp-tiled twin is faster at N >= 2048, s_64x128x8_8x8_db at N = 1024.
+# The search's pick when the ladder was profiled (ladder_profile.csv's "best"), not the fastest in the data
 LADDER_TOP = "s_128x256x8_8x16"  # H200: 84 % of cuBLAS at N = 4096, 87 % of cuBLAS at N = 8192
 
 
@@ -132,9 +127,7 @@ def kind(name):
 
 
 def label(name, tile=None, text=_, by_name=False):
-    """Kernel `name` on a page: with its block shape (naive) or T = `tile`, by its name alone without a tile, the
-    fair pair as its lesson twin with unsigned indices (`by_name`: by its own name, as a sentence names a kernel);
-    `text` translates (plots.tr in a figure)."""
+    """Kernel `name` on a page, with its tile (the fair pair as its lesson twin unless `by_name`); `text` translates."""
     if name in PEERS or f"{tile}" in ("None", "", "0", "nan", "<NA>"):  # no tile, or a table's missing value
         return PEERS.get(name, name)
     twin = not by_name and name in family("fair") and next(k for k in family("lesson") if KERNELS[k].kind == kind(name))
@@ -143,10 +136,8 @@ def label(name, tile=None, text=_, by_name=False):
 
 
 def predicted(name, M, K, N, tile=None, **constants):
-    """What kernel `name` (a name here, or a Kernel of any kind) should measure at
-    M×K·K×N: global loads {'A', 'B', 'C'} (C: a split-K kernel's adds, each a load and a store) and shared-memory
-    {'reads', 'stores', 'fmas'} (formulas.block_tile_loads, shared_traffic and split_k_adds at its constants;
-    the blocks of a split-K tile share its loads and steps)."""
+    """What kernel `name` (or a Kernel) should measure at M×K·K×N: global loads {'A', 'B', 'C'} (C: split-K's adds)
+    and shared {'reads', 'stores', 'fmas'}, from core.formulas at its constants."""
     kernel = KERNELS[name] if isinstance(name, str) else name
     c = kernel.bind(constants, tile)  # tile: the lesson's T, as matmul and count_loads take it
     if kernel.kind == "naive":  # one thread per element, no tiles

@@ -16,9 +16,7 @@ from .formulas import thread_tiles, threads_per_block
 from .kernel import launch_geometry
 from .rules import Rule
 
-# The constants (BM, BN, BK, TM, TN; PAD for regtile_vec) are given per kernel below and bound per
-# build, like T. These are derived from them and bound with them:
-DERIVED = {
+DERIVED = {  # from the constants given per kernel below, bound with them per build, like T
     "NTHREADS": threads_per_block,
     "TX": lambda BN, TN: BN // TN,                   # threads along x: blockDim.x
     "A_ROWS": lambda NTHREADS, BK: NTHREADS // BK,    # rows of A's BM×BK tile one pass of the block fills
@@ -134,14 +132,10 @@ def regtile_2d(A, B, C):
                 C[row, col] = acc[i, j]
 
 
-# A thread's TM rows are TM/4 groups of 4 neighbouring rows, the groups BM/(TM/4) apart; its TN
-# columns likewise. With A's tile stored transposed, sA[k, m], a group's 4 values of A sit side by
-# side in one row of sA, as its 4 values of B do in sB. Three more things let numba's compiler fuse
-# the 4 reads into one 128-bit read: the arrays are declared 16-byte aligned, no index can be
-# negative (threadIdx is never negative; numba adds wrap-around code for indices that might be), and
-# the rows are padded by PAD floats (with rows of exactly 128 floats it fuses fewer of them).
-# Neighbouring threads' groups are neighbours too, so a quarter warp reads 128 consecutive bytes:
-# no bank conflicts.
+# A thread's TM rows are TM/4 groups of 4 neighbouring rows, BM/(TM/4) apart, its TN columns likewise; with sA
+# transposed (sA[k, m]) a group's 4 values sit side by side. numba fuses the 4 reads into one 128-bit read when
+# the arrays are 16-byte aligned, no index can be negative, and rows are padded by PAD floats (with rows of
+# exactly 128 floats it fuses fewer). Neighbouring threads read neighbouring groups: no bank conflicts.
 @register_tiled(BM=128, BN=128, BK=8, TM=8, TN=8, PAD=4, BM_PAD=lambda BM, PAD: BM + PAD,
                 BN_PAD=lambda BN, PAD: BN + PAD,
                 requires=[Rule(lambda TM, TN: TM % 4 == 0 and TN % 4 == 0,

@@ -56,13 +56,10 @@ def _async_fits(BM, BN, BK, NT, copies_a=True):
 
 def tile_shapes(BM, BN, BK, transposed, buffers, pad, stages):
     """(rows, cols) of the block's shared tiles sA and sB, every buffer or stage stacked along the rows."""
-    if stages and not transposed:  # A as it lies, rows padded to stay 16-byte aligned
-        a_shape = (stages * BM, BK + VEC)
-    elif stages:  # A transposed through registers, one tile per stage
-        a_shape = (stages * BK, BM + pad)
-    else:
-        a_shape = (buffers * BK, BM + pad) if transposed else (buffers * BM, BK + 1)
-    return a_shape, ((stages or buffers) * BK, BN + pad)
+    copies = stages or buffers
+    # A as it lies: copied rows padded to stay 16-byte aligned, else by one float
+    a_shape = (copies * BK, BM + pad) if transposed else (copies * BM, BK + (VEC if stages else 1))
+    return a_shape, (copies * BK, BN + pad)
 
 
 def shared_memory(BM, BN, BK, transposed, buffers, pad, stages):
@@ -138,9 +135,7 @@ OPTION_RULES = [  # ... and of the options (with the constants), checked after R
 
 def _plus(e, c):
     """'e + c' with zeros left out, for readable generated code."""
-    if e in ("0", ""):
-        return str(c)
-    return f"{e} + {c}" if c else e
+    return str(c) if e in ("0", "") else f"{e} + {c}" if c else e
 
 
 class Plan:
@@ -454,8 +449,7 @@ def a_to_shared(p, ind, fa):
 
 
 def pipeline_loop(p):
-    """stages-1 tiles in flight; per tile: wait for the oldest, barrier, start the next into the freed stage,
-    multiply. With transposed=True only B is copied; A goes through registers one tile ahead."""
+    """stages-1 tiles in flight; per tile: wait, barrier, start the next into the freed stage, multiply."""
     S, BK, ind = p.stages, p.BK, "        "
     if p.transposed:
         L = ["    # A's first tile through registers into stage 0, its second into registers; B's first "
