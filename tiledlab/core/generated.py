@@ -20,15 +20,11 @@ def generated(name, BM=128, BN=128, BK=8, TM=8, TN=8, idea="", min_blocks=None, 
     def bound(fn):  # `fn` with the options it names bound: a function of the constants alone
         return partial(fn, **{k: options[k] for k in names(fn) if k in options})
     rules = tuple(unrolled.RULES) + tuple(Rule(bound(r.holds), r.why) for r in unrolled.OPTION_RULES)
-    block = bound(shared_tile) if options["splits"] > 1 else block_tile
+    # a split-K block covers its share of the BM×BN tile `splits` blocks share
+    block = bound(lambda BM, BN, splits: (BM, BN // splits)) if options["splits"] > 1 else block_tile
     kernel = Kernel(name, Generated(write, given), constants=dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN),
                     rules=rules, block=block, threads=thread_tiles, idea=idea, min_blocks=min_blocks,
                     family=family, compute_capability=CP_ASYNC if options["stages"] else ANY_CARD,
                     shared=bound(unrolled.shared_memory), clamped=options["edge"] == "clamp")
     kernel.bind()  # bad options or defaults are refused here, where the kernel is made
     return kernel
-
-
-def shared_tile(BM, BN, splits):
-    """(rows, cols) of C per block of a split-K kernel: its share of the BM×BN tile that `splits` blocks share."""
-    return (BM, BN // splits)

@@ -220,15 +220,12 @@ class Kernel:
         given = {**(given or {}), **more}
         try:  # each value with its type: True == 1, but tile=True is refused where tile=1 is not
             asked = tuple(sorted((k, type(v).__name__, v) for k, v in given.items())), type(tile).__name__, tile
-            hash(asked)
-        except TypeError:  # an unhashable value (or name): refused by _check_value below
-            asked = None
-        if asked not in self._bound:
-            found = self._bind(given, tile)
-            if asked is None:
-                return found
-            self._bound[asked] = found
-        return self._bound[asked]
+            found = self._bound.get(asked)
+        except TypeError:  # an unhashable value (or name): refused by _check_value
+            return self._bind(given, tile)
+        if found is None:
+            found = self._bound[asked] = self._bind(given, tile)
+        return found
 
     def _bind(self, given, tile):
         if tile is not None:
