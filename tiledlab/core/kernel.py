@@ -216,7 +216,7 @@ class Kernel:
 
     # --- constants -------------------------------------------------------------------------------
     def bind(self, given=None, tile=None, **more):
-        """The Build of the defaults, the given constants (`tile`: the lesson's T) and the derived ones, checked once."""
+        """The Build of the defaults, the given constants (`tile`: the lesson's T) and derived ones, checked once."""
         given = {**(given or {}), **more}
         try:  # each value with its type: True == 1, but tile=True is refused where tile=1 is not
             asked = tuple(sorted((k, type(v).__name__, v) for k, v in given.items())), type(tile).__name__, tile

@@ -148,19 +148,16 @@ class Plan:
         self.NT = _threads(BM, BN, TM, TN)  # threads per block
         self.gm, self.gn = TM // VEC, TN // VEC  # groups of 4 rows (columns) per thread, sm rows (sn columns) apart
         self.sm, self.sn = BM // self.gm, BN // self.gn
-        # A's tile: a_k consecutive k of a row per load, a_tpr threads per row, a_rows rows per pass, a_passes passes
-        self.a_k = _a_k(BM, BN, BK, TM, TN, self.loads)
-        self.a_tpr = BK // self.a_k
+        self.a_k = _a_k(BM, BN, BK, TM, TN, self.loads)  # A's tile: consecutive k of a row per load
+        self.a_tpr = BK // self.a_k  # threads per row of A's tile; then rows per pass, passes
         self.a_rows, self.a_passes = self.NT // self.a_tpr, BM * BK // self.NT // self.a_k
-        # B's tile: a warp loads 32 floats of a row; b_rows rows per pass, b_cq passes along a row, b_passes down
-        self.b_rows, self.b_cq = self.NT // 32, BN // 32
+        self.b_rows, self.b_cq = self.NT // 32, BN // 32  # B's: a warp loads 32 floats of a row; passes along it
         self.b_passes = BK // self.b_rows
         # (pass, k offset) of each element of A's tile a thread loads; (pass, column pass) of each of B's
         self.a_regs = [(i, q) for i in range(self.a_passes) for q in range(self.a_k)]
         self.b_regs = [(i, q) for i in range(self.b_passes) for q in range(self.b_cq)]
         self.a_shape, self.b_shape = tile_shapes(BM, BN, BK, self.transposed, self.buffers, self.pad, self.stages)
-        # the block's part of K: from kbase to kend (with splits), else all of it
-        self.kend, self.klen = ("kend", "kend - kbase") if self.splits > 1 else ("K", "K")
+        self.kend, self.klen = ("kend", "kend - kbase") if self.splits > 1 else ("K", "K")  # the block's part of K
 
     def index(self, e):
         """A global index as written: uint64(e) with uidx."""
