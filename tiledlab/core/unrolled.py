@@ -1,9 +1,6 @@
-"""Register tiling unrolled by a program: the upper rungs of the ladder.
-
-numba's compiler, left with `regtile_vec`'s loops, makes 128-bit shared reads of them only sometimes.
-`generate_source(...)` writes the kernel with every loop of a tile step unrolled: each shared index is a
-per-thread base plus a constant, so every group of 4 is one 128-bit read. Its text is the kernel; read it.
-Each option adds one idea:
+"""Register tiling unrolled by a program: the upper rungs of the ladder. numba makes 128-bit shared reads of
+`regtile_vec`'s loops only sometimes; `generate_source(...)` writes the kernel (read it) with every loop of a tile
+step unrolled, each shared index a base plus a constant: every group of 4 is one 128-bit read. Each option adds:
   transposed   A's tile stored as sA[k, m], so a thread's 4 rows are adjacent (False: sA[m, k])
   edge         "clamp": rows of A past M are read from row M-1 (columns of B past N from N-1): they feed only
                elements of C never stored, so only the K edge needs zeros; "zero": every load checks its bounds
@@ -19,10 +16,9 @@ Each option adds one idea:
   fragments    2: each k's values of A and B are read one k ahead into a second set of registers
   splits       S > 1 (split-K): S blocks share each BM×BN tile of C, each adding its part of K with
                cuda.atomic.add (C starts at zero)
-A thread's TM×TN results are TM tuples `acc0` … updated by the generated `row_fma` (`generate_helpers`): numba
-compiles a tuple per row several times faster than TM·TN variables, to the same machine code. `RULES` and
-`OPTION_RULES` are checked first, `Plan` computes the sizes once, and one function per part of the kernel
-(`declarations`, ..., `write_back`) returns its lines.
+A thread's TM×TN results are TM tuples `acc0` … updated by the generated `row_fma`: numba compiles them several
+times faster than TM·TN variables, to the same machine code. `Plan` computes the sizes once (after `RULES` and
+`OPTION_RULES`), and one function per part of the kernel returns its lines.
 """
 from .card import DYNAMIC_SHARED_BYTES, MAX_THREADS_PER_BLOCK, STATIC_SHARED_BYTES, VEC, Shared
 from .formulas import thread_tiles, threads_per_block as _threads
