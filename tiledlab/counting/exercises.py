@@ -32,23 +32,17 @@ NOTEBOOK_HINTS = (N_("read each A[row, k] once into a register and use it for bo
 @recorded
 def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
           hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None, barriers_per_step=None):
-    """Run a student's @cuda.jit(A, B, C) kernel: look for barrier hazards and for elements of C stored
-    by two threads, compare with numpy (in float64) on odd shapes and on the counted launches, then
-    count its global loads. Counted shapes include two with a partial block in M and N and a partial tile
-    step in K (`count_shapes`).
+    """Check a student's @cuda.jit(A, B, C) kernel; print what went wrong, or return True. Barrier hazards and
+    elements of C stored by two threads first, then the product against numpy (float64) on odd shapes and on the
+    counted launches, then its global loads on `count_shapes` (partial blocks and tile steps included).
 
-    With limit_loads=True the kernel must also load no more than the tiled formula, so a naive kernel fails.
-    `max_loads(M, K, N, T)` sets another limit on loads, for exercises with their own count, and
-    `max_shared_reads(M, K, N, T)` a limit on shared-memory reads (the register-tiling exercises), and
-    `max_shared_reads_per_fma` the same limit as a number per multiply-add of the T×T tiles (the zeros of
-    edge tiles included, as `formulas.shared_traffic` counts them). `barriers_per_step` caps the
-    cuda.syncthreads() a thread passes per tile step; feedback then never suggests another.
-    `hint` is what to try when a kernel loads more than the exercise allows.
-    A kernel the counting lab cannot follow fails, with the line it could not follow; one that reads
-    outside an array or fails, with the line and the thread; a wrong product, with the first cause an
-    experiment finds (tiledlab.counting.diagnosis). A thread may store its own element of C more than once
-    (accumulating in C): that passes, with a note.
-    Returns True when everything holds; prints what went wrong otherwise.
+    limit_loads=True allows no more loads than the tiled formula (a naive kernel fails); `max_loads(M, K, N, T)`
+    sets another limit; `max_shared_reads(M, K, N, T)`, or `max_shared_reads_per_fma` per multiply-add of the T×T
+    tiles (edge tiles' zeros included, as formulas.shared_traffic counts), limits shared reads; `barriers_per_step`
+    caps the cuda.syncthreads() a thread passes per tile step (feedback then suggests no other); `hint` says what
+    to try when loads exceed the limit. What the lab cannot follow, or a kernel that fails, fails with the line (and
+    the thread); a wrong product with the first cause an experiment finds (`diagnosis`). A thread storing its own
+    element of C more than once passes, with a note.
     """
     if max_shared_reads and max_shared_reads_per_fma is not None:
         raise ValueError(_("give max_shared_reads or max_shared_reads_per_fma, not both"))
@@ -86,8 +80,9 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
                   .format(loads=c.total, limit=limit, hint=_(hint)))
             _note_unused(counted)
             return False
-    if max_shared_reads_per_fma is not None:
-        max_shared_reads = _per_fma(max_shared_reads_per_fma)
+    if max_shared_reads_per_fma is not None:  # per multiply-add of the T×T tiles
+        def max_shared_reads(M, K, N, T):
+            return int(max_shared_reads_per_fma * shared_traffic(M, K, N, T, T, T)["fmas"])
     if max_shared_reads and not _few_shared_reads(counted, tile, max_shared_reads):
         return False
     most = max(int((c.C_stores - c.C_atomics).max()) for c in counted)  # adds by several threads are no repeats
@@ -204,11 +199,6 @@ def _print_race(race, what):
     print(_("C[{i}, {j}] is stored by two threads ({what}): by {first} and by {other}. Which value "
             "stays is {between}: on a GPU it changes from run to run. Let each element of C be stored by one "
             "thread only.").format(i=i, j=j, what=what, first=threads[0], other=threads[1], between=between))
-
-
-def _per_fma(reads_per_fma):
-    """A limit on shared reads: `reads_per_fma` for every multiply-add of the T×T tiles."""
-    return lambda M, K, N, T: int(reads_per_fma * shared_traffic(M, K, N, T, T, T)["fmas"])
 
 
 def _few_shared_reads(counted, tile, max_shared_reads):

@@ -1,10 +1,6 @@
-"""Shared-memory hazards in words. The checker counts six kinds (LoadCount.hazards): three for barriers,
-whose kind and number depend on the order the threads happened to run in; asynchronous copies
-(core.ptx.cp_async4) read or overwritten before a cp_async_wait covered it, which the simulator cannot show
-in the result (its copies land at once) but a GPU would; a barrier that not every thread of a block reached
-alike; and a read of a shared element no thread of the block had stored. A count carries one example of each
-kind seen (`Hazards.examples`): the message names its array, element, threads and lines, and where the
-missing barrier or wait belongs."""
+"""Shared-memory hazards in words (the six kinds of buffers.HAZARDS; the barrier kinds, and how many, depend on
+the order the threads happened to run in). A count carries one example of each kind seen (`Hazards.examples`): the
+message names its array, element, threads and lines, and where the missing barrier or wait belongs."""
 from ..i18n import N_, _
 
 EFFECT = N_("two threads touched one shared element between the same two barriers, one of them writing")
@@ -75,8 +71,8 @@ def _divergent(h):
 
 ANOTHER_BUFFER = N_("this exercise keeps one cuda.syncthreads() per tile step, so the fix is not another barrier: let "
                     "two consecutive tile steps use different shared elements, a second buffer chosen by the step's "
-                    "parity (s = t % 2: rows s·T to s·T + T − 1 of a 2T-row tile), and let each step store and read "
-                    "the same half, both indices adding s·T")
+                    "parity (s = t % 2: rows s·T to s·T + T − 1 of a 2T-row tile), and let each step store and "
+                    "read the same half, both indices adding s·T")
 
 
 def hazard_message(hazards, count=True, more_barriers=True):
