@@ -80,12 +80,10 @@ def trace_room(launch):
 
 def count_loads(kernel, A, B, tile=None, trace=False, **constants):
     """Launch `kernel` (a name such as 'tiled' or 'regtile_2d', or a @cuda.jit(A, B, C) function) with counting on,
-    at tile width `tile` (the lesson's kernels, 16 by default) or at named constants (BM=32, TM=4).
-    trace=True also records every global load and shared access with its thread (`trace`, `shared_trace`).
-
-    On the simulator every launch is counted twice (`recorded`): counts that differ raise a RuntimeError. A read or
-    store outside its array, or an error of the kernel, is a LaunchFailed (a ValueError) naming line and thread.
-    """
+    at tile width `tile` (the lesson's kernels, 16 by default) or at named constants (BM=32, TM=4); trace=True also
+    records every global load and shared access with its thread (`trace`, `shared_trace`). On the simulator every
+    launch is counted twice (`recorded`): counts that differ raise a RuntimeError. A read or store outside its array,
+    or an error of the kernel, is a LaunchFailed (a ValueError) naming line and thread."""
     A, B, bound = bind(kernel, A, B, tile, **constants)
     counting = instrumented(bound)
     launch = Launch.of(bound, A, B, counting.kernel)
@@ -244,9 +242,8 @@ def float_index_line(tree):
 
 
 def said(error, code):
-    """An error of a kernel in words, the same for the simulator's run and a GPU's compiler: a float index (an
-    IndexError there, numba's 'Unsupported array index type float64' here) is said as such; else the error's first
-    line, without colours and numba's own paths."""
+    """An error of a kernel in words, alike on the simulator and a GPU's compiler: a float index as such (an
+    IndexError, or numba's 'Unsupported array index type float64'); else its first line, without colours and paths."""
     text = _ANSI.sub("", str(error))
     if _FLOAT_INDEX in text or isinstance(error, IndexError) and "only integers" in text:
         divided = re.search(r"\w+\s*/\s*\w+", code or "")

@@ -173,8 +173,7 @@ def _counted(kernel, A, B, tile):
 
 
 def _run(kernel, A, B, tile):
-    """matmul(A, B, kernel, tile), or None after printing why it failed (through a count at this shape,
-    which names the line and the thread)."""
+    """matmul(A, B, kernel, tile), or None after printing why it failed (a count names the line and thread)."""
     try:
         with np.errstate(all="ignore"):
             return matmul(A, B, kernel, tile)
@@ -226,11 +225,10 @@ def _same(C, spec, what):
     i, j = (int(v) for v in np.argwhere(bad)[0])
     rows, cols = slice(max(i - 1, 0), i + 2), slice(max(j - 1, 0), j + 2)
     unwritten = int(np.isnan(C).sum())
-    differ = dict(what=what, bad=int(bad.sum()), size=C.size, unwritten=unwritten)
     wrong = _("Wrong result for {what}: {bad} of {size} elements differ ({unwritten} NaN: never written, or computed "
               "from a value that was).") \
         if unwritten else _("Wrong result for {what}: {bad} of {size} elements differ.")
-    print(wrong.format(**differ))
+    print(wrong.format(what=what, bad=int(bad.sum()), size=C.size, unwritten=unwritten))
     print(_("First difference at C[{i}, {j}]: yours {yours:.4g}, numpy {numpy:.4g}. Around it (rows {top}–{bottom}, "
             "columns {left}–{right}):").format(i=i, j=j, yours=C[i, j], numpy=spec[i, j], top=rows.start,
                                                bottom=min(rows.stop, C.shape[0]) - 1, left=cols.start,
@@ -253,9 +251,8 @@ def _shown(value):
 
 @recorded
 def predict(prediction, measured, rtol=0.0):
-    """Compare a prediction with a measurement. The measured number is shown only once the prediction
-    is right, so the stored output of an unanswered exercise gives nothing away. Returns True/False,
-    or None while `prediction` is still None. Tuples and lists are compared item by item."""
+    """Compare a prediction (a number, or a tuple item by item) with a measurement, shown only once it is right so
+    that an unanswered exercise's output gives nothing away. True/False, or None while `prediction` is None."""
     if prediction is None:
         print(_("Write your prediction in `prediction`, then run this cell again: it measures and compares."))
         return None

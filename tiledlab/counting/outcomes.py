@@ -61,10 +61,8 @@ def calling_exercise(frame):
 def series_notebooks():
     """notebooks/ of the source checkout the package lives in (beside the package when it is no checkout)."""
     here = pathlib.Path(__file__).resolve()
-    for folder in here.parents:
-        if (folder / "notebooks").is_dir() and (folder / "pyproject.toml").is_file():
-            return folder / "notebooks"
-    return here.parents[2] / "notebooks"
+    checkout = (f for f in here.parents if (f / "notebooks").is_dir() and (f / "pyproject.toml").is_file())
+    return next(checkout, here.parents[2]) / "notebooks"
 
 
 @functools.lru_cache(maxsize=1)

@@ -13,8 +13,8 @@ from .buffers import OPERANDS
 
 
 class _Recording(np.ndarray):
-    """An operand that counts reads and stores per element while `armed`. Its state lives on its class
-    (one class per operand and launch): the simulator's device copy keeps the class, not attributes."""
+    """An operand counting reads and stores per element while `armed`, on its class (one per operand and launch):
+    the simulator's device copy keeps the class, not attributes."""
 
     def __getitem__(self, index):
         value = super().__getitem__(index)
