@@ -5,9 +5,9 @@ import multiprocessing
 import os
 import re
 import traceback
+from collections import namedtuple
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
-from collections import namedtuple
 from dataclasses import dataclass
 from unittest import mock
 
@@ -187,16 +187,15 @@ def _refuse_failure(f, failure, launch, counting):
     """Raise a LaunchFailed for the launch's first access outside its array (`f`, the row _tl_inside kept)
     or for the kernel's own error (`failure`), naming the kernel's line; nothing when neither."""
     if f["claimed"]:
-        names = [*counting.params, *counting.buffers.shared]
-        name = names[f["what"]]
+        name = [*counting.params, *counting.buffers.shared][f["what"]]
         rows, cols = (launch.A, launch.B, launch.C)[f["what"]].shape if f["what"] < 3 else counting.buffers.shared[name]
+        verb, access = (_("stores"), _("store")) if f["store"] else (_("reads"), _("read"))
         raise LaunchFailed(_("line {line}: {code}: thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx}) {verb} "
                              "{name}[{i}, {j}], outside {name} ({rows}×{cols}: rows 0–{last_row}, columns "
                              "0–{last_col}). Guard this {access}: make it only where its row and column lie inside "
-                             "{name}.").format(**f, code=repr(_code(counting, f["line"])), name=name,
-                                               verb=_("stores") if f["store"] else _("reads"), rows=rows, cols=cols,
-                                               last_row=rows - 1, last_col=cols - 1,
-                                               access=_("store") if f["store"] else _("read"))) from None
+                             "{name}.").format(**f, code=repr(_code(counting, f["line"])), name=name, verb=verb,
+                                               access=access, rows=rows, cols=cols, last_row=rows - 1,
+                                               last_col=cols - 1)) from None
     if failure is None:
         return
     # the last frame in the kernel's file: the student's line (on the simulator; on a GPU, numba's message names it)

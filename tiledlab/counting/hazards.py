@@ -80,10 +80,9 @@ def hazard_message(hazards, count=True, more_barriers=True):
     count=False leaves out the totals, which depend on the order the threads ran in; more_barriers=False
     never advises another barrier (an exercise that forbids one) but a second buffer."""
     examples = getattr(hazards, "examples", {})
-    copies, divergent = hazards.get("copy_in_flight", 0), hazards.get("divergent_barrier", 0)
+    copies, divergent, unstored = (hazards.get(k, 0) for k in ("copy_in_flight", "divergent_barrier", "unstored_read"))
     barrier = sum(hazards.get(kind, 0) for kind in BARRIER_KINDS)
-    unstored = hazards.get("unstored_read", 0)
-    if not barrier and not copies and not divergent and not unstored:
+    if not (barrier or copies or divergent or unstored):
         return _("no barrier hazards: no shared element was touched by two threads between the same two "
                  "barriers with one of them writing")
     said = []
