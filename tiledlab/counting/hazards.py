@@ -53,20 +53,19 @@ def _barrier_advice(h):
 
 
 def _divergent(h):
+    said = dict(line=_line(h.line, h.code), thread=_thread(h.thread), other=_thread(h.other), by=h.block[0],
+                bx=h.block[1], effect=_(DIVERGENT))
     if h.element and h.element[1]:  # both reached it, in loops of different lengths
         return _("The cuda.syncthreads() at {line} is reached {n} times by {thread} of block (by={by}, bx={bx}) but "
                  "{m} times by {other}: {effect}. Their loops around it run different numbers of passes: let every "
                  "thread of the block run that loop the same number of times, and guard only the loads and stores "
-                 "inside it.").format(line=_line(h.line, h.code), n=h.element[0], m=h.element[1],
-                                      thread=_thread(h.thread), other=_thread(h.other), by=h.block[0], bx=h.block[1],
-                                      effect=_(DIVERGENT))
+                 "inside it.").format(**said, n=h.element[0], m=h.element[1])
     elsewhere = _("waits at {line} instead").format(line=_line(h.other_line, h.other_code)) if h.other_line else \
         _("finished without reaching it")
     return _("The cuda.syncthreads() at {line} is reached by {thread} of block (by={by}, bx={bx}) but not by {other}, "
              "which {elsewhere}: {effect}. Take the barrier out of the condition (or move the early return after "
              "it) so that every thread of the block passes it, and guard only the loads and stores.").format(
-                 line=_line(h.line, h.code), thread=_thread(h.thread), by=h.block[0], bx=h.block[1],
-                 other=_thread(h.other), elsewhere=elsewhere, effect=_(DIVERGENT))
+                 **said, elsewhere=elsewhere)
 
 
 ANOTHER_BUFFER = N_("this exercise keeps one cuda.syncthreads() per tile step, so the fix is not another barrier: let "
