@@ -1,8 +1,5 @@
-"""The counting buffers: the extra arguments a counting kernel takes after (A, B, C), described once.
-
-One `CountingBuffers` names them for the source rewrite (in order), allocates them for a launch and
-reads them back by name, so no two files have to agree on positions.
-"""
+"""The extra arguments a counting kernel takes after (A, B, C), described once: `CountingBuffers` names them for
+the rewrite, allocates them for a launch and reads them back by name, so no two files agree on positions."""
 import numpy as np
 from numba import cuda
 
@@ -59,7 +56,8 @@ class CountingBuffers:
             ("C_atomics", np.int64, C, 0),        # ... of which cuda.atomic.add(C, ...), each also a load of C
             # per block, thread (its index in the block) and barrier site: how often it reached that barrier
             ("arrivals", np.int32, lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1],
-                                                   L.threadsperblock[0] * L.threadsperblock[1], max(len(barriers), 1)), 0),
+                                                   L.threadsperblock[0] * L.threadsperblock[1],
+                                                   max(len(barriers), 1)), 0),
             ("C_writer", np.int64, C, -1),        # stamp (block * STAMP + thread) of its first
             ("C_other_writer", np.int64, C, -1),  # ... and of another thread storing it too
             # per block and element, who touched it this epoch: the highest stamp, the lowest counted

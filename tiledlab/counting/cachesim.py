@@ -1,9 +1,6 @@
-"""A small, honest cache model: replay a kernel's measured loads through an LRU cache of chosen size.
-
-The loads come from a counted launch's trace (who loaded which element, in each thread's own order).
-They are replayed block by block, with a block's threads stepping together, as warps roughly do.
-Real GPUs differ (many blocks run at once, L1 per SM, sectored L2): this shows the idea, not the H200.
-"""
+"""A small, honest cache model: a counted launch's loads replayed through an LRU cache of chosen size, block by
+block, a block's threads stepping together as warps roughly do. Real GPUs differ (many blocks run at once, L1 per
+SM, sectored L2): this shows the idea, not the H200."""
 from collections import OrderedDict
 
 import numpy as np

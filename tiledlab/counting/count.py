@@ -5,10 +5,10 @@ import multiprocessing
 import os
 import re
 import traceback
+from collections import namedtuple
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import NamedTuple
 from unittest import mock
 
 import numpy as np
@@ -25,23 +25,12 @@ class LaunchFailed(ValueError):
     """The counted kernel read or stored outside an array, or failed: what, where, by which thread."""
 
 
-class Hazard(NamedTuple):
-    """One example of a hazard kind: `thread` met `other` (both (ty, tx) in `block`, (by, bx)) at `element`
-    (i, j) of the shared array `array`; `line` is this thread's, `other_line` the other's (None: unknown).
-    `across_loop`: a barrier stands between the two lines, so the accesses met in two passes of a loop.
-    For a divergent barrier, `line` is the barrier `thread` reached more often than `other`, `element` how often
-    each reached it."""
-    kind: str
-    array: str
-    element: tuple
-    block: tuple
-    thread: tuple
-    other: tuple
-    line: int
-    other_line: int
-    code: str
-    other_code: str
-    across_loop: bool = False
+class Hazard(namedtuple("Hazard", "kind array element block thread other line other_line code other_code across_loop",
+                        defaults=(False,))):
+    """One example of a hazard kind: `thread` met `other` (both (ty, tx) in `block`, (by, bx)) at `element` (i, j)
+    of the shared array `array`, on their lines (`other_line` None: unknown) and code. `across_loop`: a barrier
+    stands between the lines, so they met in two passes of a loop. For a divergent barrier, `line` is the barrier
+    `thread` reached more often than `other`, `element` how often each reached it."""
 
 
 class Hazards(dict):
@@ -81,10 +70,8 @@ class LoadCount:
 
 
 def trace_room(launch):
-    """Records the traces need room for: more than any sensible kernel makes. Sized from the part of C
-    the launched grid covers and from K padded by a block tile, not from M, K, N: when a tile does not
-    divide them, edge blocks also store and read the zeros of the padding (N=6, T=4: 1,280 shared
-    accesses), and a register-tiled kernel may read clamped rows again."""
+    """Records the traces need room for, sized from the part of C the grid covers and K padded by a block tile:
+    edge blocks also store and read the padding's zeros, and a register-tiled kernel may read clamped rows again."""
     rows, cols = launch.block
     M, N = launch.blockspergrid[1] * rows, launch.blockspergrid[0] * cols
     K = launch.shape[1] + max(rows, cols)  # at least K rounded up to any step ≤ the tile
@@ -92,17 +79,11 @@ def trace_room(launch):
 
 
 def count_loads(kernel, A, B, tile=None, trace=False, **constants):
-    """Launch `kernel` (a name such as 'naive', 'tiled', 'regtile_2d', or a @cuda.jit(A, B, C) function)
-    with counting on: at tile width `tile` (the lesson's kernels, 16 by default) or at the named
-    constants of a register-tiled kernel (`count_loads("regtile_2d", A, B, BM=32, TM=4)`).
-
-    With trace=True, also record every global load (`trace`) and every shared-memory access
-    (`shared_trace`), each with the thread that made it; meant for small examples.
-
-    On the simulator every launch is counted twice (`recorded`): when the two counts differ this raises
-    a RuntimeError instead of returning a count. A read or store outside its array, or an error of the
-    kernel, is a LaunchFailed (a ValueError) naming the line and the thread.
-    """
+    """Launch `kernel` (a name such as 'tiled' or 'regtile_2d', or a @cuda.jit(A, B, C) function) with counting on,
+    at tile width `tile` (the lesson's kernels, 16 by default) or at named constants (BM=32, TM=4); trace=True also
+    records every global load and shared access with its thread (`trace`, `shared_trace`). On the simulator every
+    launch is counted twice (`recorded`): counts that differ raise a RuntimeError. A read or store outside its array,
+    or an error of the kernel, is a LaunchFailed (a ValueError) naming line and thread."""
     A, B, bound = bind(kernel, A, B, tile, **constants)
     counting = instrumented(bound)
     launch = Launch.of(bound, A, B, counting.kernel)
@@ -131,16 +112,16 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         trace=as_records(got["trace"][:made]) if trace else None,
         shared_trace=as_records(got["shared_trace"][:shared_made], SHARED_TRACE_FIELDS) if trace else None,
         shared=dict(buffers.shared), constants=dict(launch.constants),
-        C_stores=got["C_stores"], C_atomics=got["C_atomics"], C_races=races(got["C_writer"], got["C_other_writer"], launch),
+        C_stores=got["C_stores"], C_atomics=got["C_atomics"],
+        C_races=races(got["C_writer"], got["C_other_writer"], launch),
         unused_shared=tuple(name for name in buffers.shared if (got[f"wrote_{name}"][..., 0] < 0).all() and
                             (got[f"read_{name}"][..., 0] < 0).all()),
         barriers=int(got["arrivals"][..., :len(buffers.barriers)].sum(axis=2).max()))
 
 
 def count_on_simulator(kernel, A, B, tile=None, **constants):
-    """count_loads(kernel, A, B, tile, **constants) run by the CUDA simulator: here, on the simulator; on a GPU,
-    in a child Python started with the simulator on. The count is the same (and checked twice there), without
-    the GPU's counting build, which for a fully unrolled rung compiles for minutes. `kernel` is a registry name."""
+    """count_loads of a registry kernel, run by the CUDA simulator: here, or on a GPU in a child Python with the
+    simulator on. The same count (checked twice there) without the GPU's counting build (minutes for some rungs)."""
     if SIMULATOR:
         return count_loads(kernel, A, B, tile, **constants)
     child_env = {"NUMBA_ENABLE_CUDASIM": "1", "TILEDLAB_BACKEND": "simulator"}  # read as the child imports numba
@@ -167,7 +148,7 @@ def _code(counting, line):
 
 def _hazards(got, launch, counting):
     """The launch's Hazards: the rewrite's counts and examples, and the barriers not every thread of a block
-    reached alike (from the arrivals at each barrier: the same on a GPU as on the simulator)."""
+    reached alike (from the arrivals at each barrier, alike on both backends)."""
     names = list(counting.buffers.shared)
     examples = {}
     for kind, row in zip(HAZARDS, got["examples"]):
@@ -177,7 +158,8 @@ def _hazards(got, launch, counting):
             first, last = sorted((line, other_line or line))
             examples[kind] = Hazard(kind, names[h["array"]], (h["i"], h["j"]), (h["by"], h["bx"]), (h["ty"], h["tx"]),
                                     _thread(launch, h["other"]), line, other_line or None, _code(counting, line),
-                                    _code(counting, other_line), any(first < b < last for b in counting.buffers.barriers))
+                                    _code(counting, other_line),
+                                    any(first < b < last for b in counting.buffers.barriers))
     counts = dict(zip(HAZARDS, map(int, got["hazards"])))
     arrivals = got["arrivals"][..., :len(counting.buffers.barriers)]
     uneven = arrivals.max(axis=1) != arrivals.min(axis=1)  # [block, site]: its threads reached it unalike
@@ -205,16 +187,15 @@ def _refuse_failure(f, failure, launch, counting):
     """Raise a LaunchFailed for the launch's first access outside its array (`f`, the row _tl_inside kept)
     or for the kernel's own error (`failure`), naming the kernel's line; nothing when neither."""
     if f["claimed"]:
-        names = [*counting.params, *counting.buffers.shared]
-        name = names[f["what"]]
+        name = [*counting.params, *counting.buffers.shared][f["what"]]
         rows, cols = (launch.A, launch.B, launch.C)[f["what"]].shape if f["what"] < 3 else counting.buffers.shared[name]
+        verb, access = (_("stores"), _("store")) if f["store"] else (_("reads"), _("read"))
         raise LaunchFailed(_("line {line}: {code}: thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx}) {verb} "
                              "{name}[{i}, {j}], outside {name} ({rows}×{cols}: rows 0–{last_row}, columns "
                              "0–{last_col}). Guard this {access}: make it only where its row and column lie inside "
-                             "{name}.").format(**f, code=repr(_code(counting, f["line"])), name=name,
-                                               verb=_("stores") if f["store"] else _("reads"), rows=rows, cols=cols,
-                                               last_row=rows - 1, last_col=cols - 1,
-                                               access=_("store") if f["store"] else _("read"))) from None
+                             "{name}.").format(**f, code=repr(_code(counting, f["line"])), name=name, verb=verb,
+                                               access=access, rows=rows, cols=cols, last_row=rows - 1,
+                                               last_col=cols - 1)) from None
     if failure is None:
         return
     # the last frame in the kernel's file: the student's line (on the simulator; on a GPU, numba's message names it)
@@ -231,11 +212,10 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def compiled_line(error, filename):
-    """The line of `filename` a numba compile error names (a GPU's TypingError: 'File "…", line 12:', or
-    'at … (12)'); None when it names none there."""
+    """The line of `filename` a numba compile error names ('File "…", line 12:' or 'at … (12)'), or None."""
     text, name = _ANSI.sub("", str(error)), os.path.basename(filename)
-    found = [int(n) for where, n in re.findall(r'File "([^"]+)", line (\d+)', text) + re.findall(r"at (\S+) \((\d+)\)", text)
-             if os.path.basename(where) == name]
+    named = re.findall(r'File "([^"]+)", line (\d+)', text) + re.findall(r"at (\S+) \((\d+)\)", text)
+    found = [int(n) for where, n in named if os.path.basename(where) == name]
     return found[-1] if found else None
 
 
@@ -254,19 +234,15 @@ def float_index_line(tree):
         return isinstance(e, ast.BinOp) and isinstance(e.op, ast.Div) or isinstance(e, ast.Name) and e.id in floats \
             or isinstance(e, ast.Constant) and isinstance(e.value, float) or any(map(is_float, ast.iter_child_nodes(e)))
     assigned = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)]
-    for _pass in range(len(assigned)):  # names assigned from names assigned from a float, ...
-        grown = {n.targets[0].id for n in assigned if is_float(n.value)} - floats
-        if not grown:
-            break
+    while grown := {n.targets[0].id for n in assigned if is_float(n.value)} - floats:  # and names assigned from those
         floats |= grown
     return min((n.lineno for n in ast.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Tuple)
                 and is_float(n.slice)), default=None)
 
 
 def said(error, code):
-    """An error of a kernel in words, the same for the simulator's run and a GPU's compiler: a float index (an
-    IndexError there, numba's 'Unsupported array index type float64' here) is said as such; else the error's first
-    line, without colours and numba's own paths."""
+    """An error of a kernel in words, alike on the simulator and a GPU's compiler: a float index as such (an
+    IndexError, or numba's 'Unsupported array index type float64'); else its first line, without colours and paths."""
     text = _ANSI.sub("", str(error))
     if _FLOAT_INDEX in text or isinstance(error, IndexError) and "only integers" in text:
         divided = re.search(r"\w+\s*/\s*\w+", code or "")

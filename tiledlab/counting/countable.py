@@ -1,18 +1,13 @@
 """What the counting rewrite can follow, checked on a kernel's syntax tree before it is rewritten.
 
-The rewrite counts the accesses it can see, `X[i, j]` of an argument or a shared array, and the barriers
-(`cuda.syncthreads()`, `_count`, `_and`, `_or`) it can see. Anything through which an access or a barrier
-could happen unseen is refused, with its line and what to write instead: another name for an array (an
-alias, a container, a parameter, a lambda or nested function), a view (a row, a slice, `.T`), an index that
-is not one element, iteration over an array, `global`/`nonlocal`, numba's `cuda`, its barriers or
-`cuda.shared` under another name (however imported), a shared array declared other than as
-`name = cuda.shared.array(shape, dtype)` (core.contract), a barrier inside an expression, and a helper
-function that uses `cuda` under any name. A helper of numbers only (the generated kernels' `row_fma`) is fine.
-
-tiledlab.core.ptx's calls must stand where the rewrite sees all of them: by their own names in the kernel
-itself, with all their arguments by position; `ldg4(A, i, j)` of an input; `cp_async4(sA, di, dj, A, si, sj)`
-from an input into a shared array declared with alignment=16, a statement of its own, like
-`cp_async_commit()` and `cp_async_wait(n)` with n a literal or a constant's name (known when it compiles).
+The rewrite sees `X[i, j]` of an argument or a shared array, and the barriers `cuda.syncthreads()`, `_count`,
+`_and`, `_or`. Whatever an access or a barrier could go unseen through is refused, with its line and what to write
+instead: another name for an array or for numba's `cuda` and its parts (however imported), a view, an index that is
+not one element, iteration over an array, a nested function, `global`, a barrier inside an expression, a helper that
+uses `cuda` (one of numbers only, like the generated kernels' `row_fma`, is fine). core.ptx's calls must stand by
+their own names in the kernel, arguments by position: `ldg4(A, i, j)` of an input; `cp_async4(sA, di, dj, A, si,
+sj)` into a shared array declared with alignment=16; `cp_async_commit()` and `cp_async_wait(n)` (n known when it
+compiles) as statements of their own.
 """
 import ast
 import builtins
@@ -30,6 +25,8 @@ from ..i18n import N_, _
 
 BARRIERS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
 ARRAY_ATTRIBUTES = ("shape",)  # reading these reads no element
+# core.ptx's functions: argument position → the kind of array it takes (ptx.SIGNATURES names them)
+_ARRAY_ARGUMENTS = {"ldg4": {0: "input"}, "cp_async4": {0: "shared", 3: "input"}, "shared_view": {0: "dynamic"}}
 
 
 def is_barrier(node):
@@ -43,27 +40,25 @@ def is_atomic_add(node, output):
         node.args[0].id == output
 
 
-# What of numba's cuda module a barrier or a shared array could go unseen through under another name, with
-# members (on a GPU; the simulator's module has none of them until a kernel runs)
+# The parts of numba's cuda that a barrier or shared array could go unseen through under another name, with members
+# (on a GPU; the simulator's module has none of them until a kernel runs)
 _HIDDEN = {"shared": ("array",), "cg": ("this_grid",), "atomic": (), "syncwarp": (), **{b: () for b in BARRIERS}}
 
 
 @functools.cache
 def _cuda_parts():
-    """{id: 'cuda.shared', 'cuda.shared.array', ...} of those parts."""
+    """{id: 'cuda.shared', 'cuda.shared.array', ...}"""
     parts = {name: getattr(cuda, name, None) for name in _HIDDEN}
     parts.update({f"{name}.{m}": getattr(parts[name], m, None) for name, members in _HIDDEN.items() for m in members})
     return {id(part): f"cuda.{name}" for name, part in parts.items() if part is not None}
 
 
 def cuda_part(value):
-    """'cuda' for numba's cuda module, 'cuda.syncthreads', 'cuda.shared.array', ... for those parts of it;
-    None for anything else."""
+    """'cuda' for numba's cuda module, 'cuda.syncthreads', 'cuda.shared.array', ... for its parts; else None."""
     return "cuda" if value is cuda else _cuda_parts().get(id(value))
 
 
 def _renamed(used, part):
-    """The refusal of `used`, which is numba's `part` under another name."""
     if part == "cuda":
         return _("{used} is numba's cuda module under another name: write cuda.syncthreads() and the like with the "
                  "module named cuda, so that every barrier is seen").format(used=used)
@@ -72,13 +67,11 @@ def _renamed(used, part):
 
 
 def ptx_name(node, namespace, local=()):
-    """'ldg4', 'cp_async4', 'cp_async_commit' or 'cp_async_wait' when `node` (a name, or a dotted name
-    through modules) is one of tiledlab.core.ptx's functions in `namespace`; None otherwise."""
+    """The name of the core.ptx function that `node` (a name, or dotted through modules) is; else None."""
     return _ptx_of(_global_value(node, namespace, local))
 
 
 def _ptx_of(value):
-    """The name of the tiledlab.core.ptx function `value` is, or None."""
     try:
         return ptx.FUNCTIONS.get(value)
     except TypeError:  # unhashable: no function of ptx
@@ -104,9 +97,8 @@ def ptx_call(node, namespace, local=()):
 
 
 def check_countable(func, inputs, output, shared, namespace):
-    """Raise a ValueError naming the first line of the kernel `func` (an ast.FunctionDef) through which
-    a load, a store or a barrier could go unseen. `inputs` are the names of A and B, `output` of C,
-    `shared` of the shared arrays; `namespace` holds the kernel's globals and constants."""
+    """Raise a ValueError naming the first line of the kernel's FunctionDef `func` through which a load, a store or
+    a barrier could go unseen; `namespace` holds the kernel's globals and constants."""
     scan = _Scan(func, inputs, output, shared, namespace)
     first = min((p for p in map(scan.problem, ast.walk(func)) if p), key=lambda p: (p[0].lineno, p[0].col_offset),
                 default=None)
@@ -117,10 +109,10 @@ def check_countable(func, inputs, output, shared, namespace):
 class _Scan:
     def __init__(self, func, inputs, output, shared, namespace):
         self.func, self.inputs, self.output, self.shared = func, tuple(inputs), output, tuple(shared)
-        declared = {node.targets[0].id: (shape, alignment) for node, shape, _dtype, alignment
-                    in shared_declarations(func, namespace)}
-        self.alignment = {name: alignment for name, (_shape, alignment) in declared.items()}
-        self.dynamic = tuple(name for name, (shape, _alignment) in declared.items() if shape == (0,))
+        declared = [(node.targets[0].id, shape, alignment) for node, shape, _dtype, alignment
+                    in shared_declarations(func, namespace)]
+        self.alignment = {name: alignment for name, _shape, alignment in declared}
+        self.dynamic = tuple(name for name, shape, _alignment in declared if shape == (0,))
         self.arrays = (*self.inputs, output, *self.shared, *self.dynamic)  # dynamic: used only by shared_view
         self.namespace = namespace
         self.parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
@@ -155,7 +147,8 @@ class _Scan:
         name, parent = node.id, self.parents.get(node)
         if not isinstance(node.ctx, ast.Load):
             if name in self.shared + self.dynamic and isinstance(parent, ast.Assign) and parent.targets == [node] and \
-                    (is_call(parent.value, "cuda.shared.array") or ptx_call(parent.value, self.namespace) == "shared_view"):
+                    (is_call(parent.value, "cuda.shared.array") or
+                     ptx_call(parent.value, self.namespace) == "shared_view"):
                 return None  # its declaration (shared_arrays refuses two of one name)
             return _("{name} names an array of the kernel: give other values other names").format(name=name)
         if isinstance(parent, ast.Subscript) and parent.value is node:
@@ -231,16 +224,16 @@ class _Scan:
     def _Attribute(self, node):
         if node.attr in _NAMESPACES:
             return _(_LOOKUP).format(what=ast.unparse(node))
-        if (node.attr in BARRIERS or node.attr in _HIDDEN) and not (isinstance(node.value, ast.Name) and
-                                                                    node.value.id == "cuda"):
-            if _global_value(node.value, self.namespace, self.local) is not cuda:
-                return _("{used}: write cuda.{attr} with the module named cuda, as it stands, so that every barrier "
-                         "and shared array is seen").format(used=ast.unparse(node), attr=node.attr)
+        on_cuda = isinstance(node.value, ast.Name) and node.value.id == "cuda"
+        if (node.attr in BARRIERS or node.attr in _HIDDEN) and not on_cuda and \
+                _global_value(node.value, self.namespace, self.local) is not cuda:
+            return _("{used}: write cuda.{attr} with the module named cuda, as it stands, so that every barrier "
+                     "and shared array is seen").format(used=ast.unparse(node), attr=node.attr)
         name = ptx_name(node, self.namespace, self.local)
         if name:
             return _("{used} is tiledlab.core.ptx's {name}: import it with `from tiledlab.core.ptx import {name}` "
                      "and call it as {name}(...), so that the count sees it").format(used=ast.unparse(node), name=name)
-        if not (isinstance(node.value, ast.Name) and node.value.id == "cuda"):
+        if not on_cuda:
             root = node.value
             while isinstance(root, ast.Attribute):
                 root = root.value
@@ -310,10 +303,10 @@ class _Scan:
         if node.keywords or len(node.args) != len(params) or any(isinstance(a, ast.Starred) for a in node.args):
             return _("{name} takes {arity} arguments, given by position: {signature}").format(
                 name=name, arity=len(params), signature=f"{name}({', '.join(params)})")
-        for k, kind in _ARRAY_ARGUMENTS.get(name, {}).items():
-            why = self._ptx_array(node.args[k], name, kind)
-            if why:
-                return why
+        why = next(filter(None, (self._ptx_array(node.args[k], name, kind)
+                                 for k, kind in _ARRAY_ARGUMENTS.get(name, {}).items())), None)
+        if why:
+            return why
         if name == "shared_view":
             return self._view(node)
         if name != "ldg4" and not isinstance(self.parents.get(node), ast.Expr):
@@ -330,11 +323,9 @@ class _Scan:
                 "shared_view(smem, offset, rows, cols) views the dynamic shared array declared as "
                 "smem = cuda.shared.array(0, float32, alignment=16); {given} is not one").format(given=given)
         if kind == "input":
-            if given in self.inputs:
-                return None
-            return _("{name} reads global memory through the read-only path: its array is an input of the kernel, "
-                     "{inputs}, by name; {given} is not").format(name=name, inputs=_(" or ").join(self.inputs),
-                                                                 given=given)
+            return None if given in self.inputs else _(
+                "{name} reads global memory through the read-only path: its array is an input of the kernel, "
+                "{inputs}, by name; {given} is not").format(name=name, inputs=_(" or ").join(self.inputs), given=given)
         if given not in self.shared:
             return _("cp_async4 copies into a shared array, named first: cp_async4(sA, di, dj, A, si, sj); "
                      "{given} is not one").format(given=given)
@@ -346,10 +337,9 @@ class _Scan:
 
     def _view(self, node):
         parent = self.parents.get(node)
-        if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)
-                and parent.targets[0].id in self.shared):
-            return _("declare each view as a shared tile of its own, sA = shared_view(smem, offset, rows, cols)")
-        return None
+        return None if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and \
+            isinstance(parent.targets[0], ast.Name) and parent.targets[0].id in self.shared else \
+            _("declare each view as a shared tile of its own, sA = shared_view(smem, offset, rows, cols)")
 
     def _wait_count(self, arg):
         if isinstance(arg, ast.Constant):
@@ -383,12 +373,12 @@ class _Scan:
 _SLICE = N_("a slice makes a view, whose loads and stores could not be counted: index one element, X[i, j]")
 _LOOKUP = N_("{what} looks names up while the kernel runs: an array read or a barrier reached that way would go "
              "uncounted (and numba cannot compile it for a GPU); name the array or cuda.syncthreads() directly")
-# builtins and attributes that reach a namespace by a name given as data
+# builtins, attributes and modules that reach a namespace by a name given as data
 _LOOKUPS = {getattr(builtins, n) for n in ("locals", "globals", "vars", "eval", "exec", "getattr", "setattr",
                                             "delattr", "__import__", "compile", "dir", "breakpoint")}
 _NAMESPACES = ("__dict__", "__globals__", "__builtins__", "f_locals", "f_globals", "f_back", "__getattribute__",
                "__getitem__", "__setitem__")
-_LOOKUP_MODULES = ("sys", "inspect", "importlib", "gc", "ctypes")  # builtins: the _LOOKUPS above
+_LOOKUP_MODULES = ("sys", "inspect", "importlib", "gc", "ctypes")
 
 
 def _looks_up(value):
@@ -400,21 +390,18 @@ def _looks_up(value):
         return False
     module = (getattr(value, "__module__", None) or "").split(".")[0]
     return callable(value) and module in _LOOKUP_MODULES
-# argument position → the kind of array it takes (ptx.SIGNATURES names them)
-_ARRAY_ARGUMENTS = {"ldg4": {0: "input"}, "cp_async4": {0: "shared", 3: "input"}, "shared_view": {0: "dynamic"}}
 
 
 def _callable(func, namespace, local):
-    """The function a call's `func` names: a global, a builtin, or a dotted name through modules; None
-    for cuda.<name> and for methods of local values."""
+    """The function a call's `func` names (a global, a builtin, dotted through modules); None for methods."""
     if isinstance(func, ast.Name):
         return None if func.id in local else namespace.get(func.id, getattr(builtins, func.id, None))
     return _global_value(func, namespace, local)
 
 
 def helper_problem(value, name, seen=None):
-    """Why a call of the helper `value` could hide a barrier or an access (None when it cannot): a helper
-    may take and return numbers, but may not use cuda (under any name), nor call a helper that does."""
+    """Why a call of the helper `value` could hide a barrier or an access (None when it cannot): a helper may take
+    and return numbers, but not use cuda (under any name), nor call a helper that does."""
     if value is slice:
         return _(_SLICE)
     if _ptx_of(value):

@@ -28,8 +28,8 @@ def read_before_stored(count, C, i, j):
     """The cause when C[i, j] came out NaN from a kernel that read C itself (C[i, j] += v with no C[i, j] = 0 first)."""
     if not (count.maps["C"][i, j] and np.isnan(C[i, j])):
         return None
-    return _("C[{i}, {j}] is read by the kernel (as in C[{i}, {j}] += v) before anything was stored into it: C holds no "
-             "value when a kernel starts (NaN here, whatever was there on a GPU). Add up in a register set to 0 and "
+    return _("C[{i}, {j}] is read by the kernel (as in C[{i}, {j}] += v) before anything was stored into it: C holds "
+             "no value when a kernel starts (NaN here, whatever was there on a GPU). Add up in a register set to 0 and "
              "store C[{i}, {j}] once, after the loop.").format(i=i, j=j)
 
 
@@ -47,21 +47,18 @@ def first_wrong_step(kernel, A, B, tile, step):
     """The cause when the product is right for K cut after some tile steps and wrong once the next is added."""
     K = A.shape[1]
     ends = [*range(step, K, step), K]
-    for s, k in enumerate(ends):
-        if not close(run(kernel, A[:, :k], B[:k], tile), A[:, :k], B[:k]):
-            break
-    else:
-        return None
+    s, k = next(((s, k) for s, k in enumerate(ends) if not close(run(kernel, A[:, :k], B[:k], tile), A[:, :k], B[:k])),
+                (0, K))
     if s == 0:
-        return None  # wrong from the first step: the operands' experiment says more
+        return None  # never wrong, or wrong from the first step: the operands' experiment says more
     if k == K and K % step:
         return _("The product is right while K is a whole number of tiles (K = {right}: {steps} tile steps) and wrong "
                  "at K = {K}, whose last tile step is partial ({part} of {step} columns of A): loop over all "
                  "⌈K/T⌉ = {all} tile steps, and load zeros past K.").format(right=ends[s - 1], steps=s, K=K,
                                                                            part=K % step, step=step, all=len(ends))
     return _("The product is right for the first {steps} tile steps (K = {right}) and wrong once step {next} is added "
-             "(K = {K}): look at what changes from one step to the next, the tile's offset in A's columns and B's rows, "
-             "and the barrier that ends a step.").format(steps=s, right=ends[s - 1], next=s + 1, K=k)
+             "(K = {K}): look at what changes from one step to the next, the tile's offset in A's columns and B's "
+             "rows, and the barrier that ends a step.").format(steps=s, right=ends[s - 1], next=s + 1, K=k)
 
 
 def wrong_operand(kernel, A, B, tile):

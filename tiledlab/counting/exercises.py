@@ -32,23 +32,17 @@ NOTEBOOK_HINTS = (N_("read each A[row, k] once into a register and use it for bo
 @recorded
 def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
           hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None, barriers_per_step=None):
-    """Run a student's @cuda.jit(A, B, C) kernel: look for barrier hazards and for elements of C stored
-    by two threads, compare with numpy (in float64) on odd shapes and on the counted launches, then
-    count its global loads. Counted shapes include two with a partial block in M and N and a partial tile
-    step in K (`count_shapes`).
+    """Check a student's @cuda.jit(A, B, C) kernel; print what went wrong, or return True. Barrier hazards and
+    elements of C stored by two threads first, then the product against numpy (float64) on odd shapes and on the
+    counted launches, then its global loads on `count_shapes` (partial blocks and tile steps included).
 
-    With limit_loads=True the kernel must also load no more than the tiled formula, so a naive kernel fails.
-    `max_loads(M, K, N, T)` sets another limit on loads, for exercises with their own count, and
-    `max_shared_reads(M, K, N, T)` a limit on shared-memory reads (the register-tiling exercises), and
-    `max_shared_reads_per_fma` the same limit as a number per multiply-add of the T×T tiles (the zeros of
-    edge tiles included, as `formulas.shared_traffic` counts them). `barriers_per_step` caps the
-    cuda.syncthreads() a thread passes per tile step; feedback then never suggests another.
-    `hint` is what to try when a kernel loads more than the exercise allows.
-    A kernel the counting lab cannot follow fails, with the line it could not follow; one that reads
-    outside an array or fails, with the line and the thread; a wrong product, with the first cause an
-    experiment finds (tiledlab.counting.diagnosis). A thread may store its own element of C more than once
-    (accumulating in C): that passes, with a note.
-    Returns True when everything holds; prints what went wrong otherwise.
+    limit_loads=True allows no more loads than the tiled formula (a naive kernel fails); `max_loads(M, K, N, T)`
+    sets another limit; `max_shared_reads(M, K, N, T)`, or `max_shared_reads_per_fma` per multiply-add of the T×T
+    tiles (edge tiles' zeros included, as formulas.shared_traffic counts), limits shared reads; `barriers_per_step`
+    caps the cuda.syncthreads() a thread passes per tile step (feedback then suggests no other); `hint` says what
+    to try when loads exceed the limit. What the lab cannot follow, or a kernel that fails, fails with the line (and
+    the thread); a wrong product with the first cause an experiment finds (`diagnosis`). A thread storing its own
+    element of C more than once passes, with a note.
     """
     if max_shared_reads and max_shared_reads_per_fma is not None:
         raise ValueError(_("give max_shared_reads or max_shared_reads_per_fma, not both"))
@@ -86,8 +80,9 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
                   .format(loads=c.total, limit=limit, hint=_(hint)))
             _note_unused(counted)
             return False
-    if max_shared_reads_per_fma is not None:
-        max_shared_reads = _per_fma(max_shared_reads_per_fma)
+    if max_shared_reads_per_fma is not None:  # per multiply-add of the T×T tiles
+        def max_shared_reads(M, K, N, T):
+            return int(max_shared_reads_per_fma * shared_traffic(M, K, N, T, T, T)["fmas"])
     if max_shared_reads and not _few_shared_reads(counted, tile, max_shared_reads):
         return False
     most = max(int((c.C_stores - c.C_atomics).max()) for c in counted)  # adds by several threads are no repeats
@@ -178,8 +173,7 @@ def _counted(kernel, A, B, tile):
 
 
 def _run(kernel, A, B, tile):
-    """matmul(A, B, kernel, tile), or None after printing why it failed (through a count at this shape,
-    which names the line and the thread)."""
+    """matmul(A, B, kernel, tile), or None after printing why it failed (a count names the line and thread)."""
     try:
         with np.errstate(all="ignore"):
             return matmul(A, B, kernel, tile)
@@ -204,11 +198,6 @@ def _print_race(race, what):
     print(_("C[{i}, {j}] is stored by two threads ({what}): by {first} and by {other}. Which value "
             "stays is {between}: on a GPU it changes from run to run. Let each element of C be stored by one "
             "thread only.").format(i=i, j=j, what=what, first=threads[0], other=threads[1], between=between))
-
-
-def _per_fma(reads_per_fma):
-    """A limit on shared reads: `reads_per_fma` for every multiply-add of the T×T tiles."""
-    return lambda M, K, N, T: int(reads_per_fma * shared_traffic(M, K, N, T, T, T)["fmas"])
 
 
 def _few_shared_reads(counted, tile, max_shared_reads):
@@ -236,11 +225,10 @@ def _same(C, spec, what):
     i, j = (int(v) for v in np.argwhere(bad)[0])
     rows, cols = slice(max(i - 1, 0), i + 2), slice(max(j - 1, 0), j + 2)
     unwritten = int(np.isnan(C).sum())
-    differ = dict(what=what, bad=int(bad.sum()), size=C.size, unwritten=unwritten)
     wrong = _("Wrong result for {what}: {bad} of {size} elements differ ({unwritten} NaN: never written, or computed "
               "from a value that was).") \
         if unwritten else _("Wrong result for {what}: {bad} of {size} elements differ.")
-    print(wrong.format(**differ))
+    print(wrong.format(what=what, bad=int(bad.sum()), size=C.size, unwritten=unwritten))
     print(_("First difference at C[{i}, {j}]: yours {yours:.4g}, numpy {numpy:.4g}. Around it (rows {top}–{bottom}, "
             "columns {left}–{right}):").format(i=i, j=j, yours=C[i, j], numpy=spec[i, j], top=rows.start,
                                                bottom=min(rows.stop, C.shape[0]) - 1, left=cols.start,
@@ -263,9 +251,8 @@ def _shown(value):
 
 @recorded
 def predict(prediction, measured, rtol=0.0):
-    """Compare a prediction with a measurement. The measured number is shown only once the prediction
-    is right, so the stored output of an unanswered exercise gives nothing away. Returns True/False,
-    or None while `prediction` is still None. Tuples and lists are compared item by item."""
+    """Compare a prediction (a number, or a tuple item by item) with a measurement, shown only once it is right so
+    that an unanswered exercise's output gives nothing away. True/False, or None while `prediction` is None."""
     if prediction is None:
         print(_("Write your prediction in `prediction`, then run this cell again: it measures and compares."))
         return None

@@ -1,10 +1,6 @@
-"""Shared-memory hazards in words. The checker counts six kinds (LoadCount.hazards): three for barriers,
-whose kind and number depend on the order the threads happened to run in; asynchronous copies
-(core.ptx.cp_async4) read or overwritten before a cp_async_wait covered it, which the simulator cannot show
-in the result (its copies land at once) but a GPU would; a barrier that not every thread of a block reached
-alike; and a read of a shared element no thread of the block had stored. A count carries one example of each
-kind seen (`Hazards.examples`): the message names its array, element, threads and lines, and where the
-missing barrier or wait belongs."""
+"""Shared-memory hazards in words (the six kinds of buffers.HAZARDS; the barrier kinds, and how many, depend on
+the order the threads happened to run in). A count carries one example of each kind seen (`Hazards.examples`): the
+message names its array, element, threads and lines, and where the missing barrier or wait belongs."""
 from ..i18n import N_, _
 
 EFFECT = N_("two threads touched one shared element between the same two barriers, one of them writing")
@@ -57,26 +53,25 @@ def _barrier_advice(h):
 
 
 def _divergent(h):
+    said = dict(line=_line(h.line, h.code), thread=_thread(h.thread), other=_thread(h.other), by=h.block[0],
+                bx=h.block[1], effect=_(DIVERGENT))
     if h.element and h.element[1]:  # both reached it, in loops of different lengths
         return _("The cuda.syncthreads() at {line} is reached {n} times by {thread} of block (by={by}, bx={bx}) but "
                  "{m} times by {other}: {effect}. Their loops around it run different numbers of passes: let every "
                  "thread of the block run that loop the same number of times, and guard only the loads and stores "
-                 "inside it.").format(line=_line(h.line, h.code), n=h.element[0], m=h.element[1],
-                                      thread=_thread(h.thread), other=_thread(h.other), by=h.block[0], bx=h.block[1],
-                                      effect=_(DIVERGENT))
+                 "inside it.").format(**said, n=h.element[0], m=h.element[1])
     elsewhere = _("waits at {line} instead").format(line=_line(h.other_line, h.other_code)) if h.other_line else \
         _("finished without reaching it")
     return _("The cuda.syncthreads() at {line} is reached by {thread} of block (by={by}, bx={bx}) but not by {other}, "
              "which {elsewhere}: {effect}. Take the barrier out of the condition (or move the early return after "
              "it) so that every thread of the block passes it, and guard only the loads and stores.").format(
-                 line=_line(h.line, h.code), thread=_thread(h.thread), by=h.block[0], bx=h.block[1],
-                 other=_thread(h.other), elsewhere=elsewhere, effect=_(DIVERGENT))
+                 **said, elsewhere=elsewhere)
 
 
 ANOTHER_BUFFER = N_("this exercise keeps one cuda.syncthreads() per tile step, so the fix is not another barrier: let "
                     "two consecutive tile steps use different shared elements, a second buffer chosen by the step's "
-                    "parity (s = t % 2: rows s·T to s·T + T − 1 of a 2T-row tile), and let each step store and read "
-                    "the same half, both indices adding s·T")
+                    "parity (s = t % 2: rows s·T to s·T + T − 1 of a 2T-row tile), and let each step store and "
+                    "read the same half, both indices adding s·T")
 
 
 def hazard_message(hazards, count=True, more_barriers=True):
@@ -84,10 +79,9 @@ def hazard_message(hazards, count=True, more_barriers=True):
     count=False leaves out the totals, which depend on the order the threads ran in; more_barriers=False
     never advises another barrier (an exercise that forbids one) but a second buffer."""
     examples = getattr(hazards, "examples", {})
-    copies, divergent = hazards.get("copy_in_flight", 0), hazards.get("divergent_barrier", 0)
+    copies, divergent, unstored = (hazards.get(k, 0) for k in ("copy_in_flight", "divergent_barrier", "unstored_read"))
     barrier = sum(hazards.get(kind, 0) for kind in BARRIER_KINDS)
-    unstored = hazards.get("unstored_read", 0)
-    if not barrier and not copies and not divergent and not unstored:
+    if not (barrier or copies or divergent or unstored):
         return _("no barrier hazards: no shared element was touched by two threads between the same two "
                  "barriers with one of them writing")
     said = []

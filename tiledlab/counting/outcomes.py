@@ -1,9 +1,7 @@
-"""What each exercise check said, for the teacher's `class-report`: `check()` and `predict()` append one
-line to tiledlab-outcomes.jsonl beside the notebook (the exercise, passed or not, the feedback's first
-line, the time, when the notebook's kernel started). Nothing is sent anywhere. Only a working copy
-(a folder git ignores wholly, as `lab` and `hub` make it) gets the file, so a clone's notebooks/ never
-changes; an unwritable folder, or a check outside an exercise cell, records nothing.
-"""
+"""What each exercise check said, for the teacher's `class-report`: `check()` and `predict()` append a line to
+tiledlab-outcomes.jsonl beside the notebook (exercise, passed, the feedback's first line, the time, when the kernel
+started). Nothing is sent anywhere. Only a working copy (a folder git ignores wholly, as `lab` and `hub` make it)
+gets the file; an unwritable folder, or a check outside an exercise cell, records nothing."""
 import contextlib
 import datetime
 import functools
@@ -50,8 +48,7 @@ def recorded(grader):
 
 
 def calling_exercise(frame):
-    """(exercise, its cell's source) of the cell (or file) that called, whose first line is "# Exercise 3.3";
-    (None, None) elsewhere."""
+    """(exercise, cell source) of the calling cell (or file) whose first line is "# Exercise 3.3", or (None, None)."""
     while frame is not None:
         lines = linecache.getlines(frame.f_code.co_filename)
         found = EXERCISE.match(lines[0]) if lines else None
@@ -64,10 +61,8 @@ def calling_exercise(frame):
 def series_notebooks():
     """notebooks/ of the source checkout the package lives in (beside the package when it is no checkout)."""
     here = pathlib.Path(__file__).resolve()
-    for folder in here.parents:
-        if (folder / "notebooks").is_dir() and (folder / "pyproject.toml").is_file():
-            return folder / "notebooks"
-    return here.parents[2] / "notebooks"
+    checkout = (f for f in here.parents if (f / "notebooks").is_dir() and (f / "pyproject.toml").is_file())
+    return next(checkout, here.parents[2]) / "notebooks"
 
 
 @functools.lru_cache(maxsize=1)
@@ -103,8 +98,7 @@ def kernel_started():
 
 
 def record(exercise, passed, said, folder=None):
-    """Append one outcome to `folder` (the notebook's, the current folder)/tiledlab-outcomes.jsonl when it
-    is a working copy; return the file's path, or None when nothing was written."""
+    """Append an outcome to FILE in `folder` (the current one) if a working copy; its path, or None if not written."""
     folder = pathlib.Path.cwd() if folder is None else pathlib.Path(folder)
     if not in_working_copy(folder):
         return None

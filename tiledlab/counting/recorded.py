@@ -1,11 +1,7 @@
-"""The second count: on the simulator, operands that record every element a kernel reads and stores.
-
-The rewrite counts the loads it sees in the source. On the simulator A, B and C also go to the kernel as
-arrays of a class of their own that count every element read and stored, whatever the source looks like
-(numba's simulator keeps an ndarray subclass on its "device" copy and forwards each `X[i, j]` to it).
-`count_loads` compares the two counts on every launch: a disagreement is a RuntimeError naming the operand
-and the first element that differs, never a number. On a GPU only the rewrite counts.
-"""
+"""The second count: on the simulator, A, B and C go to the kernel as arrays that count every element read and
+stored, whatever the source looks like (the simulator keeps an ndarray subclass on its "device" copy and forwards
+each `X[i, j]` to it). `count_loads` compares this with the rewrite's count on every launch: a disagreement is a
+RuntimeError naming the operand and element, never a number. On a GPU only the rewrite counts."""
 import threading
 from contextlib import contextmanager
 
@@ -17,8 +13,8 @@ from .buffers import OPERANDS
 
 
 class _Recording(np.ndarray):
-    """An operand that counts reads and stores per element while `armed`. Its state lives on its class
-    (one class per operand and launch): the simulator's device copy keeps the class, not attributes."""
+    """An operand counting reads and stores per element while `armed`, on its class (one per operand and launch):
+    the simulator's device copy keeps the class, not attributes."""
 
     def __getitem__(self, index):
         value = super().__getitem__(index)

@@ -1,22 +1,14 @@
 """Rewrite a kernel so that it tallies its own memory traffic while it computes the same result.
 
-Each read `X[i, j]` of a kernel argument becomes `_tl_gload(...)`, which counts one global load (per element,
-per thread, and optionally into a trace) and returns `X[i, j]`. Reads and writes of `cuda.shared.array`s are
-counted and checked for barrier hazards: two threads touching one shared element between the same two
-barriers, one of them writing. Each store `C[i, j] = v` is counted per element, with the first thread that
-stored it and any other (a race). `X[i, j] += v` is the load and the store it is, its index evaluated once;
-every barrier form (`cuda.syncthreads()`, `_count`, `_and`, `_or`) starts a new epoch; index expressions and
-arithmetic stay as written. Each helper call carries its line: an access outside its array is skipped and the
-launch's first one kept, as is the first hazard of each kind with the thread it met, for messages that name
-the line, the element and the threads. What the rewrite cannot follow is refused (`countable`), never skipped.
-
-tiledlab.core.ptx's calls count what they move: `ldg4(A, i, j)` four global loads A[i, j..j+3];
-`cp_async4(sA, di, dj, A, si, sj)` four of A and four shared stores into sA, hazard-checked in the epoch the
-copy is issued in, which then runs as written. `cp_async_commit()` and `cp_async_wait(n)` count nothing, but
-each element a copy writes is pending until the issuing thread's wait covers its group (`wait(n)` completes
-all but the n most recent committed groups; uncommitted copies stay pending), and a read or store of a
-pending element, by any thread, is a hazard. On the simulator a copy lands at once, so a missing wait changes
-no result there: this is where it shows.
+Each read `X[i, j]` of an argument becomes `_tl_gload(...)`: one global load counted (per element, per thread,
+optionally traced), `X[i, j]` returned. A store `C[i, j] = v` is counted per element, with the first thread that
+stored it and any other (a race); `X[i, j] += v` is a load and a store, its index evaluated once. Shared reads and
+stores are counted and checked for hazards: two threads touching one element between the same two barriers (each
+barrier form starts an epoch), one of them writing. core.ptx's `ldg4` and `cp_async4` count the four elements they
+move; what a copy writes is pending until its thread's `cp_async_wait` covers its group, and touching it before is a
+hazard (the simulator's copies land at once: only this shows it). Each helper call carries its line; an access
+outside its array is skipped, and the first one and the first hazard of each kind are kept for the message. What
+the rewrite cannot follow is refused (`countable`), never skipped.
 """
 import ast
 import copy
@@ -32,21 +24,16 @@ from .buffers import LINES as _LINES, OPERANDS, STAMP as _STAMP, CountingBuffers
 from .countable import check_countable, is_atomic_add, is_barrier, ptx_call
 from ..i18n import _
 
-# Run at the top of the rewritten kernel: where this thread is, and how many barriers it has passed.
-_PROLOGUE = """
-_tl_epoch = 0
-_tl_x, _tl_y = cuda.grid(2)
-_tl_b = cuda.blockIdx.x + cuda.gridDim.x * cuda.blockIdx.y
-_tl_me = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y + 1
-"""
-_ASYNC_PROLOGUE = "_tl_groups = 0"  # cp.async groups this thread has committed (kernels that copy asynchronously)
+# Run at the top of the rewritten kernel: how many barriers this thread has passed, where it is.
+_PROLOGUE = ("_tl_epoch = 0", "_tl_x, _tl_y = cuda.grid(2)",
+             "_tl_b = cuda.blockIdx.x + cuda.gridDim.x * cuda.blockIdx.y",
+             "_tl_me = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y + 1")
 
 
 # The helpers below run in the kernel's own namespace (core.build's `helpers`).
 
 def _tl_row(table, p, what, i, j):
-    # The fields every table's row p starts with (buffers.py names each table's): what was accessed (an operand
-    # or a shared array), the element, this thread's block and its index in the block.
+    # The fields every table's row starts with (buffers.py): the array accessed, the element, the thread.
     table[p, 0] = what
     table[p, 1] = i
     table[p, 2] = j
@@ -65,7 +52,6 @@ def _tl_slot(trace, trace_pos):
 
 
 def _tl_shared_record(strace, strace_pos, array, i, j, epoch, store):
-    # A row of the shared-access trace (buffers.SHARED_TRACE_FIELDS), when there is one and room in it.
     p = _tl_slot(strace, strace_pos)
     if p >= 0:
         _tl_row(strace, p, array, i, j)
@@ -74,8 +60,7 @@ def _tl_shared_record(strace, strace_pos, array, i, j, epoch, store):
 
 
 def _tl_inside(arr, i, j, width, what, store, line, examples):
-    # True when arr[i, j .. j + width - 1] lies inside arr; otherwise the access is skipped, and the launch's
-    # first such kept in the examples' last row (buffers.OUTSIDE_FIELDS) for the message.
+    # Whether arr[i, j .. j + width - 1] lies inside arr; the launch's first access outside is kept (OUTSIDE_FIELDS).
     if 0 <= i and i < arr.shape[0] and 0 <= j and j + width <= arr.shape[1]:
         return True
     last = examples.shape[0] - 1
@@ -133,13 +118,13 @@ def _tl_gatomic(arr, stores, atomics, counts, line, examples, i, j, value):
 
 
 def _tl_arrive(arrivals, b, me, site):
-    # Thread `me` (its index in the block + 1) reached barrier `site` once more; count.py compares the threads.
+    # Thread `me` (its index in the block + 1) reached barrier `site` once more.
     arrivals[b, me - 1, site] += 1
 
 
 def _tl_other(high, low, mine):
-    # The thread (its index in the block + 1) other than this one that the stamps (highest thread, lowest
-    # thread counted downwards) show in this epoch, with no barrier between; 0 for none.
+    # Another thread (its index in the block + 1) that the stamps (highest, lowest counted downwards) show in
+    # this epoch; 0 for none.
     if high // _STAMP != mine // _STAMP:
         return 0
     if high != mine:
@@ -150,11 +135,9 @@ def _tl_other(high, low, mine):
 
 
 def _tl_touch(table, b, i, j, mine, line):
-    # Who touched an element in this epoch, kept as two atomic maxima: the highest thread, and the lowest
-    # (counted downwards). Both rank a later epoch above an earlier one, so neither needs clearing; the
-    # third slot keeps the line of the latest touch. Returns another thread that had touched it before
-    # (0: none): the atomics order the touches, so of n threads touching one element, exactly n - 1 see
-    # another, on a GPU as on the simulator.
+    # Who touched an element this epoch, as two atomic maxima (the highest thread, the lowest counted downwards;
+    # a later epoch ranks higher, so neither needs clearing) and the latest line. Returns another thread that had
+    # touched it (0: none): of n threads touching one element, exactly n - 1 see another, on any backend.
     high = cuda.atomic.max(table, (b, i, j, 0), mine)
     low = cuda.atomic.max(table, (b, i, j, 1), mine - mine % _STAMP + _STAMP - mine % _STAMP)
     table[b, i, j, 2] = line
@@ -162,8 +145,7 @@ def _tl_touch(table, b, i, j, mine, line):
 
 
 def _tl_hazard(hazards, examples, kind, array, i, j, other, line, other_line):
-    # Count a hazard of `kind`; the first of its kind is its example (buffers.EXAMPLE_FIELDS): the thread it
-    # met (other) and both lines.
+    # Count a hazard; the first of its kind is its example (buffers.EXAMPLE_FIELDS), with both lines.
     cuda.atomic.add(hazards, kind, 1)
     if cuda.atomic.add(examples, (kind, 9), 1) == 0:
         _tl_row(examples, kind, array, i, j)
@@ -207,16 +189,12 @@ def _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array
 # Asynchronous copies. pending[b, i, j] = group * _STAMP + thread of the last copy into the element (-1:
 # none); done[b, thread] = how many of that thread's groups have completed (its waits say so).
 
-def _tl_pending(pending, done, b, i, j):
-    # True while the last copy into the element may still be in flight: its thread has not waited for it.
-    p = pending[b, i, j]
-    return p >= 0 and done[b, p % _STAMP] <= p // _STAMP
-
-
 def _tl_in_flight(s, hazards, array, b, line, examples, pending, done, i, j, store):
-    # Count a copy in flight when the element's copy may not have landed (or may land after this store).
-    if _tl_inside(s, i, j, 1, 3 + array, store, line, examples) and _tl_pending(pending, done, b, i, j):
-        _tl_hazard(hazards, examples, 3, array, i, j, pending[b, i, j] % _STAMP, line, 0)
+    # A hazard when the last copy into the element may still be in flight: its thread has not waited for it.
+    if _tl_inside(s, i, j, 1, 3 + array, store, line, examples):
+        p = pending[b, i, j]
+        if p >= 0 and done[b, p % _STAMP] <= p // _STAMP:
+            _tl_hazard(hazards, examples, 3, array, i, j, p % _STAMP, line, 0)
 
 
 def _tl_sload_async(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples,
@@ -256,28 +234,22 @@ def _tl_async_wait(done, b, mine, groups, n):
 
 HELPERS = (_tl_row, _tl_slot, _tl_shared_record, _tl_inside, _tl_gcount, _tl_gload, _tl_gstore, _tl_gatomic,
            _tl_arrive, _tl_other, _tl_touch, _tl_hazard, _tl_sload, _tl_scount, _tl_sstore)
-ASYNC_HELPERS = (_tl_ldg4, _tl_pending, _tl_in_flight, _tl_sload_async, _tl_sstore_async, _tl_cp_async4,
-                 _tl_async_wait)
+ASYNC_HELPERS = (_tl_ldg4, _tl_in_flight, _tl_sload_async, _tl_sstore_async, _tl_cp_async4, _tl_async_wait)
 HELPER_SOURCE = "\n\n".join(inspect.getsource(h) for h in HELPERS)  # read once, at import
 ASYNC_HELPER_SOURCE = "\n\n".join(inspect.getsource(h) for h in ASYNC_HELPERS)
 # The real instructions (on the simulator: their Python definitions), under names the kernel cannot shadow.
 PTX_NAMESPACE = {"_tl_ptx_ldg4": ptx.ldg4, "_tl_ptx_cp_async4": ptx.cp_async4}
-_EPOCH = "_tl_epoch += 1"  # after every barrier
 
 
 def _name(node):
     return node.value.id if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) else None
 
 
-_PLACE = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-
-
 def _unplaced(tree):
-    """`tree`, parsed from the rewrite's own text, without its positions: compiling fills them in from the node
-    around it (ast.fix_missing_locations), so an error in the rewrite's code names the student's line, never the
-    line of the rewrite's text."""
+    """`tree` without positions: compiling takes them from the node around it, so an error in the rewrite's code
+    names the student's line."""
     for node in ast.walk(tree):
-        for attr in _PLACE:
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
             if hasattr(node, attr):
                 delattr(node, attr)
     return tree
@@ -295,10 +267,6 @@ def _at(text, node):
     return ast.copy_location(_unplaced(ast.parse(text).body[0]), node)
 
 
-def _after(node, text):
-    return [node, _at(text, node)]
-
-
 class _Rewrite(ast.NodeTransformer):
     """The rewrite (see the module's docstring); check_countable has refused every use of an array it cannot see."""
 
@@ -314,25 +282,23 @@ class _Rewrite(ast.NodeTransformer):
         return (f"{k}, _tl_count_{OPERANDS[k]}, _tl_thread_loads, _tl_trace, _tl_trace_pos, _tl_x, _tl_y, _tl_epoch, "
                 f"{line}, _tl_examples")
 
-    def _shared_args(self, name, reads, line):
-        pending = f", _tl_pending_{name}, _tl_async_done" if name in self.targets else ""
-        return (f"_tl_shared_{'reads' if reads else 'stores'}, _tl_wrote_{name}, _tl_read_{name}, _tl_hazards, "
+    def _shared_call(self, name, reads, line):
+        """The start of the call that loads or stores shared `name` (the _async helper where cp_async4 copies)."""
+        copied = name in self.targets
+        return (f"_tl_s{'load' if reads else 'store'}{'_async' * copied}({name}, "
+                f"_tl_shared_{'reads' if reads else 'stores'}, _tl_wrote_{name}, _tl_read_{name}, _tl_hazards, "
                 f"_tl_shared_trace, _tl_shared_trace_pos, {list(self.shared).index(name)}, _tl_x, _tl_y, _tl_b, "
-                f"_tl_epoch * _STAMP + _tl_me, {line}, _tl_examples{pending}")
-
-    def _async(self, name):
-        return "_async" if name in self.targets else ""
+                f"_tl_epoch * _STAMP + _tl_me, {line}, _tl_examples" + f", _tl_pending_{name}, _tl_async_done" * copied)
 
     def _load(self, name, i, j, line):
         if name in self.params:
             return _call(f"_tl_gload({name}, {self._global_args(name, line)}, i, j)", i, j)
-        return _call(f"_tl_sload{self._async(name)}({name}, {self._shared_args(name, True, line)}, i, j)", i, j)
+        return _call(f"{self._shared_call(name, True, line)}, i, j)", i, j)
 
     def _store(self, name, i, j, value, line):
         if name == self.output:
             return self._global_store(name, i, j, value, line)
-        return ast.Expr(_call(f"_tl_sstore{self._async(name)}({name}, {self._shared_args(name, False, line)}, "
-                              "i, j, v)", i, j, value))
+        return ast.Expr(_call(f"{self._shared_call(name, False, line)}, i, j, v)", i, j, value))
 
     def _global_store(self, name, i, j, value, line):
         return ast.Expr(_call(f"_tl_gstore({name}, _tl_C_stores, _tl_C_writer, _tl_C_other_writer, "
@@ -405,7 +371,7 @@ class _Rewrite(ast.NodeTransformer):
                 "i, j, v)", i, j, node.value.args[2])), node)
         name = ptx_call(node.value, self.namespace)
         if name == "cp_async_commit":
-            return _after(node, "_tl_groups += 1")
+            return [node, _at("_tl_groups += 1", node)]
         if name == "cp_async_wait":
             wait = _call("_tl_async_wait(_tl_async_done, _tl_b, _tl_epoch * _STAMP + _tl_me, _tl_groups, n)",
                          node.value.args[0])
@@ -416,7 +382,7 @@ class _Rewrite(ast.NodeTransformer):
         """A barrier statement, with the arrival counted before it and a new epoch after it."""
         self.barriers.append(node.lineno)
         arrive = f"_tl_arrive(_tl_arrivals, _tl_b, _tl_me, {len(self.barriers) - 1})"
-        return [_at(arrive, node), node, _at(_EPOCH, node)]
+        return [_at(arrive, node), node, _at("_tl_epoch += 1", node)]
 
 
 def shared_arrays(func, namespace):
@@ -435,8 +401,7 @@ def shared_arrays(func, namespace):
 
 
 def _rewrite(bound):
-    """(rewritten FunctionDef, the code that was rewritten, the tiledlab.core.ptx functions it calls, its
-    CountingBuffers) of a Build (`Kernel.bind`), after the kernel contract is checked."""
+    """(rewritten FunctionDef, the code rewritten, the core.ptx functions it calls, its CountingBuffers) of a Build."""
     code = bound.kernel.checked_code(bound)
     func = copy.deepcopy(code.tree)  # the Build's tree is shared: the rewrite changes its own copy
     params = [a.arg for a in func.args.args]
@@ -450,14 +415,13 @@ def _rewrite(bound):
     rewrite = _Rewrite(params, shared, namespace, targets)
     func = rewrite.visit(func)
     if asynchronous:
-        func.body[:0] = [_at(statement, func) for statement in _ASYNC_PROLOGUE.strip().splitlines()]
+        func.body[:0] = [_at("_tl_groups = 0", func)]  # cp.async groups this thread has committed
     return func, code, names, CountingBuffers(shared, targets, asynchronous, tuple(rewrite.barriers))
 
 
 @dataclass(frozen=True)
 class CountingBuild:
-    """A counting build: the compiled kernel (for core.launch.Launch.of), the extra arguments it takes after (A, B,
-    C) and the lines of its barriers (`buffers`), the kernel's names for A, B and C, the file its lines point into."""
+    """The compiled counting kernel, its extra arguments (`buffers`), its names for A, B, C and its file."""
     kernel: object
     buffers: CountingBuffers
     params: tuple
@@ -465,11 +429,10 @@ class CountingBuild:
 
 
 def instrumented(bound):
-    """The counting build of a Build (`Kernel.bind`). The kernel's own launch bounds are replaced by (its threads
-    per block, 1): the counting code needs many more registers, and capped like this (spilling if it must) even a
-    32×32 block still launches."""
+    """The CountingBuild of a Build, launch-bounded to (its threads per block, 1): the counting code needs many
+    more registers, and capped like this (spilling if it must) even a 32×32 block still launches."""
     func, code, ptx_names, buffers = _rewrite(bound)
-    func.body[:0] = [_at(statement, func) for statement in _PROLOGUE.strip().splitlines()]  # an error there: the def's line
+    func.body[:0] = [_at(statement, func) for statement in _PROLOGUE]  # an error there: the def's line
     func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
     helpers = "\n\n".join([code.helpers] * bool(code.helpers) + [HELPER_SOURCE] +
                           [ASYNC_HELPER_SOURCE] * bool(ptx_names))
@@ -485,8 +448,7 @@ def instrumented(bound):
 
 
 def instrumented_source(kernel, T=None, **constants):
-    """The rewritten kernel as source, for readers who want to see exactly what is counted
-    (the lesson's kernels at T = 4 unless given)."""
+    """The rewritten kernel as source: exactly what is counted (the lesson's kernels at T = 4 unless given)."""
     kernel = resolve(kernel)
     if T is None and "T" in kernel.constants:
         T = 4

@@ -1,11 +1,6 @@
-"""Deliberately changed copies of a kernel, derived from its one source, for experiments: `without_barrier`,
-`swapped_xy` (threadIdx.x walks rows), `transposed` (B's tile stored transposed and read down a column: bank
-conflicts), `padded` (that tile one column wider, which spreads a column over all 32 banks) and
-`without_write_back` (C stored only where the sum is NaN: the computation stays, the M·N stores go).
-
-A variant is a Kernel like any other: matmul, count_loads and the experiments accept it. Constants given here
-(a tile width T, or BM=... of a generated kernel, whose code depends on them) become the variant's defaults.
-"""
+"""Deliberately changed copies of a kernel, derived from its one source, for experiments. Each is a Kernel like any
+other (matmul, count_loads and the experiments take it); constants given here (T, or a generated kernel's BM=...,
+whose code depends on them) become its defaults."""
 import ast
 import copy
 
@@ -19,9 +14,12 @@ class _Change(ast.NodeTransformer):
     def __init__(self, name=None, which=None):
         self.name, self.which, self.changed, self.seen = name, which, 0, -1
 
+    def nothing(self, kernel, suffix):
+        return f"{kernel}: nothing to change for {suffix}"
+
 
 class _DropBarrier(_Change):
-    def nothing(self, kernel):
+    def nothing(self, kernel, suffix):
         return f"{kernel} has {self.seen + 1} cuda.syncthreads() calls, not {self.which + 1}"
 
     def visit_Expr(self, node):
@@ -34,7 +32,7 @@ class _DropBarrier(_Change):
 
 
 class _SwapXY(_Change):
-    def nothing(self, kernel):
+    def nothing(self, kernel, suffix):
         return f"{kernel} names no threadIdx/blockIdx/blockDim/gridDim .x or .y to swap"
 
     def visit_Attribute(self, node):
@@ -79,20 +77,19 @@ class _StoreNever(_Change):
     def visit_AugAssign(self, node):  # C[i, j] += v: the load of C and the sum stay, the store goes
         if not self._into_C(node.target):
             return node
-        load = _loaded(node.target)
-        term = self._named(node, node.value, "term")
-        total = self._named(node, ast.BinOp(left=load, op=node.op, right=ast.Name(term[0].targets[0].id, ast.Load())))
-        store = ast.Assign(targets=[copy.deepcopy(node.target)], value=ast.Name(total[0].targets[0].id, ast.Load()))
-        return term + total + self._where_nan(node, term[0].targets[0].id, store)  # C itself may be NaN: its term not
+        term, t = self._named(node, node.value, "term")
+        total, s = self._named(node, ast.BinOp(left=_loaded(node.target), op=node.op, right=ast.Name(t, ast.Load())))
+        store = ast.Assign(targets=[copy.deepcopy(node.target)], value=ast.Name(s, ast.Load()))
+        return [term, total, self._where_nan(node, t, store)]  # C itself may be NaN: its term not
 
     def visit_Expr(self, node):  # cuda.atomic.add(C, (i, j), v)
         call = node.value
         if not (is_call(call, "cuda.atomic.add") and call.args and isinstance(call.args[0], ast.Name) and
                 call.args[0].id == self.name):
             return node
-        term = self._named(node, call.args[2], "term")
-        call.args[2] = ast.Name(term[0].targets[0].id, ast.Load())
-        return term + self._where_nan(node, term[0].targets[0].id, node)
+        term, t = self._named(node, call.args[2], "term")
+        call.args[2] = ast.Name(t, ast.Load())
+        return [term, self._where_nan(node, t, node)]
 
     def visit_Assign(self, node):
         if not self._into_C(node.targets[0]):
@@ -104,24 +101,25 @@ class _StoreNever(_Change):
             raise ValueError(f"line {node.lineno}: without_write_back keeps a kernel's computation and drops its "
                              f"stores into {self.name}; this value reads {self.name} other than as {self.name}[i, j] "
                              "+= v, so dropping the store would change what it computes")
-        if isinstance(node.value, ast.Name):  # C[i, j] = acc: acc already is computed once
+        if isinstance(value, ast.Name):  # C[i, j] = acc: acc already is computed once
             self.changed += 1
-            return self._where_nan(node, node.value.id, node)
-        value = self._named(node, node.value)
-        node.value = ast.Name(value[0].targets[0].id, ast.Load())
-        return value + self._where_nan(node, value[0].targets[0].id, node)
+            return self._where_nan(node, value.id, node)
+        named, v = self._named(node, value)
+        node.value = ast.Name(v, ast.Load())
+        return [named, self._where_nan(node, v, node)]
 
     def _named(self, node, value, kind="value"):
-        """[name = value], a name of its own: the value is computed once, as in the kernel."""
+        """(name = value, the name): the value computed once, as in the kernel."""
         self.changed += 1
-        return [ast.fix_missing_locations(ast.copy_location(ast.Assign(
-            targets=[ast.Name(f"written_back_{kind}_{self.changed}", ast.Store())], value=value), node))]
+        name = f"written_back_{kind}_{self.changed}"
+        assign = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], value), node)
+        return ast.fix_missing_locations(assign), name
 
     @staticmethod
     def _where_nan(node, name, store):
-        """[if name != name: store]: the store made only where the value is NaN."""
+        """if name != name: store, the store made only where the value is NaN."""
         nan = ast.Compare(left=ast.Name(name, ast.Load()), ops=[ast.NotEq()], comparators=[ast.Name(name, ast.Load())])
-        return [ast.fix_missing_locations(ast.copy_location(ast.If(test=nan, body=[store], orelse=[]), node))]
+        return ast.fix_missing_locations(ast.copy_location(ast.If(test=nan, body=[store], orelse=[]), node))
 
 
 def _loaded(target):
@@ -135,24 +133,23 @@ def _changed(kernel, transformer, suffix, T, constants, derived=None):
         constants["T"] = T
     tree = transformer.visit(spec.code.at(spec.name, spec.bind(constants)).tree)
     if not transformer.changed:
-        nothing = getattr(transformer, "nothing", lambda name: f"{name}: nothing to change for {suffix}")
-        raise ValueError(nothing(spec.name))
+        raise ValueError(transformer.nothing(spec.name, suffix))
     tree.name = f"{tree.name}_{suffix}"
     return spec.changed(tree, derived, constants)
 
 
 def transposed(kernel, name="sB", T=None, **constants):
-    """`kernel` with every access name[i, j] of its shared tile `name` made name[j, i]."""
+    """`kernel` with each name[i, j] of shared tile `name` made name[j, i]: read down a column, bank conflicts."""
     return _changed(kernel, _Transpose(name), f"{name}_transposed", T, constants)
 
 
 def padded(kernel, name="sB", T=None, **constants):
-    """`kernel` with its shared tile `name` declared one column wider: (T, T) becomes (T, T + 1)."""
+    """`kernel` with shared tile `name` declared (T, T + 1), one column wider: a column then spans all 32 banks."""
     return _changed(kernel, _Pad(name), f"{name}_padded", T, constants, {"T_PAD": lambda T: T + 1})
 
 
 def without_write_back(kernel, T=None, **constants):
-    """`kernel` storing into C (its third argument) only where the value is NaN: never, for finite data."""
+    """`kernel` storing into C (its third argument) only where the value is NaN: it computes, but never stores."""
     return _changed(kernel, _StoreNever(), "without_write_back", T, constants)
 
 
