@@ -47,7 +47,6 @@ def chinese_labels():
 
 
 def tr(message):
-    """A figure's text: its Chinese translation when `chinese_labels()`, else `message` as it is."""
     return i18n.gettext(message) if chinese_labels() else message
 
 
@@ -74,7 +73,6 @@ def _english_caption():
 
 
 def png(fig, dpi):
-    """The figure as PNG bytes; the figure is closed."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
     plt.close(fig)
@@ -339,7 +337,6 @@ def plain_log_ticks(ax, xs, ys):
 
 
 def group_legend(groups):
-    """Legend handles that name the colour of each group of rungs."""
     return [Patch(color=RUNG_GROUPS[g][0], label=tr(N_("colour: {group}")).format(group=tr(RUNG_GROUPS[g][2])))
             for g in dict.fromkeys(groups)]
 

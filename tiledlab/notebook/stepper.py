@@ -77,7 +77,6 @@ def _validate(N, T, block=None, thread=None):
 
 
 def _fields(r):
-    """A trace record's (block, thread, epoch, element): (by, bx), (ty, tx), epoch, (i, j)."""
     return (int(r.by), int(r.bx)), (int(r.ty), int(r.tx)), int(r.epoch), (int(r.i), int(r.j))
 
 
@@ -411,7 +410,6 @@ def _draw_operand(ax, frame, name, vmax):
 
 
 def _draw_C(ax, frame):
-    """C: the block's tile and the chosen thread's element."""
     T, t, th, N = frame["T"], frame["phase"], frame["thread"], frame["N"]
     Mp, Np = frame["loads_so_far"]["A"].shape[0], frame["loads_so_far"]["B"].shape[1]
     _grid(ax, (Mp, Np), (N, N), plots.tr(N_("phase t = {t}: C tile of block {block}")).format(t=t, block=frame["block"]))
