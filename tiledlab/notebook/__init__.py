@@ -155,19 +155,16 @@ def _committed(view, tile, n):
     return ref.reset_index(drop=True)
 
 
-def _title(rows, live):
-    sizes = sorted(rows["N"].unique())
+def _draw(view, rows, ax, live):
+    sizes, first = sorted(rows["N"].unique()), rows.iloc[0]
     span = f"N = {sizes[0]}" + (f"…{sizes[-1]}" if len(sizes) > 1 else "")
     if live and SIMULATOR:
-        return plots.tr(N_("live, CUDA simulator, {span}:\nPython's time, which says nothing of GPU speed")).format(span=span)
-    first = rows.iloc[0]
-    if live:
-        return plots.tr(N_("live: {device}, {span}")).format(device=first["device"], span=span)
-    return plots.tr(N_("committed: {device} ({date})\n{span}")).format(device=first["device"], date=first["date"], span=span)
-
-
-def _draw(view, rows, ax, live):
-    title = _title(rows, live)
+        title = plots.tr(N_("live, CUDA simulator, {span}:\nPython's time, which says nothing of GPU speed"))
+    elif live:
+        title = plots.tr(N_("live: {device}, {span}"))
+    else:
+        title = plots.tr(N_("committed: {device} ({date})\n{span}"))
+    title = title.format(device=first.get("device"), date=first.get("date"), span=span)
     metric = "median_ms" if (live and SIMULATOR) or view in ("naive", "tile") else "tflops"
     if view == "effects" and not live:
         plots.effect_bars(rows, title, ax)

@@ -14,9 +14,8 @@ from matplotlib import font_manager
 
 from ..i18n import NOTEBOOK_DOMAIN, catalog, language, shown
 
-# Where a literal is shown: as an argument of these calls, or of a label keyword of any call. A literal
-# assigned or looped over ("any") may be shown or may be data: notebooks.po keeps such a msgid as itself
-# where it is data. Subscripts, dict keys, comparisons and other calls' arguments are always data.
+# A literal is shown as an argument of these calls or a label keyword; one assigned or looped over ("any") may
+# be data too, and notebooks.po then keeps its msgid as itself. Keys, indices and other calls' arguments are data.
 TEXT_CALLS = {"print", "table"}
 FIGURE_CALLS = {"set_title", "set_xlabel", "set_ylabel", "suptitle", "text", "annotate", "set_xticks",
                 "set_yticks", "barh", "heatmap", "heatmaps", "roofline", "bench_plot"}  # matplotlib's and plots'
@@ -153,8 +152,7 @@ def translate_cells():
         shell.ast_transformers.append(CellTranslator())
 
 
-# Fonts with Simplified Chinese glyphs (for a cell's figure words, and plots'), in the order they are preferred:
-# Debian/Ubuntu's fonts-noto-cjk (the CI's), Adobe's name for the same design, WenQuanYi, Windows' and macOS's own.
+# Fonts with Simplified Chinese glyphs, preferred first: Debian/Ubuntu's fonts-noto-cjk (the CI's), Adobe's, ...
 CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei",
              "WenQuanYi Micro Hei", "Microsoft YaHei", "PingFang SC", "Heiti SC", "SimHei", "Noto Sans SC")
 # Their files' names, for fonts installed after matplotlib cached its list of fonts (it does not look again).

@@ -109,15 +109,6 @@ def _entry(path, folder=False) -> bool:
                      "(or pass --dest with another folder)")
 
 
-def _outside(dest, src):
-    dest = pathlib.Path(dest).resolve()
-    for root in {pathlib.Path(src).resolve(), SOURCE.resolve()}:
-        if dest.is_relative_to(root) or root.is_relative_to(dest):
-            raise ValueError(f"the working copy {dest} would mix with the committed notebooks in {root}: "
-                             f"pass --dest with a folder outside it (the default is {DEFAULT_DEST_NAME}/ "
-                             "beside notebooks/)")
-
-
 def _notebooks(n, edited=""):
     return f"{n} {edited}notebook{'' if n == 1 else 's'}"
 
@@ -129,7 +120,11 @@ def plan(src, dest, *, fresh=False) -> tuple[list, list]:
     notebooks = committed(src)
     if dest.exists() and not dest.is_dir():
         raise ValueError(f"the working copy {dest} is a file, not a folder: pass --dest with a folder's name")
-    _outside(dest, src)
+    for root in {src.resolve(), SOURCE.resolve()}:  # the copy inside or around committed notebooks: refused
+        if dest.resolve().is_relative_to(root) or root.is_relative_to(dest.resolve()):
+            raise ValueError(f"the working copy {dest.resolve()} would mix with the committed notebooks in {root}: "
+                             f"pass --dest with a folder outside it (the default is {DEFAULT_DEST_NAME}/ "
+                             "beside notebooks/)")
     _entry(dest / ".gitignore")
     copies = [nb for nb in notebooks if not _entry(dest / nb.name)
               or fresh and as_copied(nb) != (dest / nb.name).read_bytes()]

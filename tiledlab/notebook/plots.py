@@ -23,8 +23,6 @@ KIND_STYLE = {"naive": ("--", "o", "C0", 0), "tiled": ("-", "s", None, 1), "peer
 TILE_COLOR = {2: "C8", 4: "C5", 8: "C1", 16: "C2", 32: "C3"}  # one colour per tile width, in every figure
 METRIC_LABEL = {"tflops": N_("TFLOP/s (median; bars: min–max)"),
                 "median_ms": N_("time per launch, ms (median; bars: min–max)")}
-
-
 NO_FONT_CAPTION = N_("(The figure's labels are in English: no font with Chinese characters was found. To see "
                      "them in Chinese, install one, e.g. `sudo apt-get install fonts-noto-cjk` on Debian/Ubuntu or "
                      "`!apt-get install -y fonts-noto-cjk` in Colab, then restart the kernel.)")
@@ -94,19 +92,14 @@ def style():
     chinese_labels()
 
 
-def lines(table):
-    """((kernel, tile), rows sorted by N) per line of a benchmark plot, in kind_style's rank."""
-    tiles = pd.to_numeric(table["tile"], errors="coerce")  # "" or <NA>: a kernel at its own constants
-    keyed = table.assign(rank=table["kernel"].map(lambda k: kind_style(k, None)[3]), tile_width=tiles)
-    for (_, kernel, tile), picked in keyed.groupby(["rank", "kernel", "tile_width"], dropna=False):
-        yield (kernel, None if pd.isna(tile) else int(tile)), picked.sort_values("N")
-
-
 def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
     """Benchmark rows against N on log axes: a line per kernel and tile, the repeats' min–max as error bars."""
     ax = ax or plt.subplots(figsize=(7.5, 4.5))[1]
     table = pd.DataFrame(rows)
-    for (kernel, tile), picked in lines(table):
+    tiles = pd.to_numeric(table["tile"], errors="coerce")  # "" or <NA>: a kernel at its own constants
+    keyed = table.assign(rank=table["kernel"].map(lambda k: kind_style(k, None)[3]), tile_width=tiles)
+    for (_rank, kernel, tile), picked in keyed.groupby(["rank", "kernel", "tile_width"], dropna=False):  # legend order
+        tile, picked = None if pd.isna(tile) else int(tile), picked.sort_values("N")
         line, marker, colour, _rank = kind_style(kernel, tile)
         y = picked[metric].to_numpy(float)
         if metric == "tflops":  # the fastest repeat gives the top of the bar, the slowest the bottom

@@ -38,8 +38,6 @@ CMAP = LinearSegmentedColormap.from_list("fetched", ["#ffffff", "#5b9bd5"])  # l
 EARLIER = 0.35  # opacity of elements fetched in an earlier phase (no longer in shared memory)
 FONT = 12  # titles, labels and counts; every text in the figures is at least 10 pt
 CELL_FONT = 11  # the labels inside cells
-
-
 SHAPE_OF_PHASES = N_("in each phase every thread loads one element of A's tile and one of B's into sA and sB, "
                       "passes a cuda.syncthreads(), multiply-adds from sA and sB, and passes a second "
                       "cuda.syncthreads()")
@@ -306,8 +304,12 @@ class TileStepper:
         vmax = max(1, max(int(m.max()) for m in self._frames[-1]["loads_so_far"].values()))
         size = max(2.7, 0.34 * max(self.tiled.padded))  # 0.34 inch a cell or more: "7,7" at 11 pt fits
         fig, axes = _layout(len(frames), size, counts)
-        for frame, row in zip(frames, axes):
-            image = draw_frame(frame, row, vmax)
+        for frame, row in zip(frames, axes):  # A, B, C (and the counts)
+            image = _draw_operand(row[0], frame, "A", vmax)
+            _draw_operand(row[1], frame, "B", vmax)
+            _draw_C(row[2], frame)
+            if counts:
+                _text_panel(row[3], frame)
         title = plots.tr(N_("Tiled kernel {kernel}, N = {N}, T = {T}: block (by, bx) = {block}, thread (ty, tx) = "
                             "{thread}")).format(kernel=self.kernel.name, N=self.N, T=self.T, block=self.block,
                                                 thread=self.thread)
@@ -315,10 +317,46 @@ class TileStepper:
         return fig
 
     def widget(self):
-        return stepper_widget(self)
+        """The sliders over one frame image; its text/plain form is FALLBACK_TEXT."""
+        import ipywidgets as w
+
+        class StepperBox(w.VBox):
+            def __repr__(self):
+                return _(FALLBACK_TEXT)
+
+        c = _controls(w, self)
+        status, image = w.HTML(), w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
+        tile_row = w.HBox([w.HTML('<div style="text-align: right; padding-right: 8px">T</div>',
+                                  layout=w.Layout(width="78px")), c["T"]])
+        rows = w.HBox([w.VBox([c["N"], tile_row]), w.VBox([c["by"], c["bx"]]), w.VBox([c["ty"], c["tx"]]),
+                       w.VBox([c["phase"], c["play"]])])
+        box = StepperBox([rows, status, image])
+        box.stepper, box.frame, box.controls = self, None, c
+        busy = []  # non-empty while the widget updates itself: the slider moves it makes are not the reader's
+
+        def show(change=None):
+            if busy:
+                return
+            busy.append(True)
+            try:
+                if change and change["owner"] is not c["phase"]:
+                    box.stepper = _new_stepper(c, box.stepper, status)
+                t = c["phase"].value
+                box.frame = box.stepper.frame(t)
+                image.value = plots.png(box.stepper.frame_figure(t, counts=False), dpi=90)
+                status.value = _counts_html(box.frame)
+            except TraceMismatch as refused:  # e.g. an edited kernel with one phase at the old size, more now
+                status.value = html.escape(str(refused))
+            finally:
+                busy.clear()
+
+        for name in ("N", "T", "by", "bx", "ty", "tx", "phase"):
+            c[name].observe(show, names="value")
+        _seen.add((self.N, self.T, self.seed, self.kernel))
+        show()
+        return box
 
 
-# ---- the counts text, one for both renderers ------------------------------------------------------
 def counts_text(frame):
     """[(cells, style)] for the strip's counts panel and the widget's table: one cell a line, three a row
     (label, block, thread); style None, "bold", "header" or a colour (FETCH, READ)."""
@@ -374,16 +412,6 @@ def _grid(ax, shape, n_true, title):
 def _box(ax, i, j, h, w, color, lw, inset=0.0, ls="-", z=7):
     ax.add_patch(Rectangle((j - 0.5 + inset, i - 0.5 + inset), w - 2 * inset, h - 2 * inset, fill=False,
                            edgecolor=color, lw=lw, ls=ls, zorder=z))
-
-
-def draw_frame(frame, axes, vmax):
-    """Draw a frame on the axes A, B, C (and counts); returns A's image, for the colour bar."""
-    image = _draw_operand(axes[0], frame, "A", vmax)
-    _draw_operand(axes[1], frame, "B", vmax)
-    _draw_C(axes[2], frame)
-    if len(axes) > 3:
-        _text_panel(axes[3], frame)
-    return image
 
 
 def _draw_operand(ax, frame, name, vmax):
@@ -461,17 +489,15 @@ def _finish(fig, image, title, vmax, size):
     bar.set_label(plots.tr(N_("global loads of each element\nby this block so far (one scale)")), fontsize=FONT)
     bar.set_ticks(range(0, vmax + 1))
     bar.ax.tick_params(labelsize=10)
-    fig.legend(handles=_legend(), loc="lower left", ncols=2, fontsize=FONT, frameon=False,
+    legend = [
+        Patch(facecolor="none", edgecolor="black", lw=2.6, label=plots.tr(N_("tile in shared memory"))),
+        Patch(facecolor="none", edgecolor=FETCH, lw=3, label=plots.tr(N_("fetched by the thread"))),
+        Patch(facecolor="none", edgecolor=READ, lw=2.4, ls="--", label=plots.tr(N_("read by the thread from shared"))),
+        Patch(facecolor=CMAP(1.0), alpha=EARLIER, label=plots.tr(N_("fetched in an earlier phase"))),
+        Patch(facecolor=OWN, label=plots.tr(N_("the thread's element of C"))),
+        Patch(facecolor="0.93", edgecolor="0.6", hatch="//", label=plots.tr(N_("outside the matrix: stored as 0")))]
+    fig.legend(handles=legend, loc="lower left", ncols=2, fontsize=FONT, frameon=False,
                bbox_to_anchor=((_LEFT + size + _GAP + 0.1) / width, 0.05 / height))
-
-
-def _legend():
-    return [Patch(facecolor="none", edgecolor="black", lw=2.6, label=plots.tr(N_("tile in shared memory"))),
-            Patch(facecolor="none", edgecolor=FETCH, lw=3, label=plots.tr(N_("fetched by the thread"))),
-            Patch(facecolor="none", edgecolor=READ, lw=2.4, ls="--", label=plots.tr(N_("read by the thread from shared"))),
-            Patch(facecolor=CMAP(1.0), alpha=EARLIER, label=plots.tr(N_("fetched in an earlier phase"))),
-            Patch(facecolor=OWN, label=plots.tr(N_("the thread's element of C"))),
-            Patch(facecolor="0.93", edgecolor="0.6", hatch="//", label=plots.tr(N_("outside the matrix: stored as 0")))]
 
 
 # ---- the widget (ipywidgets) ----------------------------------------------------------------------
@@ -497,47 +523,6 @@ def _counts_html(frame):
 def _html(value):
     text = html.escape(str(value))
     return "&nbsp;" * (len(text) - len(text.lstrip(" "))) + text.lstrip(" ")
-
-
-def stepper_widget(s):
-    """Sliders over one frame image of stepper `s`; its text/plain form is FALLBACK_TEXT."""
-    import ipywidgets as w
-
-    class StepperBox(w.VBox):
-        def __repr__(self):
-            return _(FALLBACK_TEXT)
-
-    c = _controls(w, s)
-    status, image = w.HTML(), w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
-    tile_row = w.HBox([w.HTML('<div style="text-align: right; padding-right: 8px">T</div>',
-                              layout=w.Layout(width="78px")), c["T"]])
-    rows = w.HBox([w.VBox([c["N"], tile_row]), w.VBox([c["by"], c["bx"]]), w.VBox([c["ty"], c["tx"]]),
-                   w.VBox([c["phase"], c["play"]])])
-    box = StepperBox([rows, status, image])
-    box.stepper, box.frame, box.controls = s, None, c
-    busy = []  # non-empty while the widget updates itself: the slider moves it makes are not the reader's
-
-    def show(change=None):
-        if busy:
-            return
-        busy.append(True)
-        try:
-            if change and change["owner"] is not c["phase"]:
-                box.stepper = _new_stepper(c, box.stepper, status)
-            t = c["phase"].value
-            box.frame = box.stepper.frame(t)
-            image.value = plots.png(box.stepper.frame_figure(t, counts=False), dpi=90)
-            status.value = _counts_html(box.frame)
-        except TraceMismatch as refused:  # e.g. an edited kernel with one phase at the old size, more now
-            status.value = html.escape(str(refused))
-        finally:
-            busy.clear()
-
-    for name in ("N", "T", "by", "bx", "ty", "tx", "phase"):
-        c[name].observe(show, names="value")
-    _seen.add((s.N, s.T, s.seed, s.kernel))
-    show()
-    return box
 
 
 def _controls(w, s):
