@@ -238,24 +238,29 @@ def _in(lang, message):
     return i18n.catalog().gettext(message) if lang == "zh" else message
 
 
+def _say_if_menus_stay_english(lang):
+    if lang == "zh" and not has_language_pack():
+        print(_in(lang, N_("JupyterLab's own menus stay in English: its Chinese language pack is not installed "
+                           "(pip install -e '.[zh]', then start again); the notebooks and their feedback are in Chinese")),
+              file=sys.stderr)
+
+
 def start(args, extra) -> int:
     lang = args.lang
     src, dest = edition(args.src, args.dest if args.dest is not None else args.src.parent / DEFAULT_DEST_NAME, lang)
     check_options(extra)
     cmd, env = lab_argv(dest, extra), lab_env(lang, dest)
-    if lang == "zh" and not has_language_pack():
-        print(_in(lang, N_("JupyterLab's own menus stay in English: its Chinese language pack is not installed "
-                           "(pip install -e '.[zh]', then start again); the notebooks and their feedback are in Chinese")),
-              file=sys.stderr)
     if args.dry_run:
         copies, edited = plan(src, dest, fresh=args.fresh)
         kept = len(committed(src)) - len(copies)  # already in the working copy, left as they are
         print(f"would copy {_notebooks(len(copies))} into {dest}" + (f", keeping the {kept} there" if kept else ""))
         if edited:
             print(f"would move {_notebooks(len(edited), 'edited ')} to {_backup_name(dest)}/ first")
+        _say_if_menus_stay_english(lang)
         print(" ".join([*(f"{k}={v}" for k, v in env.items()), *cmd]))
         return 0
     folder = working_copy(src, dest, fresh=args.fresh)
+    _say_if_menus_stay_english(lang)
     page_config(folder)
     if lang == "zh":
         _entry(folder / "LANGUAGE")
