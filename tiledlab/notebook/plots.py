@@ -70,9 +70,9 @@ def _english_caption():
     shell.events.register("post_execute", after_cell)
 
 
-def png(fig, dpi):
+def png(fig, dpi=None, **options):
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
+    fig.savefig(buffer, format="png", dpi=dpi, **options)
     plt.close(fig)
     return buffer.getvalue()
 

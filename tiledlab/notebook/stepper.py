@@ -11,7 +11,6 @@ refuses a kernel that breaks it (a barrier removed, a tile loaded differently) s
 import base64
 import functools
 import html
-import io
 from collections import Counter, defaultdict
 
 import matplotlib.pyplot as plt
@@ -576,7 +575,5 @@ def step_through(N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
         plt.close(fig)
         print(_("(install ipywidgets for the interactive stepper; the frames above show every phase)"))
         return
-    strip = io.BytesIO()
-    fig.savefig(strip, format="png", bbox_inches="tight")  # as the inline backend would draw it
-    plt.close(fig)
-    display({**s.widget()._repr_mimebundle_(), "image/png": base64.b64encode(strip.getvalue()).decode()}, raw=True)
+    strip = plots.png(fig, bbox_inches="tight")  # as the inline backend would draw it
+    display({**s.widget()._repr_mimebundle_(), "image/png": base64.b64encode(strip).decode()}, raw=True)
