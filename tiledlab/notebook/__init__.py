@@ -27,7 +27,14 @@ __all__ = ["setup", "show", "table", "timings", "device", "measured", "plots", "
 def setup(seed=0):
     """Start a lesson: name the backend, set figure defaults (and, in the Chinese edition, translate the
     next cells' words: cells.py); return `rand(*shape)`, float32 standard-normal arrays from `seed`."""
-    _say_backend()
+    if SIMULATOR:  # which backend runs the lesson, and what that means for its numbers
+        print(_("Backend: CUDA simulator (no GPU in use). Kernels run as Python threads: counts and results\n"
+                "are exact, but times measure Python, not a GPU. GPU timings below are committed data,\n"
+                "{provenance}.").format(provenance=data.provenance(data.load("h200/bench.csv"))) + "\n" + card.which())
+    else:
+        info = describe()
+        print(_("Backend: GPU {device} (compute capability {cc}), numba {numba}, numba-cuda {numba_cuda}").format(
+            device=info["device"], cc=info["compute_capability"], numba=info["numba"], numba_cuda=info["numba_cuda"]))
     plots.style()
     translate_cells()
     rng = np.random.default_rng(seed)
@@ -35,17 +42,6 @@ def setup(seed=0):
     def rand(*shape):
         return rng.standard_normal(shape, dtype=np.float32)
     return rand
-
-
-def _say_backend():
-    info = describe()
-    if SIMULATOR:
-        print(_("Backend: CUDA simulator (no GPU in use). Kernels run as Python threads: counts and results\n"
-                "are exact, but times measure Python, not a GPU. GPU timings below are committed data,\n"
-                "{provenance}.").format(provenance=data.provenance(data.load("h200/bench.csv"))) + "\n" + card.which())
-    else:
-        print(_("Backend: GPU {device} (compute capability {cc}), numba {numba}, numba-cuda {numba_cuda}").format(
-            device=info["device"], cc=info["compute_capability"], numba=info["numba"], numba_cuda=info["numba_cuda"]))
 
 
 def device():
