@@ -1,6 +1,4 @@
-"""What the notebooks call: `setup()` to start a lesson, `show` for a kernel's source, `table` for
-aligned text, `timings()` for the live-and-committed timing figure, and `plots` for the pictures.
-The names a lesson needs from other wings are re-exported here, so one import line serves:
+"""What the notebooks call, with the names a lesson needs from other wings, so one import line serves:
 
     from tiledlab.notebook import setup, show, table, timings, plots, formulas, data, count_loads
 """
@@ -22,15 +20,21 @@ from ..i18n import N_, _
 from . import claims, plots
 from .cells import translate_cells
 
-__all__ = ["setup", "banner", "show", "table", "timings", "device", "measured", "plots", "formulas", "data",
+__all__ = ["setup", "show", "table", "timings", "device", "measured", "plots", "formulas", "data",
            "count_loads"]
 
 
 def setup(seed=0):
-    """Start a lesson: say which backend runs it, set figure defaults that read well when projected, and
-    return `rand(*shape)`: float32 standard-normal arrays from a fixed seed. In the Chinese edition the
-    notebook's own cells print and draw Chinese from the next cell on (tiledlab.notebook.cells)."""
-    banner()
+    """Start a lesson: name the backend, set figure defaults (and, in the Chinese edition, translate the
+    next cells' words: cells.py); return `rand(*shape)`, float32 standard-normal arrays from `seed`."""
+    if SIMULATOR:  # which backend runs the lesson, and what that means for its numbers
+        print(_("Backend: CUDA simulator (no GPU in use). Kernels run as Python threads: counts and results\n"
+                "are exact, but times measure Python, not a GPU. GPU timings below are committed data,\n"
+                "{provenance}.").format(provenance=data.provenance(data.load("h200/bench.csv"))) + "\n" + card.which())
+    else:
+        info = describe()
+        print(_("Backend: GPU {device} (compute capability {cc}), numba {numba}, numba-cuda {numba_cuda}").format(
+            device=info["device"], cc=info["compute_capability"], numba=info["numba"], numba_cuda=info["numba_cuda"]))
     plots.style()
     translate_cells()
     rng = np.random.default_rng(seed)
@@ -40,21 +44,8 @@ def setup(seed=0):
     return rand
 
 
-def banner():
-    """Say plainly which backend runs this notebook, and what that means for its numbers."""
-    info = describe()
-    if SIMULATOR:
-        print(_("Backend: CUDA simulator (no GPU in use). Kernels run as Python threads: counts and results\n"
-                "are exact, but times measure Python, not a GPU. GPU timings below are committed data,\n"
-                "{provenance}.").format(provenance=data.provenance(data.load("h200/bench.csv"))) + "\n" + card.which())
-    else:
-        print(_("Backend: GPU {device} (compute capability {cc}), numba {numba}, numba-cuda {numba_cuda}").format(
-            device=info["device"], cc=info["compute_capability"], numba=info["numba"], numba_cuda=info["numba_cuda"]))
-
-
 def device():
-    """The card's properties (SMs, clocks, L2, shared memory, ...): read live from the driver on a GPU,
-    the committed H200 row on the simulator. `source` says which."""
+    """The card's properties: live from the driver on a GPU, the committed H200 row on the simulator (`source`)."""
     if SIMULATOR:
         committed = data.load("h200/device.csv")
         return {**committed.iloc[0].to_dict(),
@@ -63,8 +54,7 @@ def device():
 
 
 def measured(table, kernels):
-    """The `kernels` that have rows in the committed `table`, in order; each that has none is named in one
-    line: counted on the simulator, not measured on a GPU yet (a new rung, before its GPU run)."""
+    """The `kernels` with rows in the committed `table`; each without is named as not measured yet."""
     have = set(table["kernel"])
     for name in kernels:
         if name not in have:
@@ -73,19 +63,15 @@ def measured(table, kernels):
 
 
 def show(kernel, shape=None, **constants):
-    """The kernel's own source, highlighted: exactly the code that is counted, timed and tested
-    (generated kernels: the code written for `constants`, their defaults unless given; "best": the kernel
-    chosen for this card at `shape` = (M, K, N))."""
+    """The source that is counted, timed and tested (generated kernels: for `constants`; "best": the
+    kernel chosen for this card at `shape` = (M, K, N))."""
     from IPython.display import Code
     return Code(resolve(kernel, shape).source(constants), language="python")
 
 
 def table(frame, rows=None, columns=None, formats=None):
-    """Print a DataFrame, or a header and its rows, as an aligned text table (plain text, so notebook
-    checks can compare it): whole numbers with thousands separators, a missing value as "-". For a
-    DataFrame, `columns` picks and orders its columns ({column: heading} also renames them) and `formats`
-    gives a column's format, e.g. {"value": "{:.2f}"}. In the Chinese edition, headings and cells that
-    notebooks.po translates are shown translated, aligned by their width on screen."""
+    """Print a DataFrame, or a header and rows, as aligned plain text (nbval compares it): 1,234 and "-" for
+    missing. `columns` picks (a dict also renames), `formats` = {"value": "{:.2f}"}; Chinese where translated."""
     if isinstance(frame, pd.DataFrame):
         frame = frame if columns is None else frame[list(columns)]
         for column, spec in (formats or {}).items():
@@ -121,20 +107,9 @@ VIEWS = {  # view: the kernels its panels draw (None: every one of the rows), an
 
 def timings(view="lesson", tile=16, n=None, gpu_ns=(1024, 2048, 4096), tiles=(8, 16, 32), sim_ns=(8, 16),
             sim_tiles=(4, 8)):
-    """Time kernels live on this backend (small sizes on the simulator) and plot them beside committed
-    H200 data: on the simulator the live panel shows Python's milliseconds, which say nothing of GPU
-    speed. `view` picks what the panels show, one per step of the series:
-
-    - "lesson" (the default): naive and tiled against N, the committed sweep with cuBLAS (TFLOP/s);
-    - "naive": naive and the fair naive_unsigned, time against N beside a line of slope 3 (2N³ loads);
-    - "pair": naive against tiled at one tile width `tile`, the lesson pair and the fair pair;
-    - "tile": the fair pair's time against T at one N (`n`; the largest committed N by default),
-      naive_unsigned as the line of no tiling;
-    - "effects": the committed layout variants (h200/effects.csv at `n`, its largest N by default):
-      each one's time over its plain kernel's, beside the lesson pair timed live.
-
-    Every view but the default prints what its committed panel says, computed from the rows. Returns
-    (live, committed): the rows the two panels draw."""
+    """Time kernels live (small sizes on the simulator, whose milliseconds are Python's) and plot them beside
+    committed H200 data; `view` is one of VIEWS (`n`: the committed N of "tile" and "effects", the largest by
+    default). Every view but "lesson" prints what its committed panel says. Returns (live, committed) rows."""
     if view not in VIEWS:
         raise ValueError(f"view must be one of {sorted(VIEWS)}, got {view!r}")
     ns, ts = (sim_ns, sim_tiles) if SIMULATOR else (gpu_ns, tiles)
@@ -152,7 +127,6 @@ def timings(view="lesson", tile=16, n=None, gpu_ns=(1024, 2048, 4096), tiles=(8,
 
 
 def _live(view, ns, ts, tile):
-    """The rows of the live panel: what the view shows, timed on this backend."""
     runs = {"naive": (ns, (), True), "pair": (ns, (tile,), True), "tile": (ns[-1:], ts, True)}
     sizes, widths, fair = runs.get(view, (ns, ts, False))
     rows = pd.DataFrame(bench.run(sizes, widths, warmup=0 if SIMULATOR else 1, repeats=2 if SIMULATOR else 10,
@@ -177,20 +151,16 @@ def _committed(view, tile, n):
     return ref.reset_index(drop=True)
 
 
-def _title(rows, live):
-    """A panel's title: where its rows were measured; on the simulator, what its times are not."""
-    sizes = sorted(rows["N"].unique())
+def _draw(view, rows, ax, live):
+    sizes, first = sorted(rows["N"].unique()), rows.iloc[0]
     span = f"N = {sizes[0]}" + (f"…{sizes[-1]}" if len(sizes) > 1 else "")
     if live and SIMULATOR:
-        return plots.tr(N_("live, CUDA simulator, {span}:\nPython's time, which says nothing of GPU speed")).format(span=span)
-    first = rows.iloc[0]
-    if live:
-        return plots.tr(N_("live: {device}, {span}")).format(device=first["device"], span=span)
-    return plots.tr(N_("committed: {device} ({date})\n{span}")).format(device=first["device"], date=first["date"], span=span)
-
-
-def _draw(view, rows, ax, live):
-    title = _title(rows, live)
+        title = plots.tr(N_("live, CUDA simulator, {span}:\nPython's time, which says nothing of GPU speed"))
+    elif live:
+        title = plots.tr(N_("live: {device}, {span}"))
+    else:
+        title = plots.tr(N_("committed: {device} ({date})\n{span}"))
+    title = title.format(device=first.get("device"), date=first.get("date"), span=span)
     metric = "median_ms" if (live and SIMULATOR) or view in ("naive", "tile") else "tflops"
     if view == "effects" and not live:
         plots.effect_bars(rows, title, ax)
@@ -203,7 +173,6 @@ def _draw(view, rows, ax, live):
 
 
 def _reading(view, ref):
-    """One or a few lines saying what the committed panel shows, computed from its rows."""
     def ms(kernel, n, tile=None):
         return data.value(ref, "median_ms", kernel=kernel, N=n, **({} if tile is None else {"tile": tile}))
     sizes = sorted(ref["N"].unique())

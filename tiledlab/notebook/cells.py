@@ -1,11 +1,8 @@
 """The Chinese edition's cells: what a notebook's code prints, tabulates and draws, said in Chinese.
 
-Both editions run the same cells. In the Chinese one setup() calls `translate_cells()`: IPython then replaces,
-before each later cell is compiled, every str or f-string literal it shows (`display_strings`) that notebooks.po
-translates; the cell as the student reads it, and strings used as data, stay as written. An f-string's msgid
-keeps its fields as written, `{launch_ms:.3f}`, and its msgstr places the same fields; a value shown through a
-field or drawn by a figure call goes through `tiledlab.i18n.shown`. Figure words change only where `cjk_font()`
-finds a font with Chinese glyphs.
+In the Chinese edition setup() calls `translate_cells()`: before each later cell is compiled, IPython replaces
+each literal it shows (`display_strings`) that notebooks.po translates; strings used as data stay as written.
+An f-string's msgid keeps its fields as written (`{launch_ms:.3f}`); shown values go through i18n.shown.
 """
 import ast
 import contextlib
@@ -17,9 +14,8 @@ from matplotlib import font_manager
 
 from ..i18n import NOTEBOOK_DOMAIN, catalog, language, shown
 
-# Where a literal is shown: as an argument of these calls, or of a label keyword of any call. A literal
-# assigned or looped over ("any") may be shown or may be data: notebooks.po keeps such a msgid as itself
-# where it is data. Subscripts, dict keys, comparisons and other calls' arguments are always data.
+# A literal is shown as an argument of these calls or a label keyword; one assigned or looped over ("any") may
+# be data too, and notebooks.po then keeps its msgid as itself. Keys, indices and other calls' arguments are data.
 TEXT_CALLS = {"print", "table"}
 FIGURE_CALLS = {"set_title", "set_xlabel", "set_ylabel", "suptitle", "text", "annotate", "set_xticks",
                 "set_yticks", "barh", "heatmap", "heatmaps", "roofline", "bench_plot"}  # matplotlib's and plots'
@@ -30,8 +26,7 @@ _THROUGH = (ast.BoolOp, ast.BinOp, ast.Tuple, ast.List, ast.Set, ast.Starred, as
 
 
 def template(node):
-    """The msgid of a str or f-string literal: its text, with an f-string's fields as written
-    (`{launch_ms:.3f}`) and its literal braces doubled."""
+    """The msgid of a str or f-string literal: fields as written (`{launch_ms:.3f}`), literal braces doubled."""
     if isinstance(node, ast.Constant):
         return node.value
     return "".join(v.value.replace("{", "{{").replace("}", "}}") if isinstance(v, ast.Constant)
@@ -48,7 +43,7 @@ def _callee(call):
 
 def _shown(node, parent):
     """Where the literal `node` ends up: "text" (printed), "figure" (drawn), "any" (assigned or looped
-    over: shown or data), or None (data: a key, an index, a comparison, another call's argument)."""
+    over), or None (data: a key, an index, a comparison, another call's argument)."""
     child = node
     while (up := parent.get(child)) is not None:
         if isinstance(up, ast.keyword):  # table(..., columns={...}) names a table's columns
@@ -72,8 +67,7 @@ def _shown(node, parent):
 
 
 def display_strings(tree):
-    """(node, msgid, where) of each str or f-string literal of a cell's syntax tree that it may show
-    (where: see `_shown`), docstrings, empty strings and f-strings' own parts left out."""
+    """(node, msgid, where: see `_shown`) of each literal a cell's tree may show (no docstrings, no "")."""
     parent = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     literals = [n for n in ast.walk(tree)
                 if isinstance(n, ast.JoinedStr) and not isinstance(parent.get(n), ast.FormattedValue)
@@ -84,8 +78,7 @@ def display_strings(tree):
 
 
 def translated(node, msgid, msgstr):
-    """The literal `node` (of msgid `msgid`) saying `msgstr`: a new literal; None when an f-string's
-    msgstr names a field the f-string does not have (its text is kept)."""
+    """A new literal for `node` saying `msgstr`; None when msgstr names a field the f-string lacks."""
     if isinstance(node, ast.Constant):
         return ast.copy_location(ast.Constant(msgstr), node)
     fields = {_field(v): v for v in node.values if not isinstance(v, ast.Constant)}
@@ -120,8 +113,7 @@ def _wrap_drawn_values(tree):
 
 
 def pieces(text):
-    """(literal text, None) and (None, field as written) pieces of an f-string msgstr, "{{" and "}}" undoubled, as
-    string.Formatter reads them (a ValueError for a field it cannot read, such as `{a != b}`)."""
+    """(text, None) and (None, field as written) pieces of a msgstr, as string.Formatter reads them."""
     for literal, name, spec, conversion in string.Formatter().parse(text):
         if literal:
             yield literal, None
@@ -130,8 +122,7 @@ def pieces(text):
 
 
 class CellTranslator(ast.NodeTransformer):
-    """IPython's AST transformer for the Chinese edition: a cell's shown literals in Chinese (figure words
-    only where a CJK font can draw them; plots says why otherwise)."""
+    """IPython's AST transformer: a cell's shown literals in Chinese (figure words only with a CJK font)."""
 
     def visit_Module(self, tree):
         if language() != "zh":
@@ -161,8 +152,7 @@ def translate_cells():
         shell.ast_transformers.append(CellTranslator())
 
 
-# Fonts with Simplified Chinese glyphs (for a cell's figure words, and plots'), in the order they are preferred:
-# Debian/Ubuntu's fonts-noto-cjk (the CI's), Adobe's name for the same design, WenQuanYi, Windows' and macOS's own.
+# Fonts with Simplified Chinese glyphs, preferred first: Debian/Ubuntu's fonts-noto-cjk (the CI's), Adobe's, ...
 CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei",
              "WenQuanYi Micro Hei", "Microsoft YaHei", "PingFang SC", "Heiti SC", "SimHei", "Noto Sans SC")
 # Their files' names, for fonts installed after matplotlib cached its list of fonts (it does not look again).
@@ -171,7 +161,7 @@ CJK_FILES = ("notosanscjk", "notosanssc", "sourcehansans", "wqy-", "msyh", "ping
 
 @lru_cache(maxsize=1)
 def _found_late():
-    """Add to matplotlib's fonts the CJK fonts of the system it has not cached yet; how many."""
+    """Add the system's CJK fonts matplotlib has not cached yet; how many."""
     known = {f.fname for f in font_manager.fontManager.ttflist}
     late = [path for path in font_manager.findSystemFonts()
             if path not in known and any(name in pathlib.Path(path).name.lower() for name in CJK_FILES)]
@@ -182,8 +172,7 @@ def _found_late():
 
 
 def cjk_font():
-    """The family name of the first font of CJK_FONTS that matplotlib knows (looking for fonts installed
-    since it cached its list once, when none is known), or None."""
+    """The first of CJK_FONTS that matplotlib knows (looking once for fonts installed since), or None."""
     def first():
         known = {f.name for f in font_manager.fontManager.ttflist}
         return next((name for name in CJK_FONTS if name in known), None)

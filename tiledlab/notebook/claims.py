@@ -1,19 +1,8 @@
 """Sentences that compare two measured points, stated only beyond their run-to-run spread.
 
-A file with a `run` column holds each point (a kernel at one N and tile) once per run, each run a process of
-its own; a file without one is one run. `points(table)` gives one row per point: each metric's median over
-the runs, `runs`, and min_ms, max_ms over every run's samples. `compare(table, a, b)` says which of two
-points is ahead, in the reader's language (tiledlab.i18n), for a notebook's code cell to print:
-
-    >>> print(compare(data.load("h200/bench.csv"), dict(kernel="tiled_unsigned", N=4096, tile=32),
-    ...               dict(kernel="naive_unsigned", N=4096, tile=32)))
-    At N = 4096, tiled_unsigned T=32 is faster than naive_unsigned (32×32 blocks) by 74 % (beyond the
-    run-to-run spread of ± 0.7 %, 3 runs).
-
-The order counts only with MIN_RUNS runs or more and a margin beyond the spread (the sum of both points'
-half-ranges over the runs); otherwise the sentence says "within noise", or claims no order. A metric
-ending in _ms or _ns is better lower, any other higher; a pct metric is compared in points ("triton is
-ahead of w_… by 0.9 points"). `Comparison.holds` is what a test asserts.
+A table's `run` column names each run (none: one run). `compare(table, a, b)` claims an order only with
+MIN_RUNS runs and a margin beyond the spread (both points' half-ranges), else says "within noise" or claims
+none; _ms and _ns metrics are better lower, others higher, pct ones compared in points. Tests assert `holds`.
 """
 from dataclasses import dataclass
 
@@ -30,8 +19,8 @@ KEYS = ("kernel", "N", "tile")  # what names a point
 
 
 def points(table, metrics=("median_ms", "tflops")):
-    """One row per point: each metric's median over the runs and its run_min_, run_max_; `runs`; the other
-    columns the first run's. A table already reduced (it has `runs`) comes back as it is."""
+    """One row per point: each metric's median over the runs, its run_min_ and run_max_, `runs`, min_ms and
+    max_ms over every sample; other columns the first run's. A reduced table (with `runs`) comes back as it is."""
     if "runs" in table.columns:
         return table
     keys = [k for k in KEYS if k in table.columns]
@@ -77,7 +66,7 @@ class Comparison:
 
     @property
     def margin(self):
-        """How far a is ahead of b (negative: behind): points for pct metrics, else % of the value behind."""
+        """How far a is ahead of b (negative: behind): points for pct metrics, else % of the one behind."""
         a, b = self.a.value, self.b.value
         if self.metric.startswith("pct"):
             return a - b
@@ -86,12 +75,7 @@ class Comparison:
 
     noise = property(lambda self: self.a.spread + self.b.spread)
     runs = property(lambda self: min(self.a.runs, self.b.runs))
-
-    @property
-    def holds(self):
-        """a is ahead of b beyond the spread, over at least MIN_RUNS runs."""
-        return self.runs >= MIN_RUNS and self.margin > self.noise
-
+    holds = property(lambda self: self.runs >= MIN_RUNS and self.margin > self.noise)  # a ahead beyond the spread
     within_noise = property(lambda self: self.runs >= MIN_RUNS and abs(self.margin) <= self.noise)
 
     def __str__(self):
@@ -117,8 +101,7 @@ def percent(x):  # to the precision that matters: 74 %, 3.2 %
 
 
 def compare(table, a, b, metric="median_ms", names=(None, None)):
-    """Comparison of point a with point b of `table` (each a dict of column values); str() is the
-    sentence. A point the table lacks gives a sentence saying so, and no Comparison."""
+    """Comparison of points a and b (dicts of column values), str() its sentence; a missing point: a sentence."""
     names = [n or registry.label(w.get("kernel", "?"), w.get("tile"), by_name=True) for w, n in zip((a, b), names)]
     found = [point(table, metric, name, **where) for where, name in zip((a, b), names)]
     missing = [name for name, p in zip(names, found) if p is None]
@@ -135,7 +118,7 @@ def factor(table, slow, fast, metric="median_ms"):
 
 
 def fastest(table, kernel, n):
-    """The tile at which `kernel` has its least median time at N = n (for a naive kernel, a block shape)."""
+    """The tile (a naive kernel's: block shape) of `kernel`'s least median time at N = n."""
     at = points(table).query("kernel == @kernel and N == @n")
     return int(at.loc[at["median_ms"].idxmin(), "tile"])
 
@@ -145,7 +128,6 @@ def times(x):  # a factor as a table shows it, "1.53×", or "-" for a point not 
 
 
 def outlying(value, others, tolerance=0.01):
-    """Whether `value` lies outside the range of `others` (other runs) by more than `tolerance` of its
-    nearest end: a reference row to flag, not to divide by."""
+    """Whether `value` lies beyond the range of `others` (other runs) by more than `tolerance`: a row to flag."""
     low, high = min(others), max(others)
     return value < low * (1 - tolerance) or value > high * (1 + tolerance)

@@ -1,14 +1,8 @@
-"""python -m tiledlab lab: open the series in JupyterLab on a working copy of the notebooks.
+"""python -m tiledlab lab: open the series in JupyterLab on a git-ignored working copy of the notebooks.
 
 JupyterLab saves a notebook once it has run, so "Run All" on the committed notebooks would write simulator
-outputs over their H200 ones. The lab copies notebooks/ into a git-ignored ``my-notebooks/`` and opens that;
-edits there survive the next start, and ``--fresh`` moves edited ones to ``my-notebooks-backup-<date>-<time>/``
-first. The copy never writes through a link, into the committed notebooks, or blocks reading a pipe.
-
-``--lang zh`` copies notebooks/zh/ into ``my-notebooks/zh/``, with TILEDLAB_LANG=zh for the kernels and,
-with JupyterLab's Chinese language pack (the ``zh`` extra), its menus in Chinese through the working copy's
-own settings (``.lab-settings/``: the user's, with zh_CN set). Other options go on to ``jupyter lab``
-(``--no-browser``, ``--port 8899``), checked first by JupyterLab's own parser and refused here in one line.
+outputs over their H200 ones. Edits in the copy survive the next start; ``--fresh`` backs them up first.
+``--lang zh`` opens notebooks/zh/, its menus in Chinese with the language pack. Other options go to ``jupyter lab``.
 """
 from __future__ import annotations
 
@@ -36,15 +30,13 @@ LANGUAGES = ("en", "zh")  # English (notebooks/) and the generated Chinese editi
 LANGUAGE_PACK = "zh_CN"  # JupyterLab's Chinese language pack: its jupyterlab.languagepack entry point, its setting
 TRANSLATION_SETTINGS = pathlib.Path("@jupyterlab", "translation-extension", "plugin.jupyterlab-settings")
 SETTINGS_NAME = ".lab-settings"  # in the Chinese working copy: JupyterLab's user settings for its runs
-#: The lab's page config (found through JUPYTER_CONFIG_PATH): without the announcements plugin, no "get
-#: notified about Jupyter news?" toast (--LabApp.news_url=None alone leaves it) and no update check.
+# The lab's page config: no "get notified about Jupyter news?" toast (news_url=None alone leaves it).
 CONFIG_NAME = ".lab-config"
 PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
 
 
 def edition(src, dest, lang):
-    """(committed notebooks, working copy) of the edition `lang` (one of LANGUAGES): the Chinese one is the zh/
-    folder of both (a ValueError when `src` has no Chinese notebooks, saying how to make them)."""
+    """(committed notebooks, working copy) of the edition `lang`: the Chinese one is the zh/ folder of both."""
     if lang == "zh" and pathlib.Path(src).is_dir() and not any((pathlib.Path(src) / "zh").glob("*.ipynb")):
         raise ValueError(f"--lang zh: {pathlib.Path(src) / 'zh'} has no Chinese notebooks; make them with "
                          f"`python -m tools translate build --root {pathlib.Path(src).resolve().parent}`")
@@ -52,14 +44,12 @@ def edition(src, dest, lang):
 
 
 def has_language_pack(locale=LANGUAGE_PACK) -> bool:
-    """Whether JupyterLab's language pack for `locale` is installed (as JupyterLab finds it: an entry point)."""
     from importlib.metadata import entry_points
     return any(e.name == locale for e in entry_points(group="jupyterlab.languagepack"))
 
 
 def chinese_settings(folder, mine=None) -> pathlib.Path:
-    """JupyterLab user settings for the Chinese edition in `folder`: a copy of `mine` (the user's, made
-    once, so their theme and shortcuts come along) whose translation setting is zh_CN."""
+    """JupyterLab settings in `folder`: a copy of `mine` (the user's, made once) with the locale zh_CN."""
     from jupyterlab.commands import get_user_settings_dir  # $JUPYTERLAB_SETTINGS_DIR, else its default
     folder, mine = pathlib.Path(folder), pathlib.Path(get_user_settings_dir() if mine is None else mine)
     if not _entry(folder, folder=True) and mine.is_dir():
@@ -81,9 +71,8 @@ def page_config(dest) -> pathlib.Path:
 
 
 def lab_env(lang, dest, *, pack=None) -> dict:
-    """The environment variables the lab command adds: JupyterLab's config path (PAGE_CONFIG) and, for
-    zh, TILEDLAB_LANG for the kernels and JupyterLab's settings folder when the language pack is
-    installed (`pack`)."""
+    """The environment the lab adds: the config path (PAGE_CONFIG); for zh, TILEDLAB_LANG and, with the
+    language pack (`pack`), JupyterLab's settings folder."""
     paths = [str(pathlib.Path(dest) / CONFIG_NAME), os.environ.get("JUPYTER_CONFIG_PATH", "")]
     env = {"JUPYTER_CONFIG_PATH": os.pathsep.join(p for p in paths if p)}
     if lang == "zh":
@@ -94,8 +83,7 @@ def lab_env(lang, dest, *, pack=None) -> dict:
 
 
 def committed(src) -> list[pathlib.Path]:
-    """The ``*.ipynb`` files of ``src`` (each a regular file: a pipe would block the copy), or a
-    FileNotFoundError that says what to do."""
+    """The ``*.ipynb`` files of ``src``, each a regular file (a pipe would block the copy)."""
     notebooks = sorted(pathlib.Path(src).glob("*.ipynb"))
     if not notebooks:
         raise FileNotFoundError(f"no notebooks (*.ipynb) in {src}: run this from a clone of the series, "
@@ -107,9 +95,8 @@ def committed(src) -> list[pathlib.Path]:
 
 
 def _entry(path, folder=False) -> bool:
-    """Whether a regular file (with `folder`, a folder) is at `path` in the working copy; False: nothing.
-    Anything else is refused: a link (writing through it could land outside the working copy), a pipe
-    (reading it blocks), a socket, a device."""
+    """Whether a file (with `folder`, a folder) is at `path`; anything else is refused: a link could write
+    outside the working copy, a pipe blocks."""
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
@@ -122,30 +109,22 @@ def _entry(path, folder=False) -> bool:
                      "(or pass --dest with another folder)")
 
 
-def _outside(dest, src):
-    """Refuse a working copy inside the committed notebooks (this checkout's or --src), or around them."""
-    dest = pathlib.Path(dest).resolve()
-    for root in {pathlib.Path(src).resolve(), SOURCE.resolve()}:
-        if dest.is_relative_to(root) or root.is_relative_to(dest):
-            raise ValueError(f"the working copy {dest} would mix with the committed notebooks in {root}: "
-                             f"pass --dest with a folder outside it (the default is {DEFAULT_DEST_NAME}/ "
-                             "beside notebooks/)")
-
-
 def _notebooks(n, edited=""):
-    """'1 notebook', '2 edited notebooks'."""
     return f"{n} {edited}notebook{'' if n == 1 else 's'}"
 
 
 def plan(src, dest, *, fresh=False) -> tuple[list, list]:
-    """(copies, edited): the committed notebooks that go into ``dest``, those missing there and, when
-    ``fresh``, those that differ from the committed ones; and the student's edited ones among them in
-    ``dest``, which are moved to a backup first."""
+    """(copies, edited): the notebooks missing in ``dest`` (with ``fresh``, also those that differ), and
+    the edited ones among them there, to be backed up first."""
     src, dest = pathlib.Path(src), pathlib.Path(dest)
     notebooks = committed(src)
     if dest.exists() and not dest.is_dir():
         raise ValueError(f"the working copy {dest} is a file, not a folder: pass --dest with a folder's name")
-    _outside(dest, src)
+    for root in {src.resolve(), SOURCE.resolve()}:  # the copy inside or around committed notebooks: refused
+        if dest.resolve().is_relative_to(root) or root.is_relative_to(dest.resolve()):
+            raise ValueError(f"the working copy {dest.resolve()} would mix with the committed notebooks in {root}: "
+                             f"pass --dest with a folder outside it (the default is {DEFAULT_DEST_NAME}/ "
+                             "beside notebooks/)")
     _entry(dest / ".gitignore")
     copies = [nb for nb in notebooks if not _entry(dest / nb.name)
               or fresh and as_copied(nb) != (dest / nb.name).read_bytes()]
@@ -157,7 +136,7 @@ def _backup_name(dest) -> pathlib.Path:
 
 
 def backup_folder(dest) -> pathlib.Path:
-    """A new, git-ignored folder beside ``dest``, named by the time, for the notebooks --fresh replaces."""
+    """A new, git-ignored folder beside ``dest``, named by the time."""
     name = _backup_name(dest)
     for k in itertools.count():
         folder = name.with_name(f"{name.name}-{k}") if k else name
@@ -169,9 +148,8 @@ def backup_folder(dest) -> pathlib.Path:
 
 
 def as_copied(notebook) -> bytes:
-    """The bytes of ``notebook`` as the working copy holds it: its stored Python version replaced by this
-    Python's. JupyterLab puts the running kernel's language_info into an open notebook, so a version
-    other than the reader's (the H200 run's) would mark every notebook modified as soon as it opens."""
+    """``notebook``'s bytes with this Python's version: JupyterLab writes the kernel's into an open notebook,
+    so the H200 run's would mark every notebook modified as soon as it opens."""
     raw = pathlib.Path(notebook).read_bytes()
     try:
         nb = json.loads(raw)
@@ -183,8 +161,7 @@ def as_copied(notebook) -> bytes:
 
 
 def working_copy(src, dest, *, fresh=False, say=print) -> pathlib.Path:
-    """Copy ``src``'s notebooks into ``dest`` as ``plan`` says (``say`` tells where edited ones went) and
-    return ``dest``, which gets a ``.gitignore`` of its own: the copy never shows in ``git status``."""
+    """Copy ``src``'s notebooks into ``dest`` as ``plan`` says, with a ``.gitignore`` of its own; ``dest``."""
     copies, edited = plan(src, dest, fresh=fresh)
     dest = pathlib.Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
@@ -202,7 +179,6 @@ def working_copy(src, dest, *, fresh=False, say=print) -> pathlib.Path:
 
 
 def is_root() -> bool:
-    """True when running as root on a POSIX system (there is no root on Windows)."""
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
@@ -211,16 +187,14 @@ QUIET = ["--LabApp.news_url=None",  # no news fetched (the toast that asks is PA
 
 
 def lab_argv(notebook_dir, extra=(), *, root=None, python=None) -> list[str]:
-    """The command that starts JupyterLab on ``notebook_dir``, without news or update toasts; with
-    ``--allow-root`` when ``root`` (default: running as root); ``extra`` after ours, so they win."""
+    """The command that starts JupyterLab on ``notebook_dir`` (--allow-root as root); ``extra`` last, so they win."""
     root = is_root() if root is None else root
     allow = ["--allow-root"] if root and "--allow-root" not in extra else []
     return [python or sys.executable, "-m", "jupyter", "lab", str(notebook_dir), *QUIET, *allow, *extra]
 
 
 def check_options(extra):
-    """Refuse, in one line (a ValueError), options that `jupyter lab` itself would refuse: it exits 1 on
-    them, which here means something else. Parsed by JupyterLab's own parser, checked by its server's traits."""
+    """A one-line ValueError for options `jupyter lab` would refuse (its exit 1 means something else here)."""
     if not extra:
         return
     import io
@@ -242,7 +216,6 @@ def check_options(extra):
 
 
 def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The lab command's options (``cls``: the command line's own parser class, for its error messages)."""
     p = cls(prog="python -m tiledlab lab", description="Copy the notebooks into a git-ignored working copy and "
             "open it in JupyterLab, so that running them never overwrites the committed H200 outputs. Options "
             "not listed here are passed to `jupyter lab`.")
@@ -262,7 +235,6 @@ def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def _in(lang, message):
-    """This command's own words in the edition's language (`--lang zh`: Chinese, as its kernels speak)."""
     return i18n.catalog().gettext(message) if lang == "zh" else message
 
 
@@ -274,7 +246,6 @@ def _say_if_menus_stay_english(lang):
 
 
 def start(args, extra) -> int:
-    """Make the working copy and hand the process to JupyterLab (``args`` from ``parser()``)."""
     lang = args.lang
     src, dest = edition(args.src, args.dest if args.dest is not None else args.src.parent / DEFAULT_DEST_NAME, lang)
     check_options(extra)

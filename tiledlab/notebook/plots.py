@@ -1,8 +1,7 @@
 """Pictures for the lessons: count heat maps on shared colour scales, and timing plots with their spread.
 
-In the Chinese edition (tiledlab.i18n.language() == "zh") the words these helpers write into a figure are
-Chinese when a font with Chinese glyphs is installed (`tr`); without one they stay English, never boxes of
-missing glyphs, and a short Chinese caption printed below the figure says why and how to install a font."""
+In the Chinese edition a figure's words are Chinese when a CJK font is installed (`tr`); without one they stay
+English, never boxes of missing glyphs, and a caption below the figure says how to install a font."""
 import io
 import textwrap
 
@@ -24,8 +23,6 @@ KIND_STYLE = {"naive": ("--", "o", "C0", 0), "tiled": ("-", "s", None, 1), "peer
 TILE_COLOR = {2: "C8", 4: "C5", 8: "C1", 16: "C2", 32: "C3"}  # one colour per tile width, in every figure
 METRIC_LABEL = {"tflops": N_("TFLOP/s (median; bars: min–max)"),
                 "median_ms": N_("time per launch, ms (median; bars: min–max)")}
-
-
 NO_FONT_CAPTION = N_("(The figure's labels are in English: no font with Chinese characters was found. To see "
                      "them in Chinese, install one, e.g. `sudo apt-get install fonts-noto-cjk` on Debian/Ubuntu or "
                      "`!apt-get install -y fonts-noto-cjk` in Colab, then restart the kernel.)")
@@ -33,8 +30,7 @@ _caption = {"shown": False}  # the caption is printed once per notebook cell (on
 
 
 def chinese_labels():
-    """True when figures are labelled in Chinese: the Chinese edition with a CJK font, then put first in
-    font.sans-serif (the fonts after it draw what it lacks); without one, the caption says so."""
+    """Whether figures are labelled in Chinese: the Chinese edition with a CJK font, put first in font.sans-serif."""
     if i18n.language() != "zh":
         return False
     font = cells.cjk_font()
@@ -49,17 +45,16 @@ def chinese_labels():
 
 
 def tr(message):
-    """A figure's text: its Chinese translation when `chinese_labels()`, else `message` as it is."""
     return i18n.gettext(message) if chinese_labels() else message
 
 
 def data_label(value):
-    """A value of the data drawn as a label (a variant's or a level's name), Chinese where notebooks.po has it."""
+    """A value of the data drawn as a label (a level's name), Chinese where notebooks.po has it."""
     return i18n.shown(value) if chinese_labels() else value
 
 
 def _english_caption():
-    """Print NO_FONT_CAPTION once, after the cell's figures are shown (in IPython), else at once."""
+    """Print NO_FONT_CAPTION once, after the cell's figures (in IPython), else at once."""
     if _caption["shown"]:
         return
     _caption["shown"] = True
@@ -75,10 +70,9 @@ def _english_caption():
     shell.events.register("post_execute", after_cell)
 
 
-def png(fig, dpi):
-    """The figure as PNG bytes; the figure is closed."""
+def png(fig, dpi=None, **options):
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
+    fig.savefig(buffer, format="png", dpi=dpi, **options)
     plt.close(fig)
     return buffer.getvalue()
 
@@ -98,21 +92,14 @@ def style():
     chinese_labels()
 
 
-def lines(table):
-    """((kernel, tile), rows sorted by N) per line of a benchmark plot: the lesson's kernels by tile
-    width, then kernels by name (tile missing), then cuBLAS."""
-    tiles = pd.to_numeric(table["tile"], errors="coerce")  # "" or <NA>: a kernel at its own constants
-    keyed = table.assign(rank=table["kernel"].map(lambda k: kind_style(k, None)[3]), tile_width=tiles)
-    for (_, kernel, tile), picked in keyed.groupby(["rank", "kernel", "tile_width"], dropna=False):
-        yield (kernel, None if pd.isna(tile) else int(tile)), picked.sort_values("N")
-
-
 def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
-    """Benchmark rows (a DataFrame, or dicts) against N on log axes: one line per kernel and tile width,
-    with the min–max spread of the repeats as error bars."""
+    """Benchmark rows against N on log axes: a line per kernel and tile, the repeats' min–max as error bars."""
     ax = ax or plt.subplots(figsize=(7.5, 4.5))[1]
     table = pd.DataFrame(rows)
-    for (kernel, tile), picked in lines(table):
+    tiles = pd.to_numeric(table["tile"], errors="coerce")  # "" or <NA>: a kernel at its own constants
+    keyed = table.assign(rank=table["kernel"].map(lambda k: kind_style(k, None)[3]), tile_width=tiles)
+    for (_rank, kernel, tile), picked in keyed.groupby(["rank", "kernel", "tile_width"], dropna=False):  # legend order
+        tile, picked = None if pd.isna(tile) else int(tile), picked.sort_values("N")
         line, marker, colour, _rank = kind_style(kernel, tile)
         y = picked[metric].to_numpy(float)
         if metric == "tflops":  # the fastest repeat gives the top of the bar, the slowest the bottom
@@ -133,8 +120,7 @@ def bench_plot(rows, title, ax=None, metric="tflops", legend=True):
 
 
 def cubic_guide(ax, table, through):
-    """A dotted line ∝ N³ through the smallest-N time of kernel `through`: where a kernel's times lie
-    along it, its time grows as its 2N³ global loads do."""
+    """A dotted line ∝ N³ (as 2N³ loads grow) through the smallest-N time of kernel `through`."""
     first = table[table["kernel"] == through].sort_values("N").iloc[0]
     ns = np.array(sorted(table["N"].unique()), float)
     ax.plot(ns, first["median_ms"] * (ns / first["N"]) ** 3, ":", color="0.4", lw=2,
@@ -142,9 +128,7 @@ def cubic_guide(ax, table, through):
 
 
 def tile_plot(table, title, ax=None):
-    """The fair pair at one N against the tile width: tiled_unsigned's time at each T (bars: min–max),
-    naive_unsigned's as the line of no tiling, and naive_unsigned / T, the time if it fell as the
-    global loads do."""
+    """The fair pair at one N against T: tiled_unsigned's time, naive_unsigned's (no tiling) and its / T."""
     ax = ax or plt.subplots(figsize=(7.5, 4.5))[1]
     tiled = table[table["kernel"] == "tiled_unsigned"].sort_values("tile")
     naive = table[table["kernel"] == "naive_unsigned"].iloc[0]
@@ -161,8 +145,7 @@ def tile_plot(table, title, ax=None):
 
 
 def _log_axes(ax, xs, title, xlabel, ylabel):
-    """Log axes (x in powers of two) ticked at each of `xs`, the title (translated here), the axes' labels
-    and a light grid."""
+    """Log axes (x base 2) ticked at `xs`, the title (translated here), labels and a light grid."""
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(xs, [str(x) for x in xs])
@@ -172,8 +155,7 @@ def _log_axes(ax, xs, title, xlabel, ylabel):
 
 
 def effect_factors(effects):
-    """Each variant of effects.csv beside its plain kernel at the same N and T: kernel, N, tile, base,
-    factor (the variant's time over the plain kernel's)."""
+    """kernel, N, tile, base, factor: each variant of effects.csv's time over its plain kernel's (same N, T)."""
     base = effects["kernel"].str.split(" ").str[0]
     plain = effects.set_index(["kernel", "N", "tile"])["median_ms"]
     rows = effects.assign(base=base)[effects["kernel"] != base]
@@ -182,8 +164,7 @@ def effect_factors(effects):
 
 
 def effect_bars(effects, title, ax=None):
-    """The layout variants of effects.csv as bars: each one's time over its plain kernel's at the same N,
-    one bar per block width T; 1 is the plain kernel."""
+    """effect_factors as bars, one per block width T; 1 is the plain kernel."""
     ax = ax or plt.subplots(figsize=(7.5, 4.5))[1]
     factors = effect_factors(effects)
     variants = list(dict.fromkeys(factors["kernel"]))
@@ -217,8 +198,7 @@ SMALLEST_LABEL = 8  # points: no text written inside a cell is smaller
 
 
 def count_scale(cmap, vmin, vmax):
-    """(colormap, norm, ticks) for whole-number counts from vmin to vmax: one band of colour and one tick
-    per number when there are few of them, else a continuous scale ticked at whole numbers only."""
+    """(colormap, norm, ticks) for whole counts: a band and a tick per number when few, else continuous."""
     vmin, vmax = int(vmin), int(vmax)
     if vmax - vmin + 1 <= FEW_COUNTS:
         levels = vmax - vmin + 1
@@ -228,14 +208,13 @@ def count_scale(cmap, vmin, vmax):
 
 
 def _cell_for(size, chars):
-    """(width, height) in points of a cell that holds `chars` characters at `size` points with a margin
-    on every side (a digit is about 0.62 em wide; the text fills 70 % of the width, 60 % of the height)."""
+    """(width, height) in points of a cell holding `chars` characters of `size` points: a digit is 0.62 em,
+    the text fills 70 % of the width, 60 % of the height."""
     return 0.62 * max(chars, 1) * size / 0.7, size / 0.6
 
 
 def _fitting_size(ax, shape, chars):
-    """The largest font size (points) at which `chars` characters fit one cell of a rows×cols grid drawn
-    over the whole of `ax`."""
+    """The largest font size (points) at which `chars` characters fit a cell of a grid over all of `ax`."""
     ax.figure.draw_without_rendering()  # the axes' final box, after the layout and the equal aspect
     box = ax.get_window_extent()
     rows, cols = shape
@@ -245,22 +224,19 @@ def _fitting_size(ax, shape, chars):
 
 
 def cell_fontsize(ax, shape, chars, largest=None):
-    """Font size (points) for labels of `chars` characters in a rows×cols grid on `ax`: the lesson's size
-    on a small grid, smaller on a large one, never below SMALLEST_LABEL."""
+    """Font size for labels of `chars` characters in a grid on `ax`: up to `largest`, at least SMALLEST_LABEL."""
     largest = largest or 0.85 * plt.rcParams["font.size"]
     return max(SMALLEST_LABEL, min(largest, _fitting_size(ax, shape, chars)))
 
 
 def grid_figsize(rows, cols, chars, margin=(1.6, 1.4)):
-    """A figure size (inches) whose grid of rows×cols cells holds labels of `chars` characters at the
-    lesson's size; `margin` leaves room for the axes' labels and the title."""
+    """A figure size (inches) whose rows×cols cells hold `chars` characters; `margin` for labels and title."""
     cell = max(_cell_for(0.85 * plt.rcParams["font.size"], chars)) / 72
     return max(4.5, cols * cell + margin[0]), max(4.0, rows * cell + margin[1])
 
 
 def cell_text(ax, texts, colors=None, **style):
-    """Write texts[i, j] in cell (i, j) of an image drawn on `ax`, at the size `cell_fontsize` computes
-    for the grid and its longest text; `colors[i, j]`, when given, picks each text's colour."""
+    """Write texts[i, j] (in colors[i, j]) in cell (i, j) of an image on `ax`, at one size that fits them all."""
     texts = np.asarray(texts, dtype=object)
     size = cell_fontsize(ax, texts.shape, max(len(str(t)) for t in texts.flat))
     for (i, j), text in np.ndenumerate(texts):
@@ -270,8 +246,7 @@ def cell_text(ax, texts, colors=None, **style):
 
 
 def heatmap(counts, title, ax=None, cmap="viridis", annotate=None, vmin=None, vmax=None, colorbar=True):
-    """A matrix of whole-number counts drawn cell by cell, written in when the numbers fit (at least
-    SMALLEST_LABEL points); the colour bar has whole-number ticks only. Returns the image."""
+    """Whole-number counts drawn cell by cell, written in when they fit; returns the image."""
     ax = ax or plt.subplots(figsize=(4.5, 4))[1]
     cmap, norm, ticks = count_scale(cmap, counts.min() if vmin is None else vmin, counts.max() if vmax is None else vmax)
     im = ax.imshow(counts, cmap=cmap, norm=norm)
@@ -285,8 +260,7 @@ def heatmap(counts, title, ax=None, cmap="viridis", annotate=None, vmin=None, vm
 
 
 def annotate_counts(ax, image, counts, annotate=None):
-    """Each count written in its cell, white on dark colours, when asked or (annotate=None) when the
-    grid is small enough for the numbers to be read."""
+    """Each count written in its cell, white on dark colours, when asked or (None) when it can be read."""
     if annotate is None:
         chars = len(str(int(counts.max())))
         annotate = counts.size <= 256 and _fitting_size(ax, counts.shape, chars) >= SMALLEST_LABEL
@@ -296,8 +270,7 @@ def annotate_counts(ax, image, counts, annotate=None):
 
 
 def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2, annotate=None, figsize=None):
-    """Panels to compare, side by side on ONE colour scale from 0 to the largest count, each `size` inches
-    (or the whole figure `figsize`); the counts written in once the layout is final, so their size fits."""
+    """Panels side by side on ONE colour scale from 0; counts written once the layout is final, so they fit."""
     vmax = max(int(m.max()) for m in maps)
     fig, axes = plt.subplots(1, len(maps), figsize=figsize or (size * len(maps) + 1, size), squeeze=False,
                              layout="constrained")
@@ -313,9 +286,8 @@ def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2, annotate=Non
 
 
 def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3), extra_legend=(), legend=True):
-    """A log-log roofline: each roof (label, TB/s) rises as bandwidth × intensity until the FP32 rate
-    (TFLOP/s) caps it; `points` are (label or None, FLOP per byte, TFLOP/s, style dict). The legend,
-    outside the data, lists the roofs, the labelled points and any `extra_legend` handles."""
+    """A log-log roofline: roofs (label, TB/s) capped by the FP32 rate (TFLOP/s); `points` are (label or None,
+    FLOP per byte, TFLOP/s, style); the legend, outside, adds `extra_legend`."""
     xs = np.logspace(np.log10(x[0]), np.log10(x[1]), 300)
     for (name, tbs), color in zip(roofs, ("0.15", "0.45", "0.65", "0.8")):
         ax.loglog(xs, np.minimum(xs * tbs, fp32), "-", color=color, lw=2, label=f"{tr(data_label(name))}: {tbs:.2f} TB/s")
@@ -338,9 +310,8 @@ RUNG_MARKERS = "o^v<>phXPd"  # the register-tiled rungs', in their order
 
 
 def rung_points(rungs):
-    """Roofline points for (name, group, FLOP per byte, TFLOP/s) rungs, numbered in their order: the
-    labels read "1  tiled T=32", the style is the group's colour with a hollow marker of the rung's own
-    (overlapping points stay visible through each other)."""
+    """Roofline points of (name, group, FLOP per byte, TFLOP/s) rungs labelled "1  tiled T=32": the group's
+    colour, a hollow marker of the rung's own (overlapping points stay visible)."""
     points, k = [], 0
     for i, (name, group, intensity, tflops) in enumerate(rungs, 1):
         color, marker, _ = RUNG_GROUPS[group]
@@ -352,14 +323,13 @@ def rung_points(rungs):
 
 
 def plain_log_ticks(ax, xs, ys):
-    """Log axes ticked at the given values as plain numbers (a zoom spans too little for powers of ten)."""
+    """Log axes ticked at these values as plain numbers (a zoom spans too little for powers of ten)."""
     for axis, values in ((ax.xaxis, xs), (ax.yaxis, ys)):
         axis.set_ticks(values, [f"{v:g}" for v in values])
         axis.set_minor_formatter(NullFormatter())
 
 
 def group_legend(groups):
-    """Legend handles that name the colour of each group of rungs."""
     return [Patch(color=RUNG_GROUPS[g][0], label=tr(N_("colour: {group}")).format(group=tr(RUNG_GROUPS[g][2])))
             for g in dict.fromkeys(groups)]
 
@@ -368,10 +338,8 @@ AROUND = [(1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1), (0, 1), (0, -1)] 
 
 
 def number_points(ax, points, size=10, marker_pt=9, leave_out=None):
-    """Write each point's number (the first word of its label) beside it, where the number covers no
-    marker and no other number: the first free place of eight around the point, further out with a
-    leader line if all are taken. Points outside the axes' limits, or inside the box `leave_out`
-    ((x0, x1), (y0, y1) in data units: a region enlarged in another panel), are not numbered."""
+    """Write each point's number (its label's first word) at the first free place of eight around it, further
+    out with a leader line if all are taken; none outside the axes or inside `leave_out` ((x0, x1), (y0, y1))."""
     fig = ax.figure
     fig.draw_without_rendering()
     scale = fig.dpi / 72  # pixels per point

@@ -1,30 +1,16 @@
-"""The tile stepper: watch one block of the tiled kernel, phase by phase, as a real counted launch saw it.
+"""The tile stepper: one block of the tiled kernel, phase by phase, as a counted launch saw it.
 
-    from tiledlab.notebook.stepper import step_through
-    step_through(N=8, T=4, block=(0, 0), thread=(1, 2))   # the static strip, then the widget
-    step_through(N=8, T=4, kernel=tiled)                  # your own tiled kernel, as you edited it
+    step_through(N=8, T=4, block=(0, 0), thread=(1, 2), kernel=tiled)   # the strip, then the widget
 
-Everything drawn is read from two counted launches: `count_loads(kernel, A, B, tile=T, trace=True)` of
-the tiled `kernel` (a @cuda.jit kernel or a Kernel; the library's `tiled` by default) and of `naive`. The
-global trace says which thread fetched which element of A and B in which barrier epoch; the shared trace,
-which thread stored and read which element of sA and sB. Nothing here knows the kernel's index
-arithmetic: a tile's position is found by pairing each thread's global load with its shared store.
-
-**Phase.** Tile phase t = epoch // 2: the t loop passes two `cuda.syncthreads()` a trip, so epoch 2t holds
-the cooperative load (global loads, shared stores) and epoch 2t + 1 the multiply-adds (shared reads).
-`TiledTrace` checks this before anything is drawn: loads and stores only in even epochs, reads only in odd
-ones; every element of sA and sB stored once per block and phase; the reads of epoch 2t + 1 read exactly
-what epoch 2t stored; each global load paired with its thread's store, at one offset per tile (where the
-tile sits in A or B); no element fetched twice by one block. An edited kernel that breaks this (a barrier
-removed, a tile loaded differently) is refused with what failed, never drawn wrongly.
-
-On the simulator N = 8, T = 4 counts in well under a second, N = 16 in a few seconds for T = 2: the
-defaults stay small, and counted launches are cached (`launches`).
+Everything drawn is read from the traces of `count_loads(..., trace=True)` of the tiled kernel and of
+naive; a tile's position comes from pairing each thread's global load with its shared store, never from
+the kernel's index arithmetic. Phase t = epoch // 2: the t loop passes two `cuda.syncthreads()` a trip
+(epoch 2t loads and stores, 2t + 1 reads). `TiledTrace` checks that shape before anything is drawn, and
+refuses a kernel that breaks it (a barrier removed, a tile loaded differently) saying what failed.
 """
 import base64
 import functools
 import html
-import io
 from collections import Counter, defaultdict
 
 import matplotlib.pyplot as plt
@@ -51,16 +37,13 @@ CMAP = LinearSegmentedColormap.from_list("fetched", ["#ffffff", "#5b9bd5"])  # l
 EARLIER = 0.35  # opacity of elements fetched in an earlier phase (no longer in shared memory)
 FONT = 12  # titles, labels and counts; every text in the figures is at least 10 pt
 CELL_FONT = 11  # the labels inside cells
-
-
 SHAPE_OF_PHASES = N_("in each phase every thread loads one element of A's tile and one of B's into sA and sB, "
                       "passes a cuda.syncthreads(), multiply-adds from sA and sB, and passes a second "
                       "cuda.syncthreads()")
 
 
 class TraceMismatch(RuntimeError):
-    """A counted launch without the structure of the module docstring: the message names the kernel, its
-    size, what the stepper expects and what differs; `problems` lists every check that failed."""
+    """A counted launch without the tiled kernel's phases; `problems` lists every check that failed."""
 
     def __init__(self, counted, problems, shown=3):
         self.problems = problems
@@ -91,17 +74,13 @@ def _validate(N, T, block=None, thread=None):
 
 
 def _fields(r):
-    """A trace record's (block, thread, epoch, element): (by, bx), (ty, tx), epoch, (i, j)."""
     return (int(r.by), int(r.bx)), (int(r.ty), int(r.tx)), int(r.epoch), (int(r.i), int(r.j))
 
 
 class TiledTrace:
-    """The counted tiled launch, checked (else TraceMismatch) and indexed by (block, phase): pure data.
-
-    stores[(block, phase, array)] = {(a, b): storing thread}; reads[(block, phase, thread, array)] =
-    [(a, b), ...] in the order made; fetches[(block, phase, name)] = {(i, j): fetching thread};
-    origin[(block, phase, name)] = where the tile sits in A or B.
-    """
+    """The counted tiled launch, checked (else TraceMismatch) and indexed by (block, phase): stores[(block,
+    phase, array)] = {(a, b): thread}; reads[(block, phase, thread, array)] = [(a, b), ...] in order;
+    fetches[(block, phase, name)] = {(i, j): thread}; origin[(block, phase, name)] = the tile's place."""
 
     def __init__(self, counted):
         self.counted = c = counted
@@ -126,8 +105,8 @@ class TiledTrace:
             raise TraceMismatch(c, problems)
 
     def _index_shared(self, stores, reads):
-        """self.stores and self.reads; every element stored exactly once a phase, and read in that phase.
-        Returns (what failed, each thread's stores by epoch: (block, thread, epoch, array) -> [(a, b)])."""
+        """self.stores and self.reads: every element stored once a phase and read in it. Returns (what failed,
+        {(block, thread, epoch, array): [(a, b)]})."""
         names, problems, read_cells = self.counted.shared_names, [], defaultdict(set)
         self.stores, self.reads, store_of = defaultdict(dict), defaultdict(list), defaultdict(list)
         for r in stores:
@@ -200,8 +179,7 @@ def _epoch_problems(c, stores, reads, phases):
 
 
 def launches(N, T, seed=0, kernel=None):
-    """(TiledTrace, naive LoadCount) from counted launches at N×N, tile T, of `kernel` (a @cuda.jit
-    kernel or a Kernel; the library's tiled by default) and of naive: cached per (N, T, seed, kernel)."""
+    """(TiledTrace, naive LoadCount) of counted launches at N×N, tile T: cached per (N, T, seed, kernel)."""
     _validate(N, T)  # the cache's key: one Kernel object per kernel, however it was written
     return _launches(int(N), int(T), int(seed), resolve("tiled" if kernel is None else kernel))
 
@@ -221,13 +199,8 @@ def _naive(N, T, seed):
 
 
 class TileStepper:
-    """One block and one thread of a tiled kernel (`kernel`, the library's tiled by default) at N×N,
-    tile width T, phase by phase (a kernel without the tiled kernel's phases: TraceMismatch, saying why).
-
-    `frames()` lists what each phase draws (plain dicts, for tests and for your own plots), `strip()`
-    draws every phase (one row each), `frame_figure(t)` one phase, and `widget()` the interactive
-    stepper (needs ipywidgets). Rows and columns count from 0, as the code does.
-    """
+    """One block and thread of a tiled kernel (the library's by default) at N×N, tile T, phase by phase:
+    `frames()` as plain dicts, `strip()` every phase drawn, `frame_figure(t)` one, `widget()` the sliders."""
 
     def __init__(self, N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
         _validate(N, T, block, thread)
@@ -236,27 +209,17 @@ class TileStepper:
         self.kernel = resolve("tiled" if kernel is None else kernel)
         self.tiled, self.naive = launches(self.N, self.T, seed, self.kernel)
         self.phases = self.tiled.phases
-        # every frame now: a kernel that breaks the structure is refused before anything is drawn
         self._frames = [self._frame(t) for t in range(self.phases)]
 
     # ---- what is drawn -------------------------------------------------------------------------
     def frames(self):
-        """One dict per phase t = 0, 1, …: see `frame`."""
         return list(self._frames)
 
     def frame(self, t):
-        """What phase t shows, read from the traces (coordinates are (row, column) of A, B, C, sA or sB):
-
-        tiles[name]: origin (first row and column of the tile in A or B), fetched_by ({element: (ty, tx)}
-            for every element a thread of the block fetched from global memory), zero (tile positions
-            outside the matrix: stored as zero, never loaded);
-        thread: C (the element its reads accumulate), computes (whether C is inside the matrix),
-            fetched[name] (elements it loaded from global memory), stored[sA|sB] (where it put them),
-            reads[sA|sB] (shared elements it read, in order), reads_at[name] (the same, as elements of A, B);
-        counts: running totals over phases 0…t (epochs ≤ 2t + 1) for the block and the thread, and the
-            naive kernel's global loads for the same block / thread over the same k range;
-        loads_so_far[name]: global loads of each element (padded grid) by this block, phases 0…t.
-        """
+        """What phase t shows ((row, column) coordinates): tiles[name] = origin, fetched_by {element: (ty, tx)},
+        zero (padding); thread_view = C, computes, fetched[name], stored[sA|sB], reads[sA|sB], reads_at[name];
+        counts: totals over phases 0…t for block and thread, and naive's over the same k range;
+        loads_so_far[name]: this block's global loads of each element (padded grid), phases 0…t."""
         if not 0 <= t < self.phases:
             raise ValueError(f"phase t runs from 0 to {self.phases - 1} (N={self.N}, T={self.T}), got {t}")
         return self._frames[t]
@@ -271,7 +234,6 @@ class TileStepper:
                 "loads_so_far": self._loads_so_far(t)}
 
     def _tile(self, t, name):
-        """Operand `name`'s tile of phase t: where it sits, who fetched each element, which are padding."""
         tr, T, b = self.tiled, self.T, self.block
         M, K, N = tr.shape
         r0, c0 = tr.origin[(b, t, name)]
@@ -284,7 +246,6 @@ class TileStepper:
         return {"origin": (r0, c0), "fetched_by": fetched, "zero": zero}
 
     def _thread_view(self, t, tiles):
-        """What the chosen thread fetched, stored and read in phase t, and its element of C."""
         tr, b, th = self.tiled, self.block, self.thread
         view = {"fetched": {}, "stored": {}, "reads": {}, "reads_at": {}}
         for name in OPERANDS:
@@ -328,25 +289,26 @@ class TileStepper:
 
     # ---- pictures ------------------------------------------------------------------------------
     def strip(self):
-        """Every phase of the chosen block, one row per phase: A and B with the tiles in shared memory
-        (each element labelled with the thread that fetched it), C, and the running counts."""
+        """Every phase of the chosen block, one row each: A and B (who fetched what), C, the counts."""
         phases = plots.tr(N_(", all {n} phases")).format(n=self.phases) if self.phases > 1 else plots.tr(N_(", 1 phase"))
         return self._figure(self.frames(), phases)
 
     def frame_figure(self, t, counts=True):
-        """Phase t alone. The widget draws it without the counts panel (counts=False) and shows the
-        counts as an HTML table beside the sliders instead, so that the picture stays large."""
+        """Phase t alone (the widget's, counts=False: its counts are HTML, so the picture stays large)."""
         return self._figure([self.frame(t)], plots.tr(N_(", phase t = {t} of 0…{last}")).format(
             t=t, last=self.phases - 1), counts)
 
     def _figure(self, frames, subtitle, counts=True):
-        """The frames one row each, under the title and `subtitle`, on one colour scale: up to the most loads
-        of one element by this block (1 when tiling works)."""
+        """The frames one row each on one colour scale: up to the most loads of one element (1 when tiling works)."""
         vmax = max(1, max(int(m.max()) for m in self._frames[-1]["loads_so_far"].values()))
         size = max(2.7, 0.34 * max(self.tiled.padded))  # 0.34 inch a cell or more: "7,7" at 11 pt fits
         fig, axes = _layout(len(frames), size, counts)
-        for frame, row in zip(frames, axes):
-            image = draw_frame(frame, row, vmax)
+        for frame, row in zip(frames, axes):  # A, B, C (and the counts)
+            image = _draw_operand(row[0], frame, "A", vmax)
+            _draw_operand(row[1], frame, "B", vmax)
+            _draw_C(row[2], frame)
+            if counts:
+                _text_panel(row[3], frame)
         title = plots.tr(N_("Tiled kernel {kernel}, N = {N}, T = {T}: block (by, bx) = {block}, thread (ty, tx) = "
                             "{thread}")).format(kernel=self.kernel.name, N=self.N, T=self.T, block=self.block,
                                                 thread=self.thread)
@@ -354,15 +316,49 @@ class TileStepper:
         return fig
 
     def widget(self):
-        """The interactive stepper (ipywidgets): sliders for N, T, block, thread and phase."""
-        return stepper_widget(self)
+        """The sliders over one frame image; its text/plain form is FALLBACK_TEXT."""
+        import ipywidgets as w
+
+        class StepperBox(w.VBox):
+            def __repr__(self):
+                return _(FALLBACK_TEXT)
+
+        c = _controls(w, self)
+        status, image = w.HTML(), w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
+        tile_row = w.HBox([w.HTML('<div style="text-align: right; padding-right: 8px">T</div>',
+                                  layout=w.Layout(width="78px")), c["T"]])
+        rows = w.HBox([w.VBox([c["N"], tile_row]), w.VBox([c["by"], c["bx"]]), w.VBox([c["ty"], c["tx"]]),
+                       w.VBox([c["phase"], c["play"]])])
+        box = StepperBox([rows, status, image])
+        box.stepper, box.frame, box.controls = self, None, c
+        busy = []  # non-empty while the widget updates itself: the slider moves it makes are not the reader's
+
+        def show(change=None):
+            if busy:
+                return
+            busy.append(True)
+            try:
+                if change and change["owner"] is not c["phase"]:
+                    box.stepper = _new_stepper(c, box.stepper, status)
+                t = c["phase"].value
+                box.frame = box.stepper.frame(t)
+                image.value = plots.png(box.stepper.frame_figure(t, counts=False), dpi=90)
+                status.value = _counts_html(box.frame)
+            except TraceMismatch as refused:  # e.g. an edited kernel with one phase at the old size, more now
+                status.value = html.escape(str(refused))
+            finally:
+                busy.clear()
+
+        for name in ("N", "T", "by", "bx", "ty", "tx", "phase"):
+            c[name].observe(show, names="value")
+        _seen.add((self.N, self.T, self.seed, self.kernel))
+        show()
+        return box
 
 
-# ---- the counts text, one for both renderers ------------------------------------------------------
 def counts_text(frame):
-    """What the strip's counts panel and the widget's table say about a frame: a list of (cells, style).
-    One cell is a line of text, three a row of the table (label, block, thread); style is None, "bold",
-    "header" (the table's column names) or a colour (FETCH, READ)."""
+    """[(cells, style)] for the strip's counts panel and the widget's table: one cell a line, three a row
+    (label, block, thread); style None, "bold", "header" or a colour (FETCH, READ)."""
     c, t, th, view = frame["counts"], frame["phase"], frame["thread"], frame["thread_view"]
     k_lo, k_hi = frame["k"]
     fetched = ", ".join(f"{n}[{i},{j}]" for n in OPERANDS for i, j in view["fetched"][n]) or plots.tr(N_("nothing (padding)"))
@@ -417,16 +413,6 @@ def _box(ax, i, j, h, w, color, lw, inset=0.0, ls="-", z=7):
                            edgecolor=color, lw=lw, ls=ls, zorder=z))
 
 
-def draw_frame(frame, axes, vmax):
-    """Draw one frame on the axes A, B, C (and counts, when given); returns the A image (for a colour bar)."""
-    image = _draw_operand(axes[0], frame, "A", vmax)
-    _draw_operand(axes[1], frame, "B", vmax)
-    _draw_C(axes[2], frame)
-    if len(axes) > 3:
-        _text_panel(axes[3], frame)
-    return image
-
-
 def _draw_operand(ax, frame, name, vmax):
     """A or B: loads so far on the one colour scale, this phase's tile, who fetched what, the thread's reads."""
     T, t, view, N = frame["T"], frame["phase"], frame["thread_view"], frame["N"]
@@ -451,7 +437,6 @@ def _draw_operand(ax, frame, name, vmax):
 
 
 def _draw_C(ax, frame):
-    """C: the block's tile and the chosen thread's element."""
     T, t, th, N = frame["T"], frame["phase"], frame["thread"], frame["N"]
     Mp, Np = frame["loads_so_far"]["A"].shape[0], frame["loads_so_far"]["B"].shape[1]
     _grid(ax, (Mp, Np), (N, N), plots.tr(N_("phase t = {t}: C tile of block {block}")).format(t=t, block=frame["block"]))
@@ -464,8 +449,7 @@ def _draw_C(ax, frame):
 
 
 def _text_panel(ax, frame):
-    """counts_text as lines, the table's three columns each aligned at its own place (the label on the
-    left, the numbers on the right), so no monospace font is needed: none draws Chinese."""
+    """counts_text, each column aligned at its own place: no monospace font draws Chinese."""
     ax.axis("off")
     box = ax.get_position()
     step = FONT * 1.5 / 72 / (box.height * ax.figure.get_figheight())  # 1.5 lines of FONT points, in axes units
@@ -481,8 +465,6 @@ _LEFT, _GAP, _TEXT, _TOP, _ROW_EXTRA, _BOTTOM = 0.7, 0.7, 3.6, 0.5, 1.05, 1.3
 
 
 def _layout(rows, size, counts=True):
-    """A figure of `rows` rows of axes A, B, C (and the counts text) of `size` inches, with room at the
-    bottom for the colour bar and the legend."""
     columns = 4 if counts else 3
     width = _LEFT + 3 * size + 2 * _GAP + (0.45 + _TEXT if counts else 0.3)
     width = max(width, _LEFT + size + _GAP + 7.4)  # room for the legend's two columns
@@ -499,7 +481,6 @@ def _layout(rows, size, counts=True):
 
 
 def _finish(fig, image, title, vmax, size):
-    """The title, the colour bar under the A panel and the legend beside it."""
     width, height = fig.get_size_inches()
     fig.suptitle(title, fontsize=FONT + 3, y=1 - 0.18 / height, va="top")
     cax = fig.add_axes([_LEFT / width, 0.8 / height, size / width, 0.16 / height])
@@ -507,23 +488,19 @@ def _finish(fig, image, title, vmax, size):
     bar.set_label(plots.tr(N_("global loads of each element\nby this block so far (one scale)")), fontsize=FONT)
     bar.set_ticks(range(0, vmax + 1))
     bar.ax.tick_params(labelsize=10)
-    fig.legend(handles=_legend(), loc="lower left", ncols=2, fontsize=FONT, frameon=False,
+    legend = [
+        Patch(facecolor="none", edgecolor="black", lw=2.6, label=plots.tr(N_("tile in shared memory"))),
+        Patch(facecolor="none", edgecolor=FETCH, lw=3, label=plots.tr(N_("fetched by the thread"))),
+        Patch(facecolor="none", edgecolor=READ, lw=2.4, ls="--", label=plots.tr(N_("read by the thread from shared"))),
+        Patch(facecolor=CMAP(1.0), alpha=EARLIER, label=plots.tr(N_("fetched in an earlier phase"))),
+        Patch(facecolor=OWN, label=plots.tr(N_("the thread's element of C"))),
+        Patch(facecolor="0.93", edgecolor="0.6", hatch="//", label=plots.tr(N_("outside the matrix: stored as 0")))]
+    fig.legend(handles=legend, loc="lower left", ncols=2, fontsize=FONT, frameon=False,
                bbox_to_anchor=((_LEFT + size + _GAP + 0.1) / width, 0.05 / height))
-
-
-def _legend():
-    """The stepper's legend, in the reader's language (made at each drawing)."""
-    return [Patch(facecolor="none", edgecolor="black", lw=2.6, label=plots.tr(N_("tile in shared memory"))),
-            Patch(facecolor="none", edgecolor=FETCH, lw=3, label=plots.tr(N_("fetched by the thread"))),
-            Patch(facecolor="none", edgecolor=READ, lw=2.4, ls="--", label=plots.tr(N_("read by the thread from shared"))),
-            Patch(facecolor=CMAP(1.0), alpha=EARLIER, label=plots.tr(N_("fetched in an earlier phase"))),
-            Patch(facecolor=OWN, label=plots.tr(N_("the thread's element of C"))),
-            Patch(facecolor="0.93", edgecolor="0.6", hatch="//", label=plots.tr(N_("outside the matrix: stored as 0")))]
 
 
 # ---- the widget (ipywidgets) ----------------------------------------------------------------------
 def _counts_html(frame):
-    """counts_text as HTML, for the widget (browser text stays readable at any zoom)."""
     cell = 'style="padding: 1px 10px; text-align: {}"'
     parts, table = [], []
     for cells, style in counts_text(frame) + [((), None)]:  # the empty end closes an open table
@@ -543,55 +520,11 @@ def _counts_html(frame):
 
 
 def _html(value):
-    """Escaped text, leading spaces kept."""
     text = html.escape(str(value))
     return "&nbsp;" * (len(text) - len(text.lstrip(" "))) + text.lstrip(" ")
 
 
-def stepper_widget(s):
-    """Sliders over one frame image of stepper `s` (ipywidgets); its text/plain form is FALLBACK_TEXT."""
-    import ipywidgets as w
-
-    class StepperBox(w.VBox):
-        def __repr__(self):
-            return _(FALLBACK_TEXT)
-
-    c = _controls(w, s)
-    status, image = w.HTML(), w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
-    tile_row = w.HBox([w.HTML('<div style="text-align: right; padding-right: 8px">T</div>',
-                              layout=w.Layout(width="78px")), c["T"]])
-    rows = w.HBox([w.VBox([c["N"], tile_row]), w.VBox([c["by"], c["bx"]]), w.VBox([c["ty"], c["tx"]]),
-                   w.VBox([c["phase"], c["play"]])])
-    box = StepperBox([rows, status, image])
-    box.stepper, box.frame, box.controls = s, None, c
-    busy = []  # non-empty while the widget updates itself: the slider moves it makes are not the reader's
-
-    def show(change=None):
-        """Recount when N, T, block or thread moved (fitting the sliders to it), then draw the phase."""
-        if busy:
-            return
-        busy.append(True)
-        try:
-            if change and change["owner"] is not c["phase"]:
-                box.stepper = _new_stepper(c, box.stepper, status)
-            t = c["phase"].value
-            box.frame = box.stepper.frame(t)
-            image.value = plots.png(box.stepper.frame_figure(t, counts=False), dpi=90)
-            status.value = _counts_html(box.frame)
-        except TraceMismatch as refused:  # e.g. an edited kernel with one phase at the old size, more now
-            status.value = html.escape(str(refused))
-        finally:
-            busy.clear()
-
-    for name in ("N", "T", "by", "bx", "ty", "tx", "phase"):
-        c[name].observe(show, names="value")
-    _seen.add((s.N, s.T, s.seed, s.kernel))
-    show()
-    return box
-
-
 def _controls(w, s):
-    """The sliders for N, T, block, thread and phase, at the stepper's values; play steps the phases."""
     layout, style = w.Layout(width="260px"), {"description_width": "70px"}
 
     def slider(value, top, description, low=0, **more):
@@ -610,8 +543,7 @@ def _controls(w, s):
 
 
 def _new_stepper(c, old, status):
-    """The stepper the controls now ask for, the sliders' ranges fitted to it (the status says "counting").
-    A slider's value follows its max down (ipywidgets clamps it), so block and thread stay in range."""
+    """The stepper the controls ask for; a slider's value follows its max down, so block and thread stay in range."""
     N, T = c["N"].value, c["T"].value
     if (N, T, old.seed, old.kernel) not in _seen:
         status.value = html.escape(_("counting N = {N}, T = {T} …").format(N=N, T=T))
@@ -627,10 +559,8 @@ _seen = set()  # (N, T, seed, kernel) already counted: the status line says "cou
 
 
 def step_through(N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
-    """Show the stepper of `kernel` (the library's tiled by default) once: one output that is the interactive
-    widget where a front end runs it (a live JupyterLab) and the static strip of every phase elsewhere (a
-    stored or untrusted notebook, the website); the strip alone without ipywidgets. A kernel the stepper
-    cannot replay is named, with why."""
+    """One output: the widget in a live JupyterLab, the strip of every phase elsewhere (or without ipywidgets);
+    a kernel the stepper cannot replay is named, with why."""
     from IPython.display import display
     try:
         s = TileStepper(N, T, block, thread, seed, kernel)
@@ -645,7 +575,5 @@ def step_through(N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
         plt.close(fig)
         print(_("(install ipywidgets for the interactive stepper; the frames above show every phase)"))
         return
-    strip = io.BytesIO()
-    fig.savefig(strip, format="png", bbox_inches="tight")  # as the inline backend would draw it
-    plt.close(fig)
-    display({**s.widget()._repr_mimebundle_(), "image/png": base64.b64encode(strip.getvalue()).decode()}, raw=True)
+    strip = plots.png(fig, bbox_inches="tight")  # as the inline backend would draw it
+    display({**s.widget()._repr_mimebundle_(), "image/png": base64.b64encode(strip).decode()}, raw=True)

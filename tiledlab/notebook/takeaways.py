@@ -166,7 +166,6 @@ def figures():
 
 
 def write(out):
-    """Save every takeaway figure as out/<notebook>.png; returns the paths."""
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
     for name, fig in figures().items():
