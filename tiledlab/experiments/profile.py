@@ -26,7 +26,6 @@ STALLS = {
     "tex_throttle": "the texture unit's queue was full",
     "wait": "a fixed wait the compiler set after an instruction (a dependency of known latency)",
 }
-STALL_REASONS = tuple(STALLS)
 
 
 BOUNDS = {  # resource → the derived() column with the time that resource alone would need (ms)
@@ -48,13 +47,8 @@ def co_limits(row, within=0.15):
 def stall_names(*top_stalls):
     """The stall reasons named in `top_stalls` strings ("long_scoreboard 71%, mio_throttle 8%"), each
     once, in order of first mention: the rows of a glossary."""
-    names = []
-    for text in top_stalls:
-        for part in str(text).split(","):
-            name = part.strip().rsplit(" ", 1)[0]
-            if name in STALLS and name not in names:
-                names.append(name)
-    return names
+    names = (part.strip().rsplit(" ", 1)[0] for text in top_stalls for part in str(text).split(","))
+    return [name for name in dict.fromkeys(names) if name in STALLS]
 
 
 def what_binds(row, busy=2 / 3, within=0.15):
@@ -65,6 +59,4 @@ def what_binds(row, busy=2 / 3, within=0.15):
     time = row.get("time_ms")
     if top is None or pd.isna(time) or not time:  # a missing value (None, NaN, pandas' NA) or 0
         return ""
-    if top >= busy * time:
-        return " + ".join(names)
-    return f"latency (no resource busy {busy:.0%} of the time)"
+    return " + ".join(names) if top >= busy * time else f"latency (no resource busy {busy:.0%} of the time)"
