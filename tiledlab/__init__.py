@@ -12,8 +12,7 @@ reads this list):
   notebook                  what the notebooks call: setup(), tables, plots, and the lab
   cli, __main__             python -m tiledlab
 """
-from . import backend  # noqa: F401  first: it chooses GPU or simulator before numba.cuda is imported
-from .backend import BACKEND, SIMULATOR, describe
+from .backend import BACKEND, SIMULATOR, describe  # first: it chooses GPU or simulator before numba.cuda is imported
 from .core import KERNELS, Kernel, Rule, launch_geometry, matmul, naive, specialize, tiled
 
 __all__ = ["BACKEND", "SIMULATOR", "describe", "naive", "tiled", "matmul", "specialize", "KERNELS", "Kernel", "Rule",

@@ -43,15 +43,11 @@ class BlockBarrier:
     def wait(self):
         with self._cond:
             generation = self._generation
-            self._arrived += 1
-            self._moved += 1
-            if self._arrived == self._live:
-                self._release()
+            self._move(arrived=1)
             while generation == self._generation and not self._broken:
                 moved = self._moved
                 if not self._cond.wait(HUNG_S) and moved == self._moved and generation == self._generation:
-                    self._broken = True  # the whole block is stuck: every waiting thread raises
-                    self._cond.notify_all()
+                    self.abort()  # the whole block is stuck: every waiting thread raises
                     raise BarrierHung(f"a cuda.syncthreads() waited {HUNG_S:g} s for threads that never came")
             if self._broken:
                 raise BarrierAbandoned("another thread of this block failed; barrier abandoned")
@@ -59,20 +55,21 @@ class BlockBarrier:
     def leave(self):
         """A thread finished: the others no longer wait for it."""
         with self._cond:
-            self._live -= 1
-            self._moved += 1
-            if self._arrived and self._arrived == self._live:
-                self._release()
+            self._move(live=-1)
 
     def abort(self):
         with self._cond:
             self._broken = True
             self._cond.notify_all()
 
-    def _release(self):
-        self._arrived = 0
-        self._generation += 1
-        self._cond.notify_all()
+    def _move(self, arrived=0, live=0):
+        """An arrival or a departure: the barrier opens once every live thread has arrived."""
+        self._arrived += arrived
+        self._live += live
+        self._moved += 1
+        if self._arrived and self._arrived == self._live:
+            self._arrived, self._generation = 0, self._generation + 1
+            self._cond.notify_all()
 
 
 FRESH = 0xFF  # the byte a block's shared memory starts with: NaN in float32 and float64, -1 in integers
@@ -101,8 +98,8 @@ def _run_block(manager, grid_point, *args):
         t.start()
     for t in threads:
         t.join()
-    failed = [t.exception for t in threads if t.exception]
-    failed.sort(key=lambda e: isinstance(e[0], BarrierAbandoned))  # the cause first, not its echoes
+    failed = sorted((t.exception for t in threads if t.exception),
+                    key=lambda e: isinstance(e[0], BarrierAbandoned))  # the cause first, not its echoes
     if failed:
         raise failed[0][0].with_traceback(failed[0][1])
 
