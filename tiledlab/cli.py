@@ -41,10 +41,6 @@ class Parser(argparse.ArgumentParser):
         raise ValueError(f"{message} (see `{self.prog} --help`)")
 
 
-def _path_problem(error):
-    return f"{error.filename}: {error.strerror}" if error.filename else str(error)
-
-
 FULL = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 FILE_SYSTEM = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)
 EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): the first match wins
@@ -52,8 +48,8 @@ EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): t
     (ModuleNotFoundError, lambda e: not (e.name or "tiledlab").startswith("tiledlab"), UNAVAILABLE,  # else a bug
      lambda e: f"needs the Python package {e.name}, which is not installed: pip install {e.name}"),
     (MemoryError, None, BAD_INPUT, lambda e: "not enough memory for this size: try a smaller --n"),
-    (FILE_SYSTEM, None, BAD_INPUT, _path_problem),
-    (OSError, lambda e: e.filename is not None, BAD_INPUT, _path_problem),  # on a path the user gave
+    (OSError, lambda e: isinstance(e, FILE_SYSTEM) or e.filename is not None, BAD_INPUT,  # a path the user gave
+     lambda e: f"{e.filename}: {e.strerror}" if e.filename else str(e)),
     (OSError, lambda e: e.errno in FULL, BAD_INPUT,  # writing an output: a full or read-only place
      lambda e: f"cannot write the output here: {e.strerror}; give another place to write (--out, DIR)"),
     (ValueError, None, BAD_INPUT, str),
@@ -167,9 +163,8 @@ def _count(args):
     n, T = args.n, validate_tile(args.tile)
     need, free = count_bytes(n, T), _free_bytes()
     if free is not None and need > free:  # refused before anything is allocated
-        largest = int(n * (free / need) ** 0.5)
-        raise ValueError(f"count --n {n} needs about {need / 2**30:,.0f} GiB for its operands and counting "
-                         f"buffers, and {free / 2**30:,.0f} GiB is free here: use --n {largest} or less")
+        raise ValueError(f"count --n {n} needs about {need / 2**30:,.0f} GiB for its operands and counting buffers, "
+                         f"and {free / 2**30:,.0f} GiB is free here: use --n {int(n * (free / need) ** 0.5)} or less")
     if SIMULATOR:
         seconds = bench.simulator_seconds([n], [T], 0, COUNTED_COST)  # naive and tiled, counted once each
         _simulator_forecast(seconds, "this count", "use --n 64 or less (the default is --n 32)", args.force)

@@ -5,7 +5,6 @@ tiling's speed-up can be read with index arithmetic alike. Registry kernels name
 constants (tile ""). Naive kernels run in NAIVE_TILE² blocks, or in each of `naive_tiles`. Kernels and cuBLAS alike
 are timed by timing.back_to_back."""
 import sys
-import time
 
 import numpy as np
 from tqdm import tqdm
@@ -15,7 +14,7 @@ from ..core.operands import operands
 from ..core.registry import family, kind
 from ..data import stamp
 from .cublas import cupy_version, sgemm
-from .timing import back_to_back
+from .timing import back_to_back, per_launch_ms
 
 FIELDS = ["run", "kernel", "N", "tile", "median_ms", "min_ms", "max_ms", "repeats", "tflops", "gbps", "rel_err",
           "clock", "backend", "device", "compute_capability", "numba", "numba_cuda", "numpy", "cupy", "date",
@@ -50,9 +49,7 @@ def simulator_seconds(ns, tiles, warmup, repeats, kernels=(), fair=False, naive_
     its Python threads do work that grows like N³ (a kernel by name counts as one more tile width)."""
     A = np.ones((16, 16), np.float32)
     launch = prepare("naive", A, A, 16)()  # once untimed: the first launch also sets the simulator up
-    start = time.perf_counter()
-    launch()
-    per_n3 = (time.perf_counter() - start) / 16**3
+    per_n3 = per_launch_ms(launch) / 1e3 / 16**3
     per_n = len(swept(fair)) * (len(naive_tiles) + len(tiles)) + len(_named(kernels, fair))
     return per_n3 * (warmup + repeats) * sum(n**3 for n in ns) * per_n
 
