@@ -41,10 +41,9 @@ class Timing:
 
 
 def time_launch(launch, warmup=2, repeats=10, min_sample_ms=0.0):
-    """Median, min and max of `repeats` samples after `warmup` untimed calls of `launch()`. A sample is one
-    call; or, with `min_sample_ms` on a GPU, as many back-to-back calls as take that long (at most
-    MAX_LAUNCHES_PER_SAMPLE), timed together and divided by their number, as a real program hides the
-    host's launch overhead behind the GPU's work."""
+    """Median, min and max of `repeats` samples after `warmup` untimed calls of `launch()`. A sample is one call,
+    or with `min_sample_ms` on a GPU as many back-to-back calls as last that long (MAX_LAUNCHES_PER_SAMPLE at most),
+    timed together and divided by their number."""
     for _ in range(warmup):
         launch()
     per_sample = 1
