@@ -8,7 +8,7 @@ import numpy as np
 
 from ..backend import SIMULATOR
 from ..core import best, card as cards
-from ..core.best import cache_path, shape_class  # noqa: F401  (the cache and its classes: core.best's)
+from ..core.best import cache_path, shape_class
 from ..core.launch import prepare
 from ..core.operands import operands
 from ..core.registry import KERNELS
