@@ -12,8 +12,8 @@ ENV = "TILEDLAB_BACKEND"  # "gpu" or "simulator" forces a backend
 
 def _driver_has_device():
     """True when a CUDA driver loads and reports at least one device (no numba involved)."""
-    names = ["nvcuda.dll"] if sys.platform == "win32" else ["libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")]
-    for name in filter(None, names):
+    libraries = ["libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")]
+    for name in filter(None, ["nvcuda.dll"] if sys.platform == "win32" else libraries):
         try:
             driver = ctypes.CDLL(name)
         except OSError:

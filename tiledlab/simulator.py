@@ -110,9 +110,10 @@ def _syncthreads(thread):
 
 ENV = "TILEDLAB_SIMULATOR_PATCH"  # "0" leaves numba's simulator untouched
 # What each patch relies on in numba.cuda.simulator: "module.Class.name", an attribute or a field __init__ sets
-BARRIER_NEEDS = ("kernel.BlockManager.run kernel.BlockManager._block_dim kernel.BlockManager._f kernel.BlockManager._debug "
-                 "kernel.BlockThread.syncthreads kernel._kernel_context kernelapi.FakeCUDAModule._shared "
-                 "kernelapi.FakeCUDAShared._allocations kernelapi.FakeCUDAShared._dynshared")
+BARRIER_NEEDS = ("kernel.BlockManager.run kernel.BlockManager._block_dim kernel.BlockManager._f "
+                 "kernel.BlockManager._debug kernel.BlockThread.syncthreads kernel._kernel_context "
+                 "kernelapi.FakeCUDAModule._shared kernelapi.FakeCUDAShared._allocations "
+                 "kernelapi.FakeCUDAShared._dynshared")
 ALIGNMENT_NEEDS = ("kernelapi.FakeCUDAShared.array kernelapi.types kernelapi.numpy_support "
                    "kernelapi.FakeCUDAShared._allocations kernelapi.FakeCUDAShared._dynshared_size "
                    "kernelapi.FakeCUDAShared._dynshared")
