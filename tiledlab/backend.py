@@ -1,9 +1,7 @@
-"""Choose the CUDA backend (real GPU or numba's CUDA simulator) before numba.cuda is first imported; and see that
-kernels are linked on this host (`host_linking`): numba-cuda writes a kernel's PTX with the NVVM of its wheels
-and links it into a cubin with nvJitLink when that is installed, else asks the driver to. A driver older than the
-NVVM refuses the PTX (Colab's free T4: driver 550, CUDA 12.4, PTX ISA 8.4; NVVM 12.9 writes 8.8:
-CUDA_ERROR_UNSUPPORTED_PTX_VERSION), but loads the cubin (CUDA's minor version compatibility). Colab's install
-runs `link_on_host()`, which installs an nvJitLink as new as the NVVM where one is missing or older."""
+"""Choose the CUDA backend (a GPU or numba's CUDA simulator) before numba.cuda is first imported; and link kernels on
+this host (`host_linking`): a driver older than the NVVM of numba-cuda's wheels refuses its PTX (Colab's T4: driver
+550, PTX ISA 8.4; NVVM 12.9 writes 8.8) but loads a cubin linked by an nvJitLink as new as that NVVM (CUDA's minor
+version compatibility), which Colab's install gets by `link_on_host()`."""
 import ctypes
 import ctypes.util
 import os
@@ -14,8 +12,8 @@ ENV = "TILEDLAB_BACKEND"  # "gpu" or "simulator" forces a backend
 
 def _driver_has_device():
     """True when a CUDA driver loads and reports at least one device (no numba involved)."""
-    names = ["nvcuda.dll"] if sys.platform == "win32" else ["libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")]
-    for name in filter(None, names):
+    libraries = ["libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")]
+    for name in filter(None, ["nvcuda.dll"] if sys.platform == "win32" else libraries):
         try:
             driver = ctypes.CDLL(name)
         except OSError:
@@ -25,17 +23,16 @@ def _driver_has_device():
     return False
 
 
+FORCED = {"gpu": "gpu", "cuda": "gpu", "sim": "simulator", "simulator": "simulator", "cudasim": "simulator"}
+
+
 def _wanted():
     forced = os.environ.get(ENV, "").strip().lower()
-    if forced in ("gpu", "cuda"):
-        return "gpu"
-    if forced in ("sim", "simulator", "cudasim"):
-        return "simulator"
     if forced:
-        raise ValueError(f"{ENV}={forced!r}: use 'gpu' or 'simulator'")
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        return "simulator"
-    return "gpu" if _driver_has_device() else "simulator"
+        if forced not in FORCED:
+            raise ValueError(f"{ENV}={forced!r}: use 'gpu' or 'simulator'")
+        return FORCED[forced]
+    return "simulator" if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" or not _driver_has_device() else "gpu"
 
 
 def select():
@@ -49,8 +46,7 @@ def select():
         if "numba" in sys.modules:
             import numba
             numba.config.ENABLE_CUDASIM = backend == "simulator"
-        # Occupancy hints are about GPU tuning, not this lesson; keep them out of notebook outputs.
-        os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+        os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")  # GPU tuning hints: not in notebook outputs
     if backend == "simulator":
         from .simulator import accept_alignment, speed_up
         speed_up()
@@ -108,8 +104,8 @@ def describe():
         numba_cuda = version("numba-cuda")
     except PackageNotFoundError:
         numba_cuda = "not installed (numba's built-in CUDA target)"
-    info = {"backend": BACKEND, "device": "CUDA simulator", "compute_capability": "",
-            "numba": numba.__version__, "numba_cuda": numba_cuda, "numpy": numpy.__version__}
+    info = {"backend": BACKEND, "device": "CUDA simulator", "compute_capability": "", "numba": numba.__version__,
+            "numba_cuda": numba_cuda, "numpy": numpy.__version__}
     if not SIMULATOR:
         dev = cuda.get_current_device()  # numba-cuda's: its name is a str
         info.update(device=dev.name, compute_capability="%d.%d" % dev.compute_capability)

@@ -1,8 +1,7 @@
 """python -m tiledlab {info, count, bench, tune, takeaways, lab}
 (a teacher's commands and the maintainers' run from a clone: python -m classroom, python -m tools).
 
-One handler per command (HANDLERS), its options (parser()), and one map from what went wrong to the
-exit code (EXIT_CODES, documented in EPILOG, which `--help` shows).
+One handler per command (HANDLERS), its options (parser()), and one exit code per kind of failure (EXIT_CODES).
 """
 import argparse
 import contextlib
@@ -42,10 +41,6 @@ class Parser(argparse.ArgumentParser):
         raise ValueError(f"{message} (see `{self.prog} --help`)")
 
 
-def _path_problem(error):
-    return f"{error.filename}: {error.strerror}" if error.filename else str(error)
-
-
 FULL = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 FILE_SYSTEM = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)
 EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): the first match wins
@@ -53,8 +48,8 @@ EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): t
     (ModuleNotFoundError, lambda e: not (e.name or "tiledlab").startswith("tiledlab"), UNAVAILABLE,  # else a bug
      lambda e: f"needs the Python package {e.name}, which is not installed: pip install {e.name}"),
     (MemoryError, None, BAD_INPUT, lambda e: "not enough memory for this size: try a smaller --n"),
-    (FILE_SYSTEM, None, BAD_INPUT, _path_problem),
-    (OSError, lambda e: e.filename is not None, BAD_INPUT, _path_problem),  # on a path the user gave
+    (OSError, lambda e: isinstance(e, FILE_SYSTEM) or e.filename is not None, BAD_INPUT,  # a path the user gave
+     lambda e: f"{e.filename}: {e.strerror}" if e.filename else str(e)),
     (OSError, lambda e: e.errno in FULL, BAD_INPUT,  # writing an output: a full or read-only place
      lambda e: f"cannot write the output here: {e.strerror}; give another place to write (--out, DIR)"),
     (ValueError, None, BAD_INPUT, str),
@@ -62,9 +57,8 @@ EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): t
 
 
 def run(argv, parse, handlers, codes=EXIT_CODES):
-    """Call the handler of the command `parse(argv)` names (it returns the command and its arguments).
-    Whatever goes wrong is printed and becomes its exit code (`codes`: a table like EXIT_CODES): one line
-    for what the user can fix, a traceback for anything else (a bug). python -m classroom and tools share it."""
+    """Call the handler of the command `parse(argv)` names (it returns the command and its arguments); what goes
+    wrong becomes its exit code (`codes`): one line for what the user can fix, a traceback for a bug."""
     try:
         command, args = parse(argv)
         return handlers[command](args)
@@ -120,16 +114,15 @@ def _simulator_forecast(seconds, what, instead, force):
 
 
 def count_bytes(n, T):
-    """Memory `count` needs at N×N and tile T: A, B and C (host and device, and C read back) and the
-    counting buffers of the tiled kernel (the larger of the two), on the device and read back."""
+    """Memory `count` needs at N×N and tile T: A, B and C (host, device, C read back) and the tiled kernel's
+    counting buffers (the larger kernel's), on the device and read back."""
     from types import SimpleNamespace
     from .core.launch import resolve
     from .counting.buffers import CountingBuffers
     blockspergrid, threadsperblock = resolve("tiled").grid(n, n, {"T": T})
     launch = SimpleNamespace(shape=(n, n, n), blockspergrid=blockspergrid, threadsperblock=threadsperblock)
     buffers = CountingBuffers({"sA": (T, T), "sB": (T, T)})  # the tiled kernel's two shared tiles
-    counting = sum(int(np.prod(shape(launch, 0))) * np.dtype(dtype).itemsize
-                   for _, dtype, shape, _ in buffers.layout)
+    counting = sum(int(np.prod(shape(launch, 0))) * np.dtype(dtype).itemsize for _, dtype, shape, _ in buffers.layout)
     return 2 * counting + 7 * 4 * n * n
 
 
@@ -154,10 +147,8 @@ def _free_bytes():
 def _info(args):
     from .backend import describe
     info = describe()
-    if SIMULATOR:
-        print("backend: CUDA simulator (no GPU in use: kernels run as Python threads; times say nothing of GPU speed)")
-    else:
-        print(f"backend: GPU {info['device']} (compute capability {info['compute_capability']})")
+    print("backend: CUDA simulator (no GPU in use: kernels run as Python threads; times say nothing of GPU speed)"
+          if SIMULATOR else f"backend: GPU {info['device']} (compute capability {info['compute_capability']})")
     for key in ("numba", "numba_cuda", "numpy"):
         print(f"{key.replace('_', '-')}: {info[key]}")
     return OK
@@ -172,9 +163,8 @@ def _count(args):
     n, T = args.n, validate_tile(args.tile)
     need, free = count_bytes(n, T), _free_bytes()
     if free is not None and need > free:  # refused before anything is allocated
-        largest = int(n * (free / need) ** 0.5)
-        raise ValueError(f"count --n {n} needs about {need / 2**30:,.0f} GiB for its operands and counting "
-                         f"buffers, and {free / 2**30:,.0f} GiB is free here: use --n {largest} or less")
+        raise ValueError(f"count --n {n} needs about {need / 2**30:,.0f} GiB for its operands and counting buffers, "
+                         f"and {free / 2**30:,.0f} GiB is free here: use --n {int(n * (free / need) ** 0.5)} or less")
     if SIMULATOR:
         seconds = bench.simulator_seconds([n], [T], 0, COUNTED_COST)  # naive and tiled, counted once each
         _simulator_forecast(seconds, "this count", "use --n 64 or less (the default is --n 32)", args.force)
@@ -190,10 +180,9 @@ def _count(args):
               [[k, r["measured"], r["formula"], _("yes") if r["measured"] == r["formula"] else _("NO")]
                for k, r in result.items()])
         steps = -(-n // T)  # tile steps along K: the last one partly empty where T does not divide N
-        why = f"T = {T}" if n % T == 0 else _("N / ⌈N/T⌉ = {n}/{steps}: T = {T} leaves part-empty edge tiles").format(
-            n=n, steps=steps, T=T)
-        print(_("naive / tiled = {ratio:g} ({why})").format(ratio=result["naive"]["measured"] / result["tiled"]["measured"],
-                                                         why=why))
+        why = f"T = {T}" if n % T == 0 else _("N / ⌈N/T⌉ = {n}/{steps}: T = {T} leaves part-empty edge tiles")
+        ratio = result["naive"]["measured"] / result["tiled"]["measured"]
+        print(_("naive / tiled = {ratio:g} ({why})").format(ratio=ratio, why=why.format(n=n, steps=steps, T=T)))
     return OK if all(r["measured"] == r["formula"] for r in result.values()) else MISMATCH
 
 
@@ -324,26 +313,26 @@ def parser():
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("--version", action="version", version=f"tiledlab {version()}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it "
-                               "in JupyterLab; `lab --help` for its options")
+    sub.add_parser("lab", help="copy notebooks/ into a git-ignored working copy (my-notebooks/) and open it in "
+                               "JupyterLab; `lab --help` for its options")
     add_command(sub, "info", "backend, device and versions", "Say which backend runs (a GPU or the CUDA simulator), "
-             "the device, and the versions of numba and numpy.")
+                "the device, and the versions of numba and numpy.")
 
     p = add_command(sub, "count", "measured vs formula global loads, naive and tiled", "Run naive and tiled on N×N "
-                 "inputs with counting on and compare each kernel's measured global loads with the formula (2N³ "
-                 "and 2N³/T). Refuses an N whose counting buffers do not fit in memory; on the simulator, forecasts "
-                 f"its time and refuses counts over {SIM_LIMIT_S} s unless --force.")
+                    "inputs with counting on and compare each kernel's measured global loads with the formula (2N³ "
+                    "and 2N³/T). Refuses an N whose counting buffers do not fit in memory; on the simulator, forecasts "
+                    f"its time and refuses counts over {SIM_LIMIT_S} s unless --force.")
     p.add_argument("--n", type=whole_arg("N"), default=32, help="matrix size N (N×N inputs)")
     p.add_argument("--tile", type=int, default=8, help="tile width T (1 to 32)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--force", action="store_true", help="run a long simulator count anyway")
 
-    p = add_command(sub, "bench", "time naive, tiled (and cuBLAS) over sizes; write bench.csv, bench.png",
-                 "Time naive, tiled, the fair pair (naive_unsigned, tiled_unsigned: the same with unsigned "
-                 "indices) and (on a GPU with CuPy) cuBLAS over sizes and tile widths, all back to back (samples "
-                 "of at least 2 ms). Defaults: --n 1024 2048 --tile 8 16 32 and --fair on a GPU, --n 16 32 --tile "
-                 "4 8 and --no-fair on the simulator, which forecasts its time and refuses sweeps over "
-                 f"{SIM_LIMIT_S} s unless --force.")
+    p = add_command(sub, "bench", "time naive, tiled (and cuBLAS) over sizes; write bench.csv, bench.png", "Time "
+                    "naive, tiled, the fair pair (naive_unsigned, tiled_unsigned: the same with unsigned indices) and "
+                    "(on a GPU with CuPy) cuBLAS over sizes and tile widths, all back to back (samples of at least 2 "
+                    "ms). Defaults: --n 1024 2048 --tile 8 16 32 and --fair on a GPU, --n 16 32 --tile 4 8 and "
+                    f"--no-fair on the simulator, which forecasts its time and refuses sweeps over {SIM_LIMIT_S} s "
+                    "unless --force.")
     p.add_argument("--n", type=whole_arg("N"), nargs="+", help="matrix sizes N (default: by backend, see above)")
     p.add_argument("--tile", type=int, nargs="+", help="tile widths T, 1 to 32 (default: by backend, see above)")
     p.add_argument("--out", default="bench-out", help="folder for bench.csv and bench.png")
@@ -357,18 +346,17 @@ def parser():
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     p = add_command(sub, "tune", "measure the candidate kernels at your sizes on this GPU; `best` then runs the "
-                 "fastest", "Check and time every candidate kernel this card can run at each shape, beside cuBLAS, "
-                 "and keep the fastest correct one per card and shape class (M, K, N rounded up to powers of two, "
-                 "marked where the block tiles leave an edge) "
-                 "in a cache that matmul(A, B, \"best\") reads; DIR/tune.csv lists every candidate timed. Run it "
-                 "once per GPU, for the sizes you multiply.")
-    p.add_argument("--shape", type=_shape, nargs="+",
-                   help="M×K×N products to tune for, e.g. 4096x4096x4096 1000x1000x1000")
+                    "fastest", "Check and time every candidate kernel this card can run at each shape, beside cuBLAS, "
+                    "and keep the fastest correct one per card and shape class (M, K, N rounded up to powers of two, "
+                    "marked where the block tiles leave an edge) in a cache that matmul(A, B, \"best\") reads; "
+                    "DIR/tune.csv lists every candidate timed. Run it once per GPU, for the sizes you multiply.")
+    p.add_argument("--shape", type=_shape, nargs="+", help="M×K×N products to tune for, e.g. 4096x4096x4096 "
+                   "1000x1000x1000")
     p.add_argument("--n", type=whole_arg("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
     kernels_option(p, "the candidates (names of the registry; by default tune.CANDIDATES)")
     p.add_argument("--out", default="tune-out", help="folder for tune.csv")
 
     add_command(sub, "takeaways", "one slide-ready PNG per notebook", "Draw each notebook's takeaway figure (16:9, "
-             "large fonts) from small live counts and the committed H200 data, and save them as PNG files."
-             ).add_argument("--out", default="takeaways", help="folder for the PNG files")
+                "large fonts) from small live counts and the committed H200 data, and save them as PNG files."
+                ).add_argument("--out", default="takeaways", help="folder for the PNG files")
     return top

@@ -1,17 +1,9 @@
 """The language of what tiledlab says to a student: English, or Chinese for the Chinese edition (notebooks/zh/).
 
-`language()` is "zh" when TILEDLAB_LANG starts with "zh" ("zh_CN"), else when the first word of a file
-LANGUAGE in the current folder is "zh" (a Jupyter kernel starts in its notebook's folder; notebooks/zh/ has
-one), else "en"; it never raises, and is asked at every message, so a notebook may switch at any time.
-
-`_()` (also `gettext`) translates an English message through the gettext domain "tiledlab":
-tiledlab/locale/zh_CN/LC_MESSAGES/tiledlab.po, compiled to the .mo beside it by `python -m tools.code_catalog`
-(the stdlib reads the .mo: a student's install needs nothing more). A message with numbers has named
-placeholders, filled after translation: `_("{n:,} loads").format(n=n)`. `N_()` only marks a message defined at
-import time, to be translated where it is shown.
-
-A notebook's own words are in the domain "notebooks" (`notebook_text`, `shown`; tiledlab.notebook.cells
-translates a cell's literals). This module only translates strings, with the standard library alone.
+`_()` (also `gettext`) translates an English message through the gettext domain "tiledlab" (tiledlab/locale/zh_CN/
+LC_MESSAGES/tiledlab.po, compiled by `python -m tools.code_catalog`; the stdlib reads the .mo). Placeholders are
+named and filled after translation: `_("{n:,} loads").format(n=n)`. `N_()` only marks a message for the catalog.
+A notebook's own words are in the domain "notebooks" (`notebook_text`, `shown`).
 """
 import contextlib
 import gettext as _gettext
@@ -28,7 +20,9 @@ NOTEBOOK_DOMAIN = "notebooks"  # the notebooks' own words, kept by `translate up
 
 
 def language():
-    """ "zh" for the Chinese edition, else "en" (see the module's docstring for how it is decided)."""
+    """ "zh" when TILEDLAB_LANG starts with "zh", else when the first word of a file LANGUAGE in the current folder
+    is "zh" (a Jupyter kernel starts in its notebook's folder: notebooks/zh/ has one), else "en". Asked at every
+    message, so a notebook may switch at any time; never raises."""
     if os.environ.get("TILEDLAB_LANG", "").strip().lower().startswith("zh"):
         return "zh"
     with contextlib.suppress(OSError, ValueError):  # ./LANGUAGE that cannot be read: English
@@ -75,16 +69,13 @@ def N_(message):
 
 
 def shown(value):
-    """A value a cell shows (an f-string's field, a figure's labels): a string, or the strings of a list,
-    tuple or array, in Chinese where notebooks.po has them as data (msgctxt "data"); else `value` itself."""
+    """A value a cell shows (an f-string's field, a figure's labels) in Chinese where notebooks.po has it as data
+    (msgctxt "data"): a string, or a list, tuple or array of them (as a list where any changed); else `value`."""
     def text(v):
         return catalog(NOTEBOOK_DOMAIN).pgettext(DATA, v) if isinstance(v, str) and v else v
     if language() != "zh":
         return value
-    if isinstance(value, str):
-        return text(value)
     if isinstance(value, (list, tuple)) or str(getattr(value, "dtype", "")) in ("object", "string", "str"):
-        items = list(value)
-        new = [text(v) for v in items]
-        return new if any(isinstance(a, str) and a != b for a, b in zip(new, items)) else value
-    return value
+        new = [text(v) for v in value]
+        return new if any(isinstance(a, str) and a != b for a, b in zip(new, value)) else value
+    return text(value)

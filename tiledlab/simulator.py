@@ -1,22 +1,17 @@
 """Make numba's CUDA simulator fast enough for class, without changing what any kernel computes.
 
-The simulator runs each thread of a block as a Python thread, and its block manager polls them in a busy
-loop, competing with the threads it waits for, to see that all reached `cuda.syncthreads()`. `speed_up()`
-puts a barrier on a condition variable in its place: waiting threads sleep, the last arrival wakes them, a
-thread that returns early stops counting. With it Python's default thread-switch interval is the fastest
-(measured: README, "Simulator speed"). A barrier no thread reaches or leaves for HUNG_S seconds raises
-BarrierHung in every waiting thread instead of hanging. Each block starts with fresh shared memory, filled
-with FRESH bytes (NaN as a float), as on a GPU no block sees another's.
-
-`accept_alignment()` lets notebook 7's `cuda.shared.array(..., alignment=16)` run, which numba's simulator
-refuses: a numpy array needs no alignment, so the argument is accepted and ignored.
-
-Both replace private parts of numba's simulator: each first checks that what it relies on is there, else
-warns once and leaves the simulator as it is (slower, or refusing alignment=, still correct otherwise).
-TILEDLAB_SIMULATOR_PATCH=0 switches both off.
+`speed_up()` replaces the block manager's busy polling for `cuda.syncthreads()` with a barrier on a condition
+variable: waiting threads sleep, the last arrival wakes them, a thread that returns early stops counting. A barrier
+no thread reaches or leaves for HUNG_S seconds raises BarrierHung instead of hanging. Each block starts with fresh
+shared memory (FRESH bytes: NaN as a float), as on a GPU no block sees another's. `accept_alignment()` lets
+notebook 7's `cuda.shared.array(..., alignment=16)` run, which numba's simulator refuses (a numpy array needs none).
+Both replace private parts of numba's simulator: where one is missing, they warn once and leave it as it is
+(slower, or refusing alignment=, still correct). TILEDLAB_SIMULATOR_PATCH=0 switches both off.
 """
+import contextlib
 import inspect
 import os
+import re
 import sys
 import threading
 import warnings
@@ -48,15 +43,11 @@ class BlockBarrier:
     def wait(self):
         with self._cond:
             generation = self._generation
-            self._arrived += 1
-            self._moved += 1
-            if self._arrived == self._live:
-                self._release()
+            self._move(arrived=1)
             while generation == self._generation and not self._broken:
                 moved = self._moved
                 if not self._cond.wait(HUNG_S) and moved == self._moved and generation == self._generation:
-                    self._broken = True  # the whole block is stuck: every waiting thread raises
-                    self._cond.notify_all()
+                    self.abort()  # the whole block is stuck: every waiting thread raises
                     raise BarrierHung(f"a cuda.syncthreads() waited {HUNG_S:g} s for threads that never came")
             if self._broken:
                 raise BarrierAbandoned("another thread of this block failed; barrier abandoned")
@@ -64,25 +55,31 @@ class BlockBarrier:
     def leave(self):
         """A thread finished: the others no longer wait for it."""
         with self._cond:
-            self._live -= 1
-            self._moved += 1
-            if self._arrived and self._arrived == self._live:
-                self._release()
+            self._move(live=-1)
 
     def abort(self):
         with self._cond:
             self._broken = True
             self._cond.notify_all()
 
-    def _release(self):
-        self._arrived = 0
-        self._generation += 1
-        self._cond.notify_all()
+    def _move(self, arrived=0, live=0):
+        """An arrival or a departure: the barrier opens once every live thread has arrived."""
+        self._arrived += arrived
+        self._live += live
+        self._moved += 1
+        if self._arrived and self._arrived == self._live:
+            self._arrived, self._generation = 0, self._generation + 1
+            self._cond.notify_all()
+
+
+FRESH = 0xFF  # the byte a block's shared memory starts with: NaN in float32 and float64, -1 in integers
 
 
 def _run_block(manager, grid_point, *args):
     from numba.cuda.simulator import kernel
-    _fresh_shared(kernel._kernel_context._shared)
+    shared = kernel._kernel_context._shared  # fresh for each block, where numba's would keep the last block's:
+    shared._allocations.clear()  # its arrays made again (_shared_array)
+    shared._dynshared.view(np.uint8).fill(FRESH)
     barrier = BlockBarrier(int(np.prod(manager._block_dim)))
 
     def target():
@@ -101,20 +98,10 @@ def _run_block(manager, grid_point, *args):
         t.start()
     for t in threads:
         t.join()
-    failed = [t.exception for t in threads if t.exception]
-    failed.sort(key=lambda e: isinstance(e[0], BarrierAbandoned))  # the cause first, not its echoes
+    failed = sorted((t.exception for t in threads if t.exception),
+                    key=lambda e: isinstance(e[0], BarrierAbandoned))  # the cause first, not its echoes
     if failed:
         raise failed[0][0].with_traceback(failed[0][1])
-
-
-FRESH = 0xFF  # the byte a block's shared memory starts with: NaN in float32 and float64, -1 in integers
-
-
-def _fresh_shared(shared):
-    """A block starts with shared memory that holds no value: its arrays are allocated again (by _shared_array)
-    and its dynamic shared memory is filled with FRESH, where numba's simulator would keep the last block's."""
-    shared._allocations.clear()
-    shared._dynshared.view(np.uint8).fill(FRESH)
 
 
 def _syncthreads(thread):
@@ -122,31 +109,34 @@ def _syncthreads(thread):
 
 
 ENV = "TILEDLAB_SIMULATOR_PATCH"  # "0" leaves numba's simulator untouched
-_BLOCK_MANAGER_FIELDS = ("self._block_dim", "self._f", "self._debug")  # what _run_block reads
+# What each patch relies on in numba.cuda.simulator: "module.Class.name", an attribute or a field __init__ sets
+BARRIER_NEEDS = ("kernel.BlockManager.run kernel.BlockManager._block_dim kernel.BlockManager._f "
+                 "kernel.BlockManager._debug kernel.BlockThread.syncthreads kernel._kernel_context "
+                 "kernelapi.FakeCUDAModule._shared kernelapi.FakeCUDAShared._allocations "
+                 "kernelapi.FakeCUDAShared._dynshared")
+ALIGNMENT_NEEDS = ("kernelapi.FakeCUDAShared.array kernelapi.types kernelapi.numpy_support "
+                   "kernelapi.FakeCUDAShared._allocations kernelapi.FakeCUDAShared._dynshared_size "
+                   "kernelapi.FakeCUDAShared._dynshared")
+THREAD_ARGS = ["f", "manager", "blockIdx", "threadIdx", "debug"]  # how _run_block makes a BlockThread
 
 
-def _missing(kernel):
-    """What of numba's simulator internals this patch needs is not there (empty when all is)."""
-    missing = [f"{cls}.{attr}" for cls, attr in (("BlockManager", "run"), ("BlockThread", "syncthreads"))
-               if not hasattr(getattr(kernel, cls, None), attr)]
-    missing += [] if hasattr(kernel, "_kernel_context") else ["kernel._kernel_context"]
-    from numba.cuda.simulator import kernelapi
-    module, shared = inspect.getsource(kernelapi.FakeCUDAModule.__init__), inspect.getsource(kernelapi.FakeCUDAShared)
-    missing += [f"FakeCUDAModule.{f[5:]}" for f in ("self._shared",) if f not in module]
-    missing += [f"FakeCUDAShared.{f[5:]}" for f in ("self._allocations", "self._dynshared") if f not in shared]
-    if missing:
-        return missing
-    init = inspect.getsource(kernel.BlockManager.__init__)
-    missing += [f"BlockManager.{f[5:]}" for f in _BLOCK_MANAGER_FIELDS if f not in init]
-    params = list(inspect.signature(kernel.BlockThread.__init__).parameters)
-    if params[1:6] != ["f", "manager", "blockIdx", "threadIdx", "debug"]:
-        missing.append("BlockThread(f, manager, blockIdx, threadIdx, debug)")
-    return missing
+def _lacking(needs):
+    """The `needs` that this numba's simulator lacks."""
+    from numba.cuda import simulator
+
+    def has(need):
+        where = simulator
+        *path, name = need.split(".")
+        for part in path:
+            where = getattr(where, part, None)
+        with contextlib.suppress(TypeError, OSError):  # no class, or no source to read
+            return hasattr(where, name) or re.search(rf"self\.{name}\b", inspect.getsource(where.__init__)) is not None
+        return False
+    return [need for need in needs.split() if not has(need)]
 
 
 def _patch(missing, lost, install):
-    """Run `install()` unless switched off (ENV) or numba lacks what it needs: then warn once, saying
-    what is `lost`. True when installed."""
+    """Run `install()` unless switched off (ENV) or numba lacks what it needs (then warn once of what is `lost`)."""
     if os.environ.get(ENV, "").strip() == "0":
         return False
     if lacking := missing():
@@ -160,17 +150,23 @@ def speed_up():
     """Install the sleeping barrier in place of the polling block manager; True when installed."""
     from numba.cuda.simulator import kernel
 
+    def lacking():
+        found = _lacking(BARRIER_NEEDS)
+        if not found and list(inspect.signature(kernel.BlockThread.__init__).parameters)[1:6] != THREAD_ARGS:
+            found.append(f"kernel.BlockThread({', '.join(THREAD_ARGS)})")
+        return found
+
     def install():
         kernel.BlockManager.run = _run_block
         kernel.BlockThread.syncthreads = _syncthreads
-    return _patch(lambda: _missing(kernel), "tiledlab's faster simulator barrier is off (kernels still run "
-                  "correctly, only slower)", install)
+    return _patch(lacking, "tiledlab's faster simulator barrier is off (kernels still run correctly, only slower)",
+                  install)
 
 
 def _shared_array(self, shape, dtype, alignment=None):
     """FakeCUDAShared.array, accepting and ignoring `alignment`. As numba's own: one array per declaring
     line (the caller's frame), shared by the block's threads; size 0 is the dynamic shared memory. Unlike
-    numba's, a new block gets new arrays (_fresh_shared), filled with FRESH bytes."""
+    numba's, a new block gets new arrays (_run_block), filled with FRESH bytes."""
     from numba.cuda.simulator import kernelapi
     if isinstance(dtype, kernelapi.types.Type):
         dtype = kernelapi.numpy_support.as_dtype(dtype)
@@ -186,24 +182,11 @@ def _shared_array(self, shape, dtype, alignment=None):
     return self._allocations[line]
 
 
-_SHARED_FIELDS = ("self._allocations", "self._dynshared_size", "self._dynshared")  # what _shared_array uses
-
-
-def _missing_for_alignment(kernelapi):
-    shared = getattr(kernelapi, "FakeCUDAShared", None)
-    if shared is None or not hasattr(shared, "array"):
-        return ["FakeCUDAShared.array"]
-    missing = [f"kernelapi.{name}" for name in ("types", "numpy_support") if not hasattr(kernelapi, name)]
-    init = inspect.getsource(shared.__init__)
-    return missing + [f"FakeCUDAShared.{f[5:]}" for f in _SHARED_FIELDS if f not in init]
-
-
 def accept_alignment():
     """Let cuda.shared.array(..., alignment=16) run on the simulator; True when installed."""
     from numba.cuda.simulator import kernelapi
 
     def install():
         kernelapi.FakeCUDAShared.array = _shared_array
-    return _patch(lambda: _missing_for_alignment(kernelapi), "cuda.shared.array(..., alignment=) stays refused "
-                  "on the simulator (notebook 7's 128-bit kernels cannot run there)", install)
-
+    return _patch(lambda: _lacking(ALIGNMENT_NEEDS), "cuda.shared.array(..., alignment=) stays refused on the "
+                  "simulator (notebook 7's 128-bit kernels cannot run there)", install)

@@ -1,8 +1,7 @@
-"""Measurements committed with the package (from a real GPU), with their provenance, for readers without
-one: `load("h200/bench.csv")` reads a file of this folder as a pandas DataFrame, `row()` and `value()`
-pick one of its rows by column values; `stamp()` and `write_rows()` make new ones. Each measured card has a
-folder named by its key in core.card.KNOWN (h200/, h100/); `for_card("shapes.csv")` reads the file of the card
-a page shows (the card in hand, or the one the simulator models) and says which card measured it."""
+"""Measurements committed with the package (from a real GPU), with their provenance, for readers without one:
+`load("h200/bench.csv")` reads a file of this folder as a pandas DataFrame, `row()` and `value()` pick one of its
+rows by column values; `stamp()` and `write_rows()` make new ones. Each measured card has a folder named by its key
+in core.card.KNOWN (h200/, h100/); `for_card` reads the file of the card a page shows."""
 import datetime
 from importlib import resources
 
@@ -16,8 +15,8 @@ VERSIONS = PROVENANCE + ("cupy", "ncu")  # read as text: a version such as "0.60
 
 
 def read_csv(path):
-    """A measurement CSV as a DataFrame: whole-number columns stay whole even with blanks (pandas'
-    nullable Int64), a blank cell is <NA>, provenance columns stay text."""
+    """A measurement CSV as a DataFrame: whole numbers stay whole even with blanks (Int64), a blank cell is <NA>,
+    provenance columns stay text."""
     header = pd.read_csv(path, nrows=0).columns
     text = {c: "string" for c in VERSIONS if c in header}
     return pd.read_csv(path, dtype=text, float_precision="round_trip").convert_dtypes()  # floats exactly as written
@@ -30,8 +29,8 @@ def stamp():
 
 
 def write_rows(rows, path, fields=None):
-    """Write measurement rows (dicts, or a DataFrame) as CSV; columns are `fields`, or every key of
-    the rows in order. Values are written as given (an int stays 1, not 1.0); a missing one is blank."""
+    """Write measurement rows (dicts, or a DataFrame) as CSV, columns `fields` (else every key of the rows, in
+    order); values as given (an int stays 1, not 1.0), a missing one blank."""
     table = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows), dtype=object)
     (table if fields is None else table.reindex(columns=fields)).to_csv(path, index=False)
 
@@ -47,15 +46,15 @@ def load(name):
 
 
 def row(table, **where):
-    """The one row whose columns equal `where`, as a Series: row(bench, kernel="naive", N=4096).
-    Zero or several matches raise LookupError (pandas 2 and 3 differ on duplicate index labels; masks do not)."""
+    """The one row whose columns equal `where`, as a Series: row(bench, kernel="naive", N=4096); zero or several
+    raise LookupError (a mask, not index labels, on which pandas 2 and 3 differ)."""
     match = pd.Series(True, index=table.index)
     for column, wanted in where.items():
         match &= (table[column] == wanted).fillna(False).astype(bool)  # a blank cell matches nothing
     found = table[match]
     if len(found) != 1:
-        query = ", ".join(f"{column}={wanted!r}" if isinstance(wanted, str) else f"{column}={wanted}"
-                          for column, wanted in where.items())  # N=4096, not N=np.int64(4096)
+        query = ", ".join(f"{column}={repr(wanted) if isinstance(wanted, str) else wanted}"  # N=4096, not np.int64
+                          for column, wanted in where.items())
         raise LookupError(f"{'no row' if found.empty else f'{len(found)} rows'} with {query}: expected exactly one")
     return found.iloc[0]
 
@@ -74,9 +73,8 @@ def provenance(table):
 
 
 def for_card(name, card=None):
-    """(DataFrame, line): file `name` of the card in hand (`card`, a core.card.Card, when given) when it was measured
-    on that card, else of the card whose measurements `best` uses for it (core.best.measured_card: one of the same
-    architecture, else the H200); the line says which card that is."""
+    """(DataFrame, line): file `name` of the card in hand (or `card`, a core.card.Card) where it was measured, else of
+    the card whose measurements `best` uses for it (core.best.measured_card); the line says which card that is."""
     from ..core import best, card as cards
     here = card or cards.current()
     key = best.measured_card(here)

@@ -1,13 +1,10 @@
 """Time naive, tiled (and cuBLAS through CuPy) over sizes and tile widths: one row per (kernel, N, tile).
 
-With `fair`, the sweep also times the fair pair (naive_unsigned, tiled_unsigned: the same kernels with
-unsigned indices, core.fair), so that a speed-up of tiling can be read with index arithmetic alike.
-Kernels of tiledlab.core.registry can be added by name; they run at their own constants (tile "").
-The naive kernels run in NAIVE_TILE × NAIVE_TILE blocks, or in each of `naive_tiles` (a tiling factor then
-has its baseline in the same block shape). Every kernel and cuBLAS is timed by one method,
-timing.back_to_back, which each row names; `run` numbers the rows of one process among several."""
+With `fair`, the sweep also times the fair pair (core.fair: the same kernels with unsigned indices), so that
+tiling's speed-up can be read with index arithmetic alike. Registry kernels named in `kernels` run at their own
+constants (tile ""). Naive kernels run in NAIVE_TILE² blocks, or in each of `naive_tiles`. Kernels and cuBLAS alike
+are timed by timing.back_to_back."""
 import sys
-import time
 
 import numpy as np
 from tqdm import tqdm
@@ -17,13 +14,14 @@ from ..core.operands import operands
 from ..core.registry import family, kind
 from ..data import stamp
 from .cublas import cupy_version, sgemm
-from .timing import MIN_SAMPLE_MS, back_to_back  # noqa: F401  (MIN_SAMPLE_MS: the ladder's import)
+from .timing import back_to_back, per_launch_ms
 
 FIELDS = ["run", "kernel", "N", "tile", "median_ms", "min_ms", "max_ms", "repeats", "tflops", "gbps", "rel_err",
           "clock", "backend", "device", "compute_capability", "numba", "numba_cuda", "numpy", "cupy", "date",
           "launches_per_sample", "timing"]
 LESSON = tuple(family("lesson"))  # (naive, tiled), timed at every N and tile width by the sweep itself
 FAIR = tuple(family("fair"))  # and these with `fair`: never again by name
+NAIVE_TILE = 16  # the naive kernels' block shape unless asked for others: the fair one's fastest
 
 
 def progress_bar(total, enabled=True, desc="bench"):
@@ -36,12 +34,8 @@ def rel_err(C, ref):
     return float(np.linalg.norm(C.astype(np.float64) - ref) / np.linalg.norm(ref))
 
 
-NAIVE_TILE = 16  # the naive kernels' block shape unless asked for others: the fair one's fastest
-
-
 def swept(fair):
-    """The (naive, tiled) pairs a sweep times at every N and tile width: the lesson's, and with `fair`
-    the fair pair (profile launches the same)."""
+    """The (naive, tiled) pairs a sweep times at every N and tile width (tools' profile launches the same)."""
     return [LESSON, FAIR] if fair else [LESSON]
 
 
@@ -55,21 +49,17 @@ def simulator_seconds(ns, tiles, warmup, repeats, kernels=(), fair=False, naive_
     its Python threads do work that grows like N³ (a kernel by name counts as one more tile width)."""
     A = np.ones((16, 16), np.float32)
     launch = prepare("naive", A, A, 16)()  # once untimed: the first launch also sets the simulator up
-    start = time.perf_counter()
-    launch()
-    per_n3 = (time.perf_counter() - start) / 16**3
+    per_n3 = per_launch_ms(launch) / 1e3 / 16**3
     per_n = len(swept(fair)) * (len(naive_tiles) + len(tiles)) + len(_named(kernels, fair))
     return per_n3 * (warmup + repeats) * sum(n**3 for n in ns) * per_n
 
 
 def jobs(ns, tiles, kernels=(), cublas=False, fair=False, naive_tiles=(NAIVE_TILE,)):
-    """(kernel, N, tile) in the order they run: at each N each pair of `swept` (naive in each block shape of
-    `naive_tiles`, tiled at each tile width), then the kernels by name (each once, the sweep's left out),
-    then cuBLAS."""
+    """(kernel, N, tile) in the order they run: at each N each pair of `swept` (naive in each of `naive_tiles`,
+    tiled at each tile width), then the kernels by name (each once, the sweep's left out), then cuBLAS."""
     sweep = [(k, n, t) for n in ns for naive, tiled in swept(fair)
              for k, t in [(naive, t) for t in naive_tiles] + [(tiled, t) for t in tiles]]
-    return sweep + [(k, n, "") for n in ns for k in _named(kernels, fair)] + \
-        ([("cublas", n, 0) for n in ns] if cublas else [])
+    return sweep + [(k, n, "") for n in ns for k in _named(kernels, fair)] + [("cublas", n, 0) for n in ns if cublas]
 
 
 def run(ns, tiles, warmup=2, repeats=10, cublas=True, progress=True, kernels=(), fair=False,

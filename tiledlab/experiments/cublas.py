@@ -1,9 +1,6 @@
-"""cuBLAS's SGEMM through CuPy: the yardstick every kernel of the series is timed against.
-
-FP32 throughout: CuPy lets cuBLAS round float32 products to TF32 on the tensor cores only when the
-environment sets CUPY_TF32=1, so this module sets it to 0 before CuPy is imported. Everything here is
-None-safe: without CuPy, or on the simulator (cuBLAS needs a GPU), `import_cupy()` and `sgemm()` are
-None and `cupy_version()` is ""."""
+"""cuBLAS's SGEMM through CuPy: the yardstick every kernel of the series is timed against. FP32 throughout:
+CUPY_TF32=0 before CuPy is imported keeps cuBLAS off TF32. Without CuPy or on the simulator (cuBLAS needs a GPU),
+`import_cupy()` and `sgemm()` are None and `cupy_version()` is ""."""
 import os
 
 from ..backend import SIMULATOR

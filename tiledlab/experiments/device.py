@@ -7,18 +7,16 @@ from . import require_gpu
 ATTRIBUTES = {  # column → CUDA device attribute (CU_DEVICE_ATTRIBUTE_...); the card's limits from core.card
     "sms": "MULTIPROCESSOR_COUNT", "sm_clock_khz": "CLOCK_RATE", "memory_clock_khz": "MEMORY_CLOCK_RATE",
     "memory_bus_bits": "GLOBAL_MEMORY_BUS_WIDTH", "l2_bytes": "L2_CACHE_SIZE", **DEVICE_ATTRIBUTES,
-    "warp_size": "WARP_SIZE",
-}
+    "warp_size": "WARP_SIZE"}
 FP32_LANES_PER_SM = {(9, 0): 128, (8, 0): 64, (8, 6): 128, (8, 9): 128, (7, 0): 64}  # CUDA Programming Guide
 
 
 def properties():
-    """{column: value} for the current device."""
+    """{column: value} for the current device, with the datasheet's FP32 and DRAM ceilings from its own figures."""
     require_gpu("device properties")
     dev = cuda.get_current_device()
     row = {col: int(getattr(dev, attr)) for col, attr in ATTRIBUTES.items()}
     row["fp32_lanes_per_sm"] = FP32_LANES_PER_SM.get(tuple(dev.compute_capability), 0)
-    # The datasheet's two ceilings, from the driver's own figures.
     row["fp32_datasheet_tflops"] = fp32_datasheet_tflops(row["sms"], row["fp32_lanes_per_sm"], row["sm_clock_khz"])
     row["dram_datasheet_gbps"] = 2 * row["memory_clock_khz"] * 1e3 * row["memory_bus_bits"] / 8 / 1e9  # DDR bus
     return row

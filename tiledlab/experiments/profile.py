@@ -1,7 +1,6 @@
-"""Reading Nsight Compute's counters (the committed h200/*profile.csv): what each stall reason means, and
-which resource binds a kernel (`co_limits`, `what_binds`), from the per-resource time bounds its row holds.
-The counters are collected by the maintainers' `python -m tools profile` (tools/measure/profile.py).
-"""
+"""Reading Nsight Compute's counters (the committed h200/*profile.csv, collected by `python -m tools profile`):
+what each stall reason means, and which resource binds a kernel (`co_limits`, `what_binds`), from the per-resource
+time bounds its row holds."""
 import pandas as pd
 
 # Why a warp did not issue an instruction in a cycle, in Nsight Compute's names (Kernel Profiling Guide,
@@ -26,13 +25,11 @@ STALLS = {
     "tex_throttle": "the texture unit's queue was full",
     "wait": "a fixed wait the compiler set after an instruction (a dependency of known latency)",
 }
-STALL_REASONS = tuple(STALLS)
 
 
-BOUNDS = {  # resource → the derived() column with the time that resource alone would need (ms)
-    "issue": "bound_issue_ms", "shared-memory wavefronts": "bound_shared_ms",
-    "load/store unit": "bound_lsu_ms", "FP32 FMA pipe": "bound_fma_ms",
-}
+BOUNDS = {  # resource → the column with the time that resource alone would need (ms; tools' profile.derived)
+    "issue": "bound_issue_ms", "shared-memory wavefronts": "bound_shared_ms", "load/store unit": "bound_lsu_ms",
+    "FP32 FMA pipe": "bound_fma_ms"}
 
 
 def co_limits(row, within=0.15):
@@ -46,25 +43,17 @@ def co_limits(row, within=0.15):
 
 
 def stall_names(*top_stalls):
-    """The stall reasons named in `top_stalls` strings ("long_scoreboard 71%, mio_throttle 8%"), each
-    once, in order of first mention: the rows of a glossary."""
-    names = []
-    for text in top_stalls:
-        for part in str(text).split(","):
-            name = part.strip().rsplit(" ", 1)[0]
-            if name in STALLS and name not in names:
-                names.append(name)
-    return names
+    """The stall reasons named in `top_stalls` strings ("long_scoreboard 71%, mio_throttle 8%"), each once, in
+    order of first mention: the rows of a glossary."""
+    names = (part.strip().rsplit(" ", 1)[0] for text in top_stalls for part in str(text).split(","))
+    return [name for name in dict.fromkeys(names) if name in STALLS]
 
 
 def what_binds(row, busy=2 / 3, within=0.15):
-    """In words: the co-limits, when the largest of them would keep its resource at least `busy` of the
-    measured time (few real kernels hold a pipe busier than that); otherwise latency, since no resource
-    is busy enough to be the reason."""
+    """In words: the co-limits, when the largest would keep its resource busy `busy` of the measured time at least
+    (few real kernels hold a pipe busier); else latency, since no resource is busy enough to be the reason."""
     names, top = co_limits(row, within)
     time = row.get("time_ms")
     if top is None or pd.isna(time) or not time:  # a missing value (None, NaN, pandas' NA) or 0
         return ""
-    if top >= busy * time:
-        return " + ".join(names)
-    return f"latency (no resource busy {busy:.0%} of the time)"
+    return " + ".join(names) if top >= busy * time else f"latency (no resource busy {busy:.0%} of the time)"

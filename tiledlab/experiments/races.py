@@ -9,9 +9,8 @@ from ..i18n import N_, _
 
 
 def run(n=1024, T=32, runs=100, seed=0):
-    """Rows, one per barrier removed: how many of `runs` launches differed from the correct kernel
-    (which does the same arithmetic in the same order, so a race-free run matches it bit for bit),
-    and how badly."""
+    """Rows, one per barrier removed: how many of `runs` launches differed from the correct kernel (the same
+    arithmetic in the same order: a race-free run matches it bit for bit), and how badly."""
     A, B = operands(n, n, n, seed)
     good = matmul(A, B, tiled, T)
     rows = []
@@ -36,10 +35,10 @@ def frequency_note(live, committed, live_on, committed_on="the H200"):
     """Why the live and the committed counts of wrong runs differ, from both tables (races.run's columns):
     each count with its runs and size, which shares differ, and what a share depends on."""
     def counts(rows, on):
-        r = rows.iloc[0]
         runs = _(", ").join(_("without the {b} barrier {w} of {n} runs differ").format(b=_(b), w=w, n=n)
                             for b, w, n in zip(rows.barrier_removed, rows.wrong_runs, rows.runs))
-        return _("{on}: {runs} (each run one {n:,}×{n:,} product, T = {t})").format(on=_(on), runs=runs, n=r.N, t=r.tile)
+        return _("{on}: {runs} (each run one {n:,}×{n:,} product, T = {t})").format(
+            on=_(on), runs=runs, n=rows.N.iloc[0], t=rows.tile.iloc[0])
 
     pairs = live.merge(committed, on="barrier_removed", suffixes=("_live", "_committed"))
     pairs["share_live"] = pairs.wrong_runs_live / pairs.runs_live

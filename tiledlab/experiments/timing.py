@@ -1,8 +1,7 @@
 """Time launches: CUDA events on a GPU, wall-clock on the simulator (which says nothing of GPU speed).
 
-`back_to_back(launch)` is the series' one method for every kernel and for cuBLAS alike: a sample
-brackets as many back-to-back launches as last MIN_SAMPLE_MS, so the host's launch overhead hides
-behind the GPU's work; each row records it (`Timing.method`)."""
+`back_to_back(launch)` is the series' one method for every kernel and cuBLAS alike: a sample brackets as many
+back-to-back launches as last MIN_SAMPLE_MS, so the host's launch overhead hides behind the GPU's work."""
 import math
 import time
 from dataclasses import dataclass
@@ -42,10 +41,9 @@ class Timing:
 
 
 def time_launch(launch, warmup=2, repeats=10, min_sample_ms=0.0):
-    """Median, min and max of `repeats` samples after `warmup` untimed calls of `launch()`. A sample is one
-    call; or, with `min_sample_ms` on a GPU, as many back-to-back calls as take that long (at most
-    MAX_LAUNCHES_PER_SAMPLE), timed together and divided by their number, as a real program hides the
-    host's launch overhead behind the GPU's work."""
+    """Median, min and max of `repeats` samples after `warmup` untimed calls of `launch()`. A sample is one call,
+    or with `min_sample_ms` on a GPU as many back-to-back calls as last that long (MAX_LAUNCHES_PER_SAMPLE at most),
+    timed together and divided by their number."""
     for _ in range(warmup):
         launch()
     per_sample = 1
@@ -57,14 +55,12 @@ def time_launch(launch, warmup=2, repeats=10, min_sample_ms=0.0):
 
 
 def back_to_back(launch, warmup=2, repeats=10):
-    """`time_launch` with samples of at least MIN_SAMPLE_MS: the one method for kernels and cuBLAS
-    (on the simulator, one launch per sample)."""
+    """`time_launch` with samples of at least MIN_SAMPLE_MS (on the simulator, one launch per sample)."""
     return time_launch(launch, warmup, repeats, MIN_SAMPLE_MS)
 
 
 def per_launch_ms(launch, times=1):
-    """Milliseconds per call of `times` back-to-back calls of `launch()`: between two CUDA events on a
-    GPU, by the wall clock on the simulator."""
+    """Milliseconds per call of `times` back-to-back calls of `launch()` (CUDA events; simulator: wall clock)."""
     if SIMULATOR:
         t0 = time.perf_counter()
         for _ in range(times):

@@ -1,16 +1,14 @@
 """`python -m tiledlab tune`: measure the candidate kernels at the sizes given, on this card, and keep the choice.
 
-The way Triton autotunes: each candidate that the card can run (Kernel.refusal) is checked on the shape (C against
-cuBLAS, or float64 on the simulator) and timed back to back (timing.back_to_back); the fastest is written to the
-tune cache that core.best reads (its docstring gives the file, its form, and which card an entry holds for), one
-entry per card and shape class (best.shape_class). Several shapes of one class (4097³ and 5000³) share a choice:
-the candidate with the least time relative to the fastest at each of them, summed.
+As Triton autotunes: each candidate the card can run (Kernel.refusal) is checked on the shape (against cuBLAS, or
+float64 on the simulator) and timed back to back; the fastest goes to the tune cache that core.best reads, one entry
+per card and shape class (best.shape_class), where several shapes share a choice (`choice`).
 """
 import numpy as np
 
 from ..backend import SIMULATOR
 from ..core import best, card as cards
-from ..core.best import cache_path, shape_class  # noqa: F401  (the cache and its classes: core.best's)
+from ..core.best import cache_path, shape_class
 from ..core.launch import prepare
 from ..core.operands import operands
 from ..core.registry import KERNELS
@@ -19,11 +17,7 @@ from .bench import rel_err
 from .cublas import timed_sgemm
 from .timing import back_to_back
 
-# Measured at every shape: what `best`'s model chooses among (core.best.CANDIDATES, SPLIT_K): the fastest numba
-# kernel of each block tile in the H200 exploration (explore.csv; the 128×256 tile for large products, the 64×128
-# pipeline where few blocks fill the card, the double-buffered 64×128 tile, which needs no cp.async) and the
-# split-K rungs of the last two, for shapes whose M×N gives the card too few blocks.
-CANDIDATES = list(best.CANDIDATES + best.SPLIT_K)
+CANDIDATES = list(best.CANDIDATES + best.SPLIT_K)  # what `best`'s model chooses among (core.best says why)
 TOLERANCE = 1e-4  # relative error against the reference beyond which a candidate is wrong, never chosen
 
 
@@ -37,27 +31,21 @@ def chosen(M, K, N, on=None):
     return best.tuned(M, K, N, on or card(), KERNELS)
 
 
-def measure(name, A, B, reference, timer=back_to_back):
-    """{"ms", "tflops", "rel_err"} of kernel `name` on A·B (rel_err against `reference`)."""
-    launch = prepare(name, A, B)
-    timing = timer(launch)
-    step = 1 if len(A) <= 4096 else 16  # every row up to 4096 of them: a float64 check of 8192² takes seconds
-    err = rel_err(launch.poison()().result()[::step], reference[::step])
-    (M, K), N = A.shape, B.shape[1]
-    return {"ms": timing.median_ms, "tflops": timing.tflops(M, K, N), "rel_err": err}
-
-
 def timed_at(M, K, N, on, candidates, timer=back_to_back, blas=timed_sgemm):
     """One row per candidate that card `on` can run, timed and checked at M×K·K×N beside cuBLAS."""
     A, B = operands(M, K, N, seed=0)
     blas_result = blas(A, B, timer) if blas else None
     reference = blas_result[1] if blas_result else A.astype(np.float64) @ B.astype(np.float64)
     cublas_tflops = blas_result[0].tflops(M, K, N) if blas_result else None
+    step = 1 if M <= 4096 else 16  # every row up to 4096 of them: a float64 check of 8192² takes seconds
     rows = []
     for name in (c for c in candidates if KERNELS[c].refusal(on) is None):
-        row = {"M": M, "K": K, "N": N, "kernel": name, **measure(name, A, B, reference, timer)}
-        row["pct_cublas"] = 100 * row["tflops"] / cublas_tflops if cublas_tflops else None
-        rows.append(row)
+        launch = prepare(name, A, B)
+        timing = timer(launch)
+        err = rel_err(launch.poison()().result()[::step], reference[::step])
+        tflops = timing.tflops(M, K, N)
+        rows.append({"M": M, "K": K, "N": N, "kernel": name, "ms": timing.median_ms, "tflops": tflops, "rel_err": err,
+                     "pct_cublas": 100 * tflops / cublas_tflops if cublas_tflops else None})
     return rows
 
 
@@ -82,9 +70,8 @@ def choice(rows, on):
 
 
 def run(shapes, candidates=None, timer=back_to_back, blas=timed_sgemm, path=None, saved=None):
-    """Tune the shape classes of `shapes` on the card in hand and write the choices to the cache (replacing this
-    card's earlier ones for those classes, measured on this backend; other cards' and backends' entries stay), class by class, then `saved(rows so far)`.
-    Returns one row per candidate timed."""
+    """Tune the shape classes of `shapes` on the card in hand; after each class, write its choice to the cache (in
+    place of this card's and backend's entry for it) and call `saved(rows so far)`. One row per candidate timed."""
     on, path = card(), path or cache_path()
     entries, rows = best.entries(path), []
     classes = {}
@@ -93,7 +80,7 @@ def run(shapes, candidates=None, timer=back_to_back, blas=timed_sgemm, path=None
     for members in classes.values():
         timed = [r for M, K, N in members for r in timed_at(M, K, N, on, candidates or CANDIDATES, timer, blas)]
         entry = choice(timed, on)
-        entries = [e for e in entries if not (best.same_class(e, on, entry["shape_class"])  # a GPU's stay on the simulator
+        entries = [e for e in entries if not (best.same_class(e, on, entry["shape_class"])
                                               and best.measured_on(e) == best.measured_on(entry))] + [entry]
         rows += [{**r, "chosen": r["kernel"] == entry["kernel"]} for r in timed]
         best.save(entries, path)  # class by class: a tune stopped later keeps the classes before

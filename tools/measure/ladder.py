@@ -18,9 +18,9 @@ from tiledlab.core.launch import prepare, resolve
 from tiledlab.core.operands import operands
 from tiledlab.core.registry import LADDER, family, predicted
 from tiledlab.experiments import Unavailable, require_gpu
-from tiledlab.experiments.bench import MIN_SAMPLE_MS, progress_bar, rel_err
+from tiledlab.experiments.bench import progress_bar, rel_err
 from tiledlab.experiments.cublas import timed_sgemm
-from tiledlab.experiments.timing import time_launch
+from tiledlab.experiments.timing import MIN_SAMPLE_MS, time_launch
 
 from . import triton_peer
 from .sass import SASS_FIELDS, kernel_facts

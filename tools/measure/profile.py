@@ -23,8 +23,9 @@ import sys
 
 from tiledlab.experiments import Unavailable, require_gpu
 from tiledlab.experiments.bench import NAIVE_TILE
-from tiledlab.experiments.profile import STALL_REASONS
+from tiledlab.experiments.profile import STALLS
 
+STALL_REASONS = tuple(STALLS)  # Nsight Compute's names: a column of profile.csv each
 CLONE = pathlib.Path(__file__).resolve().parents[2]  # the child imports tools from the clone, as this process did
 
 CUPY_OWN = "cupy_"  # CuPy's own kernels (a copy of an operand, say) launched beside cuBLAS's: not cuBLAS
