@@ -4,16 +4,16 @@
 1. the tuned choice: `python -m tiledlab tune` writes the fastest candidate per shape class to a cache; an entry
    counts only for the card in hand, the backend that timed it, and a kernel the registry has and the card can run;
 2. the model: of `CANDIDATES` and `SPLIT_K` the card can run, the least `estimate`. An SM holds as many blocks as
-   its registers (data/compiled/registers.csv), shared memory and threads allow; the busiest SM runs
-   ⌈blocks / SMs⌉ blocks of BM·BN·(its part of K + K_OVERHEAD) multiply-adds, in rounds whose warps may not fill
-   it (WARPS_TO_FILL): at 3000³ the 128×256 tile makes three rounds for 2.2 rounds of work. The rate is what the
+   its registers (data/compiled/registers.csv), shared memory and threads allow; the busiest SM runs ⌈blocks / SMs⌉
+   blocks of BM·BN·(its part of K in whole BK steps + K_OVERHEAD) multiply-adds, in rounds whose warps may not
+   fill it (WARPS_TO_FILL): at 3000³ the 128×256 tile makes three rounds for 2.2 rounds of work. The rate is what the
    kernel achieved per unit of that work in the card's committed same-run table (data/<card>/shapes.csv) at the
    `nearest` measured shape (a card without one borrows its architecture's, else the H200's).
 The cache, $TILEDLAB_CACHE_DIR/tune.json (else platformdirs' user cache dir + /tiledlab/tune.json), is
 {"version": 2, "entries": [{"card": {asdict of a Card}, "shape_class": [...], "kernel": name, "measured": {...}}]};
 `shape_class` rounds each dimension up to a power of two, "≤P" where a candidate's tile leaves an edge. A later
-entry replaces an earlier one; an unreadable file is reported once and ignored. `entries`, `entry`, `same_class`
-and `save` are its one reader and writer.
+entry replaces an earlier one for its card and class; an unreadable file is reported once and ignored. `entries`,
+`entry`, `same_class` and `save` are its one reader and writer.
 """
 import csv
 import dataclasses
@@ -139,7 +139,8 @@ def blocks(kernel, M, N):
 
 
 def by_rule(M, N, card, kernels):
-    """The rule before the model: the largest runnable candidate whose grid gives FILL of the SMs a block."""
+    """The rule before the model: the largest runnable candidate whose grid gives FILL of the SMs a block, else
+    the smallest."""
     runnable = [kernels[name] for name in CANDIDATES if kernels[name].refusal(card) is None]
     if not runnable:
         raise ValueError(_('"best": {card} can run none of {names}').format(card=card, names=", ".join(CANDIDATES)))
@@ -204,7 +205,8 @@ def nearest(shape, measured):
 
 
 def rate(kernel, card, M, K, N, kernels):
-    """The rate `kernel` (or the rung it splits) achieved per unit of `work` at the nearest measured shape."""
+    """Multiply-adds per second per SM per unit of `work` that `kernel` (or the rung it splits) achieved at the
+    nearest measured shape; None where neither was measured."""
     measured_on, table = measured(card)
     name = kernel.name if kernel.name in table else twin(kernel, kernels)
     if name not in table:

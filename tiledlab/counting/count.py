@@ -31,6 +31,7 @@ class Hazard(namedtuple("Hazard", "kind array element block thread other line ot
     of the shared array `array`, on their lines (`other_line` None: unknown) and code. `across_loop`: a barrier
     stands between the lines, so they met in two passes of a loop. For a divergent barrier, `line` is the barrier
     `thread` reached more often than `other`, `element` how often each reached it."""
+    __slots__ = ()
 
 
 class Hazards(dict):

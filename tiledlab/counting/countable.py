@@ -1,12 +1,12 @@
 """What the counting rewrite can follow, checked on a kernel's syntax tree before it is rewritten.
 
-The rewrite sees `X[i, j]` of an argument or a shared array, and the barriers `cuda.syncthreads()`, `_count`,
-`_and`, `_or`. Whatever an access or a barrier could go unseen through is refused, with its line and what to write
-instead: another name for an array or for numba's `cuda` and its parts (however imported), a view, an index that is
-not one element, iteration over an array, a nested function, `global`, a barrier inside an expression, a helper that
-uses `cuda` (one of numbers only, like the generated kernels' `row_fma`, is fine). core.ptx's calls must stand by
-their own names in the kernel, arguments by position: `ldg4(A, i, j)` of an input; `cp_async4(sA, di, dj, A, si,
-sj)` into a shared array declared with alignment=16; `cp_async_commit()` and `cp_async_wait(n)` (n known when it
+The rewrite sees `X[i, j]` of an argument or a shared array, and the barriers `cuda.syncthreads()`, `_count`, `_and`,
+`_or`. Whatever an access or a barrier could go unseen through is refused, with its line and what to write instead:
+another name for an array or for numba's `cuda` and its parts (however imported), a view, an index that is not one
+element, iteration over an array, a lambda or nested function, `global`/`nonlocal`, a barrier inside an expression, a
+helper that uses `cuda` (one of numbers only, like the generated kernels' `row_fma`, is fine). core.ptx's calls must
+stand by their own names in the kernel, arguments by position: `ldg4(A, i, j)` of an input; `cp_async4(sA, di, dj, A,
+si, sj)` into a shared array declared with alignment=16; `cp_async_commit()` and `cp_async_wait(n)` (n known when it
 compiles) as statements of their own.
 """
 import ast

@@ -149,7 +149,8 @@ def padded(kernel, name="sB", T=None, **constants):
 
 
 def without_write_back(kernel, T=None, **constants):
-    """`kernel` storing into C (its third argument) only where the value is NaN: it computes, but never stores."""
+    """`kernel` storing into C (its third argument) only where the value is NaN: for finite data it computes,
+    but never stores."""
     return _changed(kernel, _StoreNever(), "without_write_back", T, constants)
 
 

@@ -71,6 +71,7 @@ def _english_caption():
 
 
 def png(fig, dpi=None, **options):
+    """The figure as PNG bytes (savefig's options passed on); the figure is closed."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, **options)
     plt.close(fig)
