@@ -103,7 +103,7 @@ def test_best_is_right_on_thin_shapes(M, K, N):
     (["--kernels", "best"], ["--kernels best", "--kernels-n"]),
     (["--kernels-n", "64"], ["--kernels-n 64", "--kernels NAME"]),
     (["--kernels", "no_such_kernel", "--kernels-n", "64"], ["no_such_kernel"]),
-    (["--tile", "0"], ["tile=0", "1 to 32"]),
+    (["--tile", "0"], ["1 to 32", "got 0"]),
     (["--triton-n", "0"], ["--triton-n", "at least 1"]),
     (["--kernels-n", "-1"], ["--kernels-n", "at least 1"]),
 ])
@@ -431,3 +431,20 @@ def test_fingerprint_into_a_full_device_is_bad_input(tmp_path, capsys):
 def test_translate_without_an_action_names_the_actions(capsys):
     line = refused(tools_cli.main(["translate"]), capsys, "ACTION")
     assert "articles" not in line
+
+
+# --- the lab's check(), as a student calls it -------------------------------------------------------------
+@pytest.mark.parametrize("args, kwargs, says", [
+    (("2.1", "KERNEL"), {}, "check() takes your @cuda.jit kernel first"),
+    (("KERNEL",), {"tile": "4"}, "tile must be a whole number from 1 to 32, got '4'"),
+    (("KERNEL",), {"tile": -2}, "tile must be a whole number from 1 to 32, got -2"),
+    (("KERNEL",), {"tile": 0}, "tile must be a whole number from 1 to 32, got 0"),
+    ((print,), {}, "is not a kernel: decorate a function of (A, B, C) with @cuda.jit"),
+])
+def test_check_with_wrong_arguments_says_what_to_fix_and_launches_nothing(args, kwargs, says, never_launched, capsys):
+    from tiledlab.counting.exercises import check
+    from tiledlab.core.kernels import tiled
+    args = tuple(tiled if a == "KERNEL" else a for a in args)
+    assert check(*args, **kwargs) is False
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and says in out[0], out

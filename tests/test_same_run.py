@@ -10,7 +10,6 @@ import sys
 import pandas as pd
 import pytest
 
-from tiledlab import data
 from tiledlab.core import best, card
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -75,16 +74,7 @@ def test_a_card_run_is_installed_in_its_card_s_folder_where_best_and_the_pages_r
     assert best.measured_card(h100) == best.measured_card(card.KNOWN["h200"]) == "h100"  # an sm_90 card's table
     times = best._table.__wrapped__("h100")
     assert times["s_64x128x8_8x8_db"][(3000, 3000, 3000)] == pytest.approx(100 / 90.5 * 1e-3)
-    monkeypatch.setattr(data, "load", lambda name: pd.read_csv(root / name))
-    table, line = data.for_card("shapes.csv", h100)
-    assert len(table) == len(shapes) and line == "Measured on this card, the NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)."
-
-
-def test_a_page_on_a_card_without_a_table_says_whose_table_it_shows():
-    table, line = data.for_card("shapes.csv", card.KNOWN["t4"])
-    assert set(table["device"]) == {"NVIDIA H200"}
-    assert line == ("Not measured on the Tesla T4 (sm_75, 40 SMs): these measurements are from the NVIDIA H200 "
-                    "(sm_90, 132 SMs), whose table `best` also uses here.")
+    assert len(pd.read_csv(root / "h100" / "shapes.csv")) == len(shapes)
 
 
 def test_a_simulator_card_run_is_refused_by_the_installer(tmp_path):

@@ -26,6 +26,11 @@ def cache(tmp_path, monkeypatch):
     return tmp_path / "tune.json"
 
 
+def chosen(M, K, N, on=None):
+    """The kernel `tune` chose for this shape's class on card `on` (the card in hand by default), or None."""
+    return best.tuned(M, K, N, on or tune.card(), KERNELS)
+
+
 def test_the_fastest_candidate_is_chosen_and_cached_per_shape_class(cache):
     rows = tune.run([(40, 24, 70)], SMALL, timer_of({SMALL[0]: 2.0, SMALL[1]: 1.0}), blas=None)
     assert best.cache_path() == cache and [r["chosen"] for r in rows] == [False, True]
@@ -35,7 +40,7 @@ def test_the_fastest_candidate_is_chosen_and_cached_per_shape_class(cache):
     assert entry["card"] == json.loads(json.dumps(dataclasses.asdict(card.current())))
     assert entry["shape_class"] == ["≤64", "≤32", "≤128"] and entry["kernel"] == SMALL[1]
     assert all(r["rel_err"] < 1e-5 for r in rows)
-    assert tune.chosen(33, 17, 100) == SMALL[1] and tune.chosen(40, 24, 129) is None  # another class
+    assert chosen(33, 17, 100) == SMALL[1] and chosen(40, 24, 129) is None  # another class
     assert best.choose(33, 17, 100) == SMALL[1]  # what `best` runs there now
 
 
@@ -43,9 +48,9 @@ def test_a_choice_is_used_only_on_the_card_it_was_measured_on(cache, monkeypatch
     tune.run([(40, 24, 70)], SMALL, timer_of({SMALL[0]: 2.0, SMALL[1]: 1.0}), blas=None)
     first, other = card.current(), card.KNOWN["rtx4090"]
     monkeypatch.setattr(tune, "card", lambda: other)
-    assert tune.chosen(40, 24, 70) is None  # the device changed: tune again
+    assert chosen(40, 24, 70) is None  # the device changed: tune again
     tune.run([(40, 24, 70)], SMALL, timer_of({SMALL[0]: 1.0, SMALL[1]: 2.0}), blas=None)
-    assert tune.chosen(40, 24, 70) == SMALL[0] and tune.chosen(40, 24, 70, on=first) == SMALL[1]
+    assert chosen(40, 24, 70) == SMALL[0] and chosen(40, 24, 70, on=first) == SMALL[1]
     assert len(json.loads(cache.read_text())["entries"]) == 2
 
 
@@ -80,9 +85,9 @@ def test_candidates_the_card_cannot_run_are_not_measured():
 def test_a_cache_that_is_not_json_is_reported_with_what_to_do_and_replaced(cache):
     cache.write_text("not json")
     with pytest.warns(UserWarning, match="run `python -m tiledlab tune` again"):
-        assert tune.chosen(64, 64, 64) is None
+        assert chosen(64, 64, 64) is None
     tune.run([(40, 24, 70)], SMALL, timer_of({SMALL[0]: 2.0, SMALL[1]: 1.0}), blas=None)
-    assert tune.chosen(40, 24, 70) == SMALL[1] and len(json.loads(cache.read_text())["entries"]) == 1
+    assert chosen(40, 24, 70) == SMALL[1] and len(json.loads(cache.read_text())["entries"]) == 1
 
 
 def test_rows_are_handed_on_after_every_shape_class(cache):

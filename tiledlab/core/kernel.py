@@ -182,9 +182,9 @@ def _lesson_tile(T):
 
 def validate_tile(tile):
     """The lesson's tile width T as an int from 1 to 32, or a ValueError that says why not."""
-    if not is_whole(tile):
+    if not is_whole(tile) or tile < 1:
         raise ValueError(_("tile must be a whole number from 1 to 32, got {tile}").format(tile=repr(tile)))
-    if not 1 <= tile <= 32:
+    if tile > 32:
         raise ValueError(_("tile={tile} gives {tile}×{tile} = {threads} threads per block; CUDA allows "
                            "1 to {most}, so tile must be from 1 to 32").format(tile=tile, threads=tile * tile,
                                                                              most=MAX_THREADS_PER_BLOCK))

@@ -9,9 +9,9 @@ import numpy as np
 
 from . import diagnosis
 from ..core.formulas import naive_loads, shared_traffic, tiled_loads
+from ..core.kernel import validate_tile
 from ..core.launch import matmul, resolve
 from ..core.operands import operands
-from ..core.rules import is_whole
 from .count import LaunchFailed, count_loads, said
 from ..i18n import N_, _, width
 from .hazards import hazard_message
@@ -46,10 +46,17 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
     """
     if max_shared_reads and max_shared_reads_per_fma is not None:
         raise ValueError(_("give max_shared_reads or max_shared_reads_per_fma, not both"))
+    try:  # a wrong argument is feedback too, never a traceback
+        tile = validate_tile(tile)
+        counted_at = count_shapes(kernel, tile)
+    except ValueError as refused:
+        print(_("check() takes your @cuda.jit kernel first, as in check(my_kernel, tile=4)") if isinstance(kernel, str)
+              else _("tiledlab cannot count this kernel: {refusal}").format(refusal=refused))
+        return False
     rng = np.random.default_rng(seed)  # one stream for the whole check: operands(..., rng) draws from it too
     shapes = list(shapes) + [tuple(int(n) for n in rng.integers(1, 3 * tile + 5, size=3)) for _draw in range(2)]
     counted = []
-    for M, K, N in count_shapes(kernel, tile):  # hazards first: a missing barrier is the cause of any wrong result
+    for M, K, N in counted_at:  # hazards first: a missing barrier is the cause of any wrong result
         A, B = operands(M, K, N, rng)
         c = _counted(kernel, A, B, tile)
         if c is None or not _safe(c, A, B, tile, barriers_per_step):
@@ -96,13 +103,13 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
 
 def count_shapes(kernel, tile):
     """COUNT_SHAPES, and two shapes with a partial block of C in M and in N and a partial tile step in K, derived
-    from `kernel`'s block tile at `tile` (a step of K is T, or BK)."""
+    from `kernel`'s block tile at `tile` (a step of K is T, or BK); a ValueError for what is not a kernel."""
+    spec = resolve(kernel)
     try:
-        spec = resolve(kernel)
         bound = spec.bind(None, tile if "T" in spec.constants else None)
         (rows, cols), step = spec.sizes(bound)[0], bound.get("T", bound.get("BK", tile))
     except ValueError:  # the count says why it cannot run
-        rows = cols = step = tile if is_whole(tile) and tile > 0 else 4
+        rows = cols = step = tile
     return COUNT_SHAPES + [(_partial(rows, 3, 1), _partial(step, 4, 3), _partial(cols, 2, 3)),
                            (_partial(rows, 2, rows - 1), _partial(step, 2, 1), _partial(cols, 1, 1))]
 

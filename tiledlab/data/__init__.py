@@ -1,7 +1,7 @@
 """Measurements committed with the package (from a real GPU), with their provenance, for readers without one:
 `load("h200/bench.csv")` reads a file of this folder as a pandas DataFrame, `row()` and `value()` pick one of its
 rows by column values; `stamp()` and `write_rows()` make new ones. Each measured card has a folder named by its key
-in core.card.KNOWN (h200/, h100/); `for_card` reads the file of the card a page shows."""
+in core.card.KNOWN (h200/, h100/)."""
 import datetime
 from importlib import resources
 
@@ -70,16 +70,3 @@ def provenance(table):
     return _("measured on {device} (compute capability {cc}) on {date}, numba {numba}, numba-cuda {numba_cuda}, "
              "numpy {numpy}").format(device=r["device"], cc=r["compute_capability"], date=r["date"], numba=r["numba"],
                                      numba_cuda=r["numba_cuda"], numpy=r["numpy"])
-
-
-def for_card(name, card=None):
-    """(DataFrame, line): file `name` of the card in hand (or `card`, a core.card.Card) where it was measured, else of
-    the card whose measurements `best` uses for it (core.best.measured_card); the line says which card that is."""
-    from ..core import best, card as cards
-    here = card or cards.current()
-    key = best.measured_card(here)
-    table, there = load(f"{key}/{name}"), cards.KNOWN[key]
-    if cards.known_as(here) == key:
-        return table, _("Measured on this card, the {card}.").format(card=there)
-    return table, _("Not measured on the {card}: these measurements are from the {other}, whose table `best` also "
-                    "uses here.").format(card=here, other=there)

@@ -26,11 +26,6 @@ def card():
     return cards.current()
 
 
-def chosen(M, K, N, on=None):
-    """The kernel `tune` chose for this shape's class on card `on` (the card in hand by default), or None."""
-    return best.tuned(M, K, N, on or card(), KERNELS)
-
-
 def timed_at(M, K, N, on, candidates, timer=back_to_back, blas=timed_sgemm):
     """One row per candidate that card `on` can run, timed and checked at M×K·K×N beside cuBLAS."""
     A, B = operands(M, K, N, seed=0)
