@@ -125,6 +125,15 @@ def test_update_adds_new_fuzzies_changed_and_makes_vanished_obsolete(repo):
                for p in problems)
 
 
+def test_update_leaves_a_catalog_whose_translator_kept_long_lines_untouched(repo):
+    translated(repo)
+    translate(repo, {"intro": "一个很长的译文行，中间有 N 和 T 这样的英文字母，" * 6})  # Babel wraps it at the spaces
+    unwrapped = catalogs.text(catalogs.read(po(repo)), width=0)  # one line per msgstr, as an editor may save it
+    assert unwrapped != catalogs.text(catalogs.read(po(repo)))
+    po(repo).write_bytes(unwrapped)
+    assert "01_a.po: up to date" in "\n".join(edition.update(repo)) and po(repo).read_bytes() == unwrapped
+
+
 def test_update_twice_changes_nothing_and_keeps_the_previous_msgid(repo):
     translated(repo)
     longer = INTRO + "\n\n" + "A long line that Babel wraps in the catalog, " * 4 + "\"quoted\"."

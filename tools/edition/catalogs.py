@@ -105,6 +105,12 @@ def _with_previous(entry, previous, width):
     return "\n".join(lines[:at] + [f"#| msgid {normalize(previous, prefix='#| ', width=width)}"] + lines[at:])
 
 
+def content(catalog):
+    """What a catalog says, whatever the width its lines were wrapped at (a translator's editor keeps long ones)."""
+    return [(m.context, m.id, m.string, sorted(m.flags), m.previous_id, m.user_comments, m.locations)
+            for m in [*catalog, *catalog.obsolete.values()]]
+
+
 def keys(catalog):
     """(context, msgid) of each active message, in order: what the English source must give."""
     return [(m.context, m.id) for m in catalog if m.id]

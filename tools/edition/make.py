@@ -77,7 +77,8 @@ def update(root):
     for unit in units(root):
         catalog, path = updated(root, unit), pathlib.Path(root) / unit.catalog
         data = catalogs.text(catalog)
-        changed = not path.exists() or path.read_bytes() != data
+        changed = not path.exists() or (path.read_bytes() != data
+                                        and catalogs.content(catalogs.read(path)) != catalogs.content(catalog))
         if changed:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
