@@ -83,7 +83,7 @@ def lab_env(lang, dest, *, pack=None) -> dict:
 
 
 def committed(src) -> list[pathlib.Path]:
-    """The ``*.ipynb`` files of ``src``, each a regular file (a pipe would block the copy)."""
+    """The ``*.ipynb`` files of ``src``, each a regular file (a pipe would block the copy), else an error saying why."""
     notebooks = sorted(pathlib.Path(src).glob("*.ipynb"))
     if not notebooks:
         raise FileNotFoundError(f"no notebooks (*.ipynb) in {src}: run this from a clone of the series, "
@@ -114,15 +114,15 @@ def _notebooks(n, edited=""):
 
 
 def plan(src, dest, *, fresh=False) -> tuple[list, list]:
-    """(copies, edited): the notebooks missing in ``dest`` (with ``fresh``, also those that differ), and
-    the edited ones among them there, to be backed up first."""
+    """(copies, edited): the notebooks missing in ``dest`` (with ``fresh``, also those that differ), and the edited
+    ones among them there, to be backed up first; a ValueError for a ``dest`` that is a file or overlaps the committed ones."""
     src, dest = pathlib.Path(src), pathlib.Path(dest)
-    notebooks = committed(src)
+    notebooks, where = committed(src), dest.resolve()
     if dest.exists() and not dest.is_dir():
         raise ValueError(f"the working copy {dest} is a file, not a folder: pass --dest with a folder's name")
     for root in {src.resolve(), SOURCE.resolve()}:  # the copy inside or around committed notebooks: refused
-        if dest.resolve().is_relative_to(root) or root.is_relative_to(dest.resolve()):
-            raise ValueError(f"the working copy {dest.resolve()} would mix with the committed notebooks in {root}: "
+        if where.is_relative_to(root) or root.is_relative_to(where):
+            raise ValueError(f"the working copy {where} would mix with the committed notebooks in {root}: "
                              f"pass --dest with a folder outside it (the default is {DEFAULT_DEST_NAME}/ "
                              "beside notebooks/)")
     _entry(dest / ".gitignore")
