@@ -225,7 +225,7 @@ def _spec(A, B):
 def _counted(kernel, A, B, tile):
     """count_loads(kernel, A, B, tile), or None after printing why it gave no count."""
     try:
-        with np.errstate(all="ignore"):
+        with diagnosis.quiet():
             return count_loads(kernel, A, B, tile)
     except LaunchFailed as failed:
         print(f"{_what(A, B, tile)}: {failed}")
@@ -239,7 +239,7 @@ def _counted(kernel, A, B, tile):
 def _run(kernel, A, B, tile):
     """matmul(A, B, kernel, tile), or None after printing why it failed (a count names the line and thread)."""
     try:
-        with np.errstate(all="ignore"):
+        with diagnosis.quiet():
             return matmul(A, B, kernel, tile)
     except Exception as error:  # noqa: BLE001  no traceback for a student: what failed, and where
         if _counted(kernel, A, B, tile) is not None:
