@@ -75,9 +75,9 @@ ANOTHER_BUFFER = N_("this exercise keeps one cuda.syncthreads() per tile step, s
 
 
 def hazard_message(hazards, count=True, more_barriers=True):
-    """What a launch's `hazards` (LoadCount.hazards, or the LoadCount) say, with the example of each kind when it has one.
-    count=False leaves out the totals, which depend on the order the threads ran in; more_barriers=False
-    never advises another barrier (an exercise that forbids one) but a second buffer."""
+    """What a launch's `hazards` (LoadCount.hazards, or the LoadCount) say, with the example of each kind when it has
+    one. count=False leaves out the totals, which depend on the order the threads ran in; more_barriers=False never
+    advises another barrier (an exercise that forbids one) but a second buffer."""
     hazards = getattr(hazards, "hazards", hazards)  # the LoadCount itself says the same
     if not isinstance(hazards, dict):
         raise TypeError(_("hazard_message takes a count's hazards, as in hazard_message(count.hazards), got {value}")
