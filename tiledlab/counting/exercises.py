@@ -9,9 +9,11 @@ import numpy as np
 
 from . import diagnosis
 from ..core.formulas import naive_loads, shared_traffic, tiled_loads
+from ..core.contract import is_kernel
 from ..core.kernel import validate_tile
 from ..core.launch import matmul, resolve
 from ..core.operands import operands
+from ..core.rules import is_whole, whole
 from .count import LaunchFailed, count_loads, said
 from ..i18n import N_, _, width
 from .hazards import hazard_message
@@ -44,17 +46,24 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
     the thread); a wrong product with the first cause an experiment finds (`diagnosis`). A thread storing its own
     element of C more than once passes, with a note.
     """
-    if max_shared_reads and max_shared_reads_per_fma is not None:
+    if max_shared_reads is not None and max_shared_reads_per_fma is not None:
         raise ValueError(_("give max_shared_reads or max_shared_reads_per_fma, not both"))
-    try:  # a wrong argument is feedback too, never a traceback
-        tile = validate_tile(tile)
+    if max_shared_reads_per_fma is not None:  # per multiply-add of the T×T tiles
+        def max_shared_reads(M, K, N, T):
+            return int(max_shared_reads_per_fma * shared_traffic(M, K, N, T, T, T)["fmas"])
+    try:  # a wrong argument is feedback too, never a traceback; nothing runs before every argument is checked
+        tile, shapes = _arguments(kernel, tile, shapes, seed, hint, barriers_per_step, max_shared_reads_per_fma)
         counted_at = count_shapes(kernel, tile)
+        _check_limit("max_loads", max_loads, counted_at, tile)
+        _check_limit("max_shared_reads", max_shared_reads, counted_at, tile)
+    except WrongArgument as wrong:
+        print(wrong)
+        return False
     except ValueError as refused:
-        print(_("check() takes your @cuda.jit kernel first, as in check(my_kernel, tile=4)") if isinstance(kernel, str)
-              else _("tiledlab cannot count this kernel: {refusal}").format(refusal=refused))
+        print(_("tiledlab cannot count this kernel: {refusal}").format(refusal=refused))
         return False
     rng = np.random.default_rng(seed)  # one stream for the whole check: operands(..., rng) draws from it too
-    shapes = list(shapes) + [tuple(int(n) for n in rng.integers(1, 3 * tile + 5, size=3)) for _draw in range(2)]
+    shapes += [tuple(int(n) for n in rng.integers(1, 3 * tile + 5, size=3)) for _draw in range(2)]
     counted = []
     for M, K, N in counted_at:  # hazards first: a missing barrier is the cause of any wrong result
         A, B = operands(M, K, N, rng)
@@ -76,7 +85,7 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
     print(_("Correct on {shapes} shapes. Global loads of A and B:").format(shapes=len(shapes)))
     for c in counted:
         M, K, N = c.shape
-        limit = max_loads(M, K, N, tile) if max_loads else sum(tiled_loads(M, K, N, tile).values())
+        limit = max_loads(M, K, N, tile) if max_loads is not None else sum(tiled_loads(M, K, N, tile).values())
         naive = sum(naive_loads(M, K, N).values())
         allows = _("this exercise allows {limit:,}").format(limit=limit) if limit_loads else \
             _("no limit in this exercise")
@@ -87,10 +96,7 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
                   .format(loads=c.total, limit=limit, hint=_(hint)))
             _note_unused(counted)
             return False
-    if max_shared_reads_per_fma is not None:  # per multiply-add of the T×T tiles
-        def max_shared_reads(M, K, N, T):
-            return int(max_shared_reads_per_fma * shared_traffic(M, K, N, T, T, T)["fmas"])
-    if max_shared_reads and not _few_shared_reads(counted, tile, max_shared_reads):
+    if max_shared_reads is not None and not _few_shared_reads(counted, tile, max_shared_reads):
         return False
     most = max(int((c.C_stores - c.C_atomics).max()) for c in counted)  # adds by several threads are no repeats
     if most > 1:
@@ -101,15 +107,66 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
     return True
 
 
+class WrongArgument(ValueError):
+    """An argument of check() other than the kernel is wrong: said as it is, the kernel not blamed."""
+
+
+def _arguments(kernel, tile, shapes, seed, hint, barriers_per_step, per_fma):
+    """check()'s tile as an int and its shapes as a list, or a WrongArgument that says what to fix."""
+    if is_kernel(tile) or _is_number(kernel):
+        raise WrongArgument(_("check() takes your @cuda.jit kernel first, as in check(my_kernel, tile=4)"))
+    try:
+        tile = validate_tile(tile)
+        whole("seed", 0 if seed is None else seed, least=0)
+        whole("barriers_per_step", 1 if barriers_per_step is None else barriers_per_step)
+    except ValueError as wrong:
+        raise WrongArgument(wrong) from None
+    if per_fma is not None and not (_is_number(per_fma) and per_fma >= 0):
+        raise WrongArgument(_("max_shared_reads_per_fma must be a number of at least 0, got {value!r}").format(
+            value=per_fma))
+    if not isinstance(hint, str):
+        raise WrongArgument(_("hint takes a str, what to try when the loads exceed the limit, got {value!r}").format(
+            value=hint))
+    if not (isinstance(shapes, (list, tuple)) and all(isinstance(s, (list, tuple)) and len(s) == 3 and is_whole(*s)
+                                                      and min(s) >= 1 for s in shapes)):
+        raise WrongArgument(_("shapes takes a list of (M, K, N), three whole numbers of at least 1 each, as in "
+                              "shapes=[(5, 23, 7)], got {value!r}").format(value=shapes))
+    return tile, [tuple(int(n) for n in s) for s in shapes]
+
+
+def _check_limit(name, limit, shapes, tile):
+    """A WrongArgument unless `limit` (max_loads, max_shared_reads) is None or gives a number ≥ 0 at `shapes`."""
+    got = None if limit is None or callable(limit) else _("got {value!r}").format(value=limit)
+    for M, K, N in shapes if limit is not None and got is None else ():
+        call = f"{name}({M}, {K}, {N}, {tile})"
+        try:
+            value = limit(M, K, N, tile)
+            got = None if _is_number(value) and value >= 0 else _("{call} returned {value!r}").format(call=call,
+                                                                                                     value=value)
+        except Exception as error:  # noqa: BLE001  the student's function: what it raised, in one line
+            got = _("{call} raised {error}").format(call=call, error=f"{type(error).__name__}: {error}")
+        if got:
+            break
+    if got:
+        raise WrongArgument(_("{name} takes a function of (M, K, N, T) that returns how many are allowed, a number "
+                              "≥ 0: {name}=budget, not budget(16, 16, 16, 4); {got}").format(name=name, got=got))
+
+
 def count_shapes(kernel, tile):
     """COUNT_SHAPES, and two shapes with a partial block of C in M and in N and a partial tile step in K, derived
-    from `kernel`'s block tile at `tile` (a step of K is T, or BK); a ValueError for what is not a kernel."""
+    from `kernel`'s block tile at `tile` (a step of K is T, or BK); a ValueError for what is not a kernel, a
+    WrongArgument for a tile the kernel's rules refuse."""
     spec = resolve(kernel)
     try:
         bound = spec.bind(None, tile if "T" in spec.constants else None)
         (rows, cols), step = spec.sizes(bound)[0], bound.get("T", bound.get("BK", tile))
-    except ValueError:  # the count says why it cannot run
-        rows = cols = step = tile
+    except ValueError as refused:  # the count says why it cannot run, unless only this tile is refused
+        try:
+            spec.bind()
+        except ValueError:
+            rows = cols = step = tile
+        else:
+            raise WrongArgument(_("check(..., tile={tile}): {refusal}").format(tile=tile, refusal=refused)) from None
     return COUNT_SHAPES + [(_partial(rows, 3, 1), _partial(step, 4, 3), _partial(cols, 2, 3)),
                            (_partial(rows, 2, rows - 1), _partial(step, 2, 1), _partial(cols, 1, 1))]
 
@@ -168,7 +225,7 @@ def _spec(A, B):
 def _counted(kernel, A, B, tile):
     """count_loads(kernel, A, B, tile), or None after printing why it gave no count."""
     try:
-        with np.errstate(all="ignore"):
+        with diagnosis.quiet():
             return count_loads(kernel, A, B, tile)
     except LaunchFailed as failed:
         print(f"{_what(A, B, tile)}: {failed}")
@@ -182,7 +239,7 @@ def _counted(kernel, A, B, tile):
 def _run(kernel, A, B, tile):
     """matmul(A, B, kernel, tile), or None after printing why it failed (a count names the line and thread)."""
     try:
-        with np.errstate(all="ignore"):
+        with diagnosis.quiet():
             return matmul(A, B, kernel, tile)
     except Exception as error:  # noqa: BLE001  no traceback for a student: what failed, and where
         if _counted(kernel, A, B, tile) is not None:

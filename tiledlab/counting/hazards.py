@@ -75,9 +75,13 @@ ANOTHER_BUFFER = N_("this exercise keeps one cuda.syncthreads() per tile step, s
 
 
 def hazard_message(hazards, count=True, more_barriers=True):
-    """What a launch's `hazards` (LoadCount.hazards) say, with the example of each kind when it has one.
-    count=False leaves out the totals, which depend on the order the threads ran in; more_barriers=False
-    never advises another barrier (an exercise that forbids one) but a second buffer."""
+    """What a launch's `hazards` (LoadCount.hazards, or the LoadCount) say, with the example of each kind when it has
+    one. count=False leaves out the totals, which depend on the order the threads ran in; more_barriers=False never
+    advises another barrier (an exercise that forbids one) but a second buffer."""
+    hazards = getattr(hazards, "hazards", hazards)  # the LoadCount itself says the same
+    if not isinstance(hazards, dict):
+        raise TypeError(_("hazard_message takes a count's hazards, as in hazard_message(count.hazards), got {value}")
+                        .format(value=type(hazards).__name__))
     examples = getattr(hazards, "examples", {})
     copies, divergent, unstored = (hazards.get(k, 0) for k in ("copy_in_flight", "divergent_barrier", "unstored_read"))
     barrier = sum(hazards.get(kind, 0) for kind in BARRIER_KINDS)

@@ -6,6 +6,8 @@ import copy
 
 from ..core.contract import is_call
 from ..core.launch import resolve
+from ..core.rules import whole
+from ..i18n import _
 
 
 class _Change(ast.NodeTransformer):
@@ -20,7 +22,10 @@ class _Change(ast.NodeTransformer):
 
 class _DropBarrier(_Change):
     def nothing(self, kernel, suffix):
-        return f"{kernel} has {self.seen + 1} cuda.syncthreads() calls, not {self.which + 1}"
+        calls = self.seen + 1
+        said = _("which={which}: {kernel} has {calls} cuda.syncthreads() calls, not {asked}").format(
+            which=self.which, kernel=kernel, calls=calls, asked=self.which + 1)
+        return said + (_("; which counts them from 0: give 0 to {last}").format(last=calls - 1) if calls else "")
 
     def visit_Expr(self, node):
         if is_call(node.value, "cuda.syncthreads"):
@@ -156,6 +161,7 @@ def without_write_back(kernel, T=None, **constants):
 
 def without_barrier(kernel, which, T=None, **constants):
     """`kernel` with its `which`-th cuda.syncthreads() (0 = first) removed."""
+    which = whole("which", which, least=0)
     return _changed(kernel, _DropBarrier(which=which), f"without_barrier_{which}", T, constants)
 
 
