@@ -90,7 +90,7 @@ def test_clamped_edges_read_the_last_row_again(rng):
     ("regtile_2d", dict(BM=16, BN=128, TM=4, TN=8), r"load B's BK×BN tile in whole passes"),
     ("regtile_2d", dict(BK=64), r"65,536 bytes of shared memory .*at most 49,152 \(48 KiB\)"),
     ("regtile_2d", dict(BM=2.5), "BM must be a whole number"),
-    ("regtile_2d", dict(TM=0), "divides by zero"),
+    ("regtile_2d", dict(TM=0), "TM must be a whole number of at least 1, got 0"),  # was "divides by zero"
     ("regtile_1d", dict(TN=2), "a thread computes one column of C; TN=2 breaks it"),
     ("regtile_vec", dict(TM=2, BM=32), r"groups of 4 .*TM=2, TN=8 breaks it"),
     ("gen_prefetch", dict(BM=64, BN=80, TM=4, TN=4), r"so BN is a multiple of 32; BN=80 breaks it"),

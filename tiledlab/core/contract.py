@@ -94,24 +94,25 @@ def enforce(func, name):
     params = [a.arg for a in func.args.args]
     if len(params) != len(OPERANDS) or func.args.vararg or func.args.kwarg or func.args.kwonlyargs or \
             func.args.posonlyargs:
-        raise ValueError(f"kernel {name}({ast.unparse(func.args)}) must take exactly three arguments (A, B, C), as "
-                         "plain parameters, computing C = A @ B")
+        raise ValueError(_("kernel {name}({args}) must take exactly three arguments (A, B, C), as plain parameters, "
+                           "computing C = A @ B").format(name=name, args=ast.unparse(func.args)))
     for node in ast.walk(func):
         if is_call(node, "cuda.shared.array") or is_call(node, "cuda.local.array"):
             _check_shape(node, name)
     for line, n in Counter(n.lineno for n in ast.walk(func) if is_call(n, "cuda.shared.array")).items():
         if n > 1:
-            raise ValueError(f"kernel {name}, line {line}: {n} cuda.shared.array declarations on one line; "
-                             "write one per line (numba's simulator merges them into one array)")
+            raise ValueError(_("kernel {name}, line {line}: {n} cuda.shared.array declarations on one line; write one "
+                               "per line (numba's simulator merges them into one array)").format(name=name, line=line,
+                                                                                                n=n))
 
 
 def _check_shape(node, name):
     shape = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "shape"), None)
     dims = shape.elts if isinstance(shape, ast.Tuple) else [shape]
     if not all(isinstance(d, ast.Name) or isinstance(d, ast.Constant) and isinstance(d.value, int) for d in dims):
-        raise ValueError(f"kernel {name}, line {node.lineno}: array shape {ast.unparse(shape)}: numba "
-                         "compiling for a GPU needs every dimension as a number or a constant's name, "
-                         "not an expression; bind the expression as a constant of its own")
+        raise ValueError(_("kernel {name}, line {line}: array shape {shape}: numba compiling for a GPU needs every "
+                           "dimension as a number or a constant's name, not an expression; bind the expression as a "
+                           "constant of its own").format(name=name, line=node.lineno, shape=ast.unparse(shape)))
 
 
 def refused(node, why, code=None):

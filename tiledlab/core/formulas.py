@@ -2,6 +2,14 @@
 A block computing a BM×BN tile of C reads its BM rows of A and BN columns of B once: N³(1/BM + 1/BN) loads when
 square; a thread computing TM×TN elements reads TM + TN shared values per k for TM·TN multiply-adds.
 """
+from ..i18n import _
+
+
+def at_least_1(**sizes):
+    """Refuse a size below 1 in one line (a student's budget function may pass 0), not as a ZeroDivisionError."""
+    for name, value in sizes.items():
+        if not value >= 1:
+            raise ValueError(_("{name} must be at least 1, got {value!r}").format(name=name, value=value))
 
 
 def _blocks(n, T):
@@ -10,6 +18,7 @@ def _blocks(n, T):
 
 def thread_tiles(BM, BN, TM, TN):
     """(x, y) threads of a block: one per TM×TN thread tile of its BM×BN tile of C, (BN/TN, BM/TM)."""
+    at_least_1(TM=TM, TN=TN)
     return (BN // TN, BM // TM)
 
 
@@ -26,6 +35,7 @@ def naive_loads(M, K, N):
 
 def block_tile_loads(M, K, N, BM, BN, clamped=False):
     """Each block reads its BM rows of A and BN columns of B along K, inside the matrices unless `clamped`."""
+    at_least_1(BM=BM, BN=BN)
     gx, gy = _blocks(N, BN), _blocks(M, BM)
     if clamped:
         return {"A": gx * gy * BM * K, "B": gx * gy * BN * K}
@@ -34,11 +44,13 @@ def block_tile_loads(M, K, N, BM, BN, clamped=False):
 
 def tiled_loads(M, K, N, T):
     """The tiled kernel, a T×T block tile: 2·M·N·K/T when T divides M and N (2N³/T when square)."""
+    at_least_1(T=T)
     return block_tile_loads(M, K, N, T, T)
 
 
 def shared_traffic(M, K, N, BM, BN, BK, TM=1, TN=1):
     """Shared reads, stores and multiply-adds of one launch, the zeros past the edges included (tiled: TM=TN=1)."""
+    at_least_1(BM=BM, BN=BN, BK=BK)
     gx, gy, steps = _blocks(N, BN), _blocks(M, BM), _blocks(K, BK)
     k_padded = steps * BK
     threads = threads_per_block(BM, BN, TM, TN)
@@ -48,6 +60,7 @@ def shared_traffic(M, K, N, BM, BN, BK, TM=1, TN=1):
 
 def shared_reads_per_fma(TM=1, TN=1):
     """(TM + TN)/(TM·TN): 2 for the tiled kernel, (TM + 1)/TM for a column of TM, 1/4 for 8×8."""
+    at_least_1(TM=TM, TN=TN)
     return (TM + TN) / (TM * TN)
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import build, card as cards, contract
 from .card import MAX_THREADS_PER_BLOCK, Needs, Shared
-from .rules import Rule, apply, enforce_all, is_whole, listed
+from .rules import Rule, apply, enforce_all, got, is_whole, listed, names, whole
 from ..i18n import _
 
 MAX_GRID_Y = 65535  # gridDim.y limit; blockIdx.y walks the block rows of C
@@ -183,7 +183,7 @@ def _lesson_tile(T):
 def validate_tile(tile):
     """The lesson's tile width T as an int from 1 to 32, or a ValueError that says why not."""
     if not is_whole(tile) or tile < 1:
-        raise ValueError(_("tile must be a whole number from 1 to 32, got {tile}").format(tile=repr(tile)))
+        raise ValueError(_("tile must be a whole number from 1 to 32, got {tile}").format(tile=got(tile)))
     if tile > 32:
         raise ValueError(_("tile={tile} gives {tile}×{tile} = {threads} threads per block; CUDA allows "
                            "1 to {most}, so tile must be from 1 to 32").format(tile=tile, threads=tile * tile,
@@ -230,8 +230,8 @@ class Kernel:
     def _bind(self, given, tile):
         if tile is not None:
             if "T" not in self.constants:
-                raise ValueError(f"{self.name} has no tile width T: give its constants by name "
-                                 f"({listed(self.constants)} by default)")
+                raise ValueError(_("{kernel} has no tile width T: give its constants by name ({constants} by "
+                                   "default)").format(kernel=self.name, constants=listed(self.constants)))
             tile = validate_tile(tile)
             if given.setdefault("T", tile) != tile:
                 raise ValueError(_("tile={tile} and T={T} both give the tile width, differently: give one of them")
@@ -239,19 +239,24 @@ class Kernel:
         for name, value in given.items():
             self._check_value(name, value)
         constants = {**self.constants, **{k: int(v) for k, v in given.items()}}
+        for name in (n for n in self.constants if n in names(self.block) + names(self.threads)):  # 0: no block
+            whole(name, constants[name])
+        first = [r for r in self.rules if set(names(r.holds)) <= set(self.constants)]  # before a derived constant
+        enforce_all(first, constants, self.name)  # divides by zero: the rule broken is the one named
         for name, rule in self.derived.items():
             constants[name] = apply(rule, constants, self.name)
         block, threads = self.sizes(constants)
-        enforce_all(self.rules, constants, self.name)
+        enforce_all([r for r in self.rules if r not in first], constants, self.name)
         return Build(self, constants, block, threads)
 
     def _check_value(self, name, value):
         if name not in self.constants:
-            raise ValueError(f"{self.name} has no constant {name!r}: its constants are {', '.join(self.constants)}")
+            raise ValueError(_("{kernel} has no constant {name!r}: its constants are {constants}").format(
+                kernel=self.name, name=name, constants=", ".join(self.constants)))
         if not is_whole(value):
-            raise ValueError(f"{name} must be a whole number, got {value!r}")
+            raise ValueError(_("{name} must be a whole number, got {value}").format(name=name, value=got(value)))
         if value < 0:
-            raise ValueError(f"{name} must not be negative, got {value}")
+            raise ValueError(_("{name} must not be negative, got {value}").format(name=name, value=value))
         if self.fixed and value != self.constants[name]:
             refusal = _("{kernel} is a changed copy of code written for {constants}; it cannot take {name}={value}: "
                         "change the kernel it came from instead") if isinstance(self.code, Changed) else \
@@ -271,11 +276,14 @@ class Kernel:
                                "(x → columns, y → rows)").format(name=self.name, constants=listed(constants),
                                                                  threads=threads, block=block))
         if min(block + threads) < 1:
-            raise ValueError(f"{self.name}: {listed(constants)} gives a block of {threads[0]}×{threads[1]} "
-                             f"threads for {block[0]}×{block[1]} elements of C")
+            raise ValueError(_("{kernel}: {constants} gives a block of {x}×{y} threads for {rows}×{cols} elements of "
+                               "C").format(kernel=self.name, constants=listed(constants), x=threads[0], y=threads[1],
+                                           rows=block[0], cols=block[1]))
         if threads[0] * threads[1] > MAX_THREADS_PER_BLOCK:
-            raise ValueError(f"{self.name}: {threads[0]} × {threads[1]} = {threads[0] * threads[1]} threads per "
-                             f"block with {listed(constants)}; CUDA allows at most {MAX_THREADS_PER_BLOCK}")
+            raise ValueError(_("{kernel}: {x} × {y} = {threads} threads per block with {constants}; CUDA allows at "
+                               "most {most}").format(kernel=self.name, x=threads[0], y=threads[1],
+                                                     threads=threads[0] * threads[1], constants=listed(constants),
+                                                     most=MAX_THREADS_PER_BLOCK))
         return block, threads
 
     def grid(self, M, N, constants):
@@ -426,7 +434,7 @@ def launch_geometry(block=_lesson_tile, threads=_lesson_tile, requires=(), idea=
     derived = {k: v for k, v in constants.items() if callable(v)}
     rules = (requires,) if isinstance(requires, Rule) else requires
     if not isinstance(rules, (list, tuple)) or not all(isinstance(r, Rule) for r in rules):
-        raise ValueError("requires= takes Rule objects: Rule(lambda BM, TM: BM % TM == 0, 'why')")
+        raise ValueError(_("requires= takes Rule objects: Rule(lambda BM, TM: BM % TM == 0, 'why')"))
 
     def declare(kernel):
         plain = contract.plain_function(kernel)

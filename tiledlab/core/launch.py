@@ -4,6 +4,7 @@
 input gets the same ValueError everywhere before anything is launched. The counting lab takes the two steps
 itself, compiling its own build between them: the core never calls it back.
 """
+import difflib
 import threading
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from . import best
 from .kernel import Kernel, validate_tile  # noqa: F401  validate_tile: the CLI and experiments check tiles here
 from .registry import KERNELS
 from ..backend import SIMULATOR
+from ..i18n import _
 
 _ONE_AT_A_TIME = threading.Lock()  # the simulator keeps one kernel context: one launch at a time, from any thread
 
@@ -23,17 +25,19 @@ def validate_operands(A, B):
     """Return A and B as C-contiguous float32 arrays, or raise a ValueError that says what to fix."""
     for name, X in (("A", A), ("B", B)):
         if not isinstance(X, np.ndarray):
-            raise ValueError(f"{name} must be a numpy array, got {type(X).__name__}")
+            raise ValueError(_("{name} must be a numpy array, got {type}").format(name=name, type=type(X).__name__))
         if X.ndim != 2:
-            raise ValueError(f"{name} must be a 2-D matrix, got {X.ndim}-D with shape {X.shape}")
+            raise ValueError(_("{name} must be a 2-D matrix, got {ndim}-D with shape {shape}").format(
+                name=name, ndim=X.ndim, shape=X.shape))
         if X.dtype != np.float32:
-            raise ValueError(f"{name} has dtype {X.dtype}; these kernels compute in float32: "
-                             f"pass {name}.astype(np.float32)")
+            raise ValueError(_("{name} has dtype {dtype}; these kernels compute in float32: pass "
+                               "{name}.astype(np.float32)").format(name=name, dtype=X.dtype))
         if X.size == 0:
-            raise ValueError(f"{name} is empty (shape {X.shape}); there is nothing to multiply")
+            raise ValueError(_("{name} is empty (shape {shape}); there is nothing to multiply").format(
+                name=name, shape=X.shape))
     if A.shape[1] != B.shape[0]:
-        raise ValueError(f"A is {A.shape[0]}×{A.shape[1]} and B is {B.shape[0]}×{B.shape[1]}: "
-                         f"A's columns ({A.shape[1]}) must equal B's rows ({B.shape[0]})")
+        raise ValueError(_("A is {M}×{K} and B is {rows}×{N}: A's columns ({K}) must equal B's rows ({rows})").format(
+            M=A.shape[0], K=A.shape[1], rows=B.shape[0], N=B.shape[1]))
     # Strided or Fortran-ordered views are copied, so that A[i, j] in a kernel is row-major as drawn.
     return np.ascontiguousarray(A), np.ascontiguousarray(B)
 
@@ -43,9 +47,12 @@ def resolve(kernel, shape=None):
     if isinstance(kernel, str):
         if kernel == best.NAME:
             return KERNELS[best.choose(*(shape or best.SHAPE))]
-        if kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {sorted(KERNELS)}, {best.NAME!r} or a @cuda.jit function, "
-                             f"got {kernel!r}")
+        if kernel not in KERNELS:  # a close name instead of all ~40, when there is one
+            close = _(" or ").join(map(repr, difflib.get_close_matches(kernel.lower(), [*KERNELS, best.NAME], 3, 0.75)))
+            raise ValueError((_("kernel must be one of tiledlab's kernels, {best!r} or a @cuda.jit function, got "
+                                "{kernel!r}: did you mean {close}?") if close else
+                              _("kernel must be one of {names}, {best!r} or a @cuda.jit function, got {kernel!r}"))
+                             .format(names=sorted(KERNELS), best=best.NAME, kernel=kernel, close=close))
         return KERNELS[kernel]
     return Kernel.of(kernel)
 
@@ -105,7 +112,8 @@ def bind(kernel, A, B, tile=None, **constants):
         return A, B, spec.bind(constants, tile)
     except ValueError as error:  # saying that "best" chose the kernel, when it did
         if isinstance(kernel, str) and kernel == best.NAME:
-            raise ValueError(f'"best" runs {spec.name} at this shape: {error}') from None
+            raise ValueError(_('"best" runs {kernel} at this shape: {error}').format(kernel=spec.name, error=error)) \
+                from None
         raise
 
 
@@ -118,6 +126,8 @@ def prepare(kernel, A, B, tile=None, launch_bounds=None, **constants):
 def matmul(A, B, kernel="tiled", tile=None, **constants):
     """C = A @ B by `kernel` on the active backend, at `tile` (the lesson's T, 16 by default) or its constants by
     name: `matmul(A, B, "regtile_2d", BM=64, TM=4)`; "best" is chosen for this card and shape."""
+    if isinstance(kernel, (np.ndarray, list)):  # count_loads' order, kernel first
+        raise ValueError(_("matmul takes A and B first: matmul(A, B, kernel, tile=4)"))
     return prepare(kernel, A, B, tile, **constants)().result()
 
 

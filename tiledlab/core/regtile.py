@@ -15,6 +15,7 @@ from .card import VEC
 from .formulas import thread_tiles, threads_per_block
 from .kernel import launch_geometry
 from .rules import Rule
+from ..i18n import N_
 
 DERIVED = {  # from the constants given per kernel below, bound with them per build, like T
     "NTHREADS": threads_per_block,
@@ -25,12 +26,12 @@ DERIVED = {  # from the constants given per kernel below, bound with them per bu
     "B_PASSES": lambda BK, BN, NTHREADS: BK * BN // NTHREADS,  # passes for B's tile
 }
 REQUIRES = (
-    Rule(lambda BM, TM: BM % TM == 0, "a thread computes TM of the block's BM rows"),
-    Rule(lambda BN, TN: BN % TN == 0, "a thread computes TN of the block's BN columns"),
+    Rule(lambda BM, TM: BM % TM == 0, N_("a thread computes TM of the block's BM rows")),
+    Rule(lambda BN, TN: BN % TN == 0, N_("a thread computes TN of the block's BN columns")),
     Rule(lambda NTHREADS, BM, BK: NTHREADS % BK == 0 and BM * BK % NTHREADS == 0,
-         "the block's threads load A's BM×BK tile in whole passes of NTHREADS // BK rows"),
+         N_("the block's threads load A's BM×BK tile in whole passes of NTHREADS // BK rows")),
     Rule(lambda NTHREADS, BN, BK: NTHREADS % BN == 0 and BK * BN % NTHREADS == 0,
-         "the block's threads load B's BK×BN tile in whole passes of NTHREADS // BN rows"),
+         N_("the block's threads load B's BK×BN tile in whole passes of NTHREADS // BN rows")),
 )
 
 
@@ -44,7 +45,8 @@ def register_tiled(requires=(), idea="", **constants):
                            family="ladder", **constants, **DERIVED)
 
 
-@register_tiled(BM=64, BN=64, BK=8, TM=8, TN=1, requires=[Rule(lambda TN: TN == 1, "a thread computes one column of C")],
+@register_tiled(BM=64, BN=64, BK=8, TM=8, TN=1,
+                requires=[Rule(lambda TN: TN == 1, N_("a thread computes one column of C"))],
                 idea="a thread computes TM = 8 elements of one column: (TM + 1)/TM shared reads per FMA")
 @cuda.jit
 def regtile_1d(A, B, C):
@@ -139,8 +141,8 @@ def regtile_2d(A, B, C):
 @register_tiled(BM=128, BN=128, BK=8, TM=8, TN=8, PAD=4, BM_PAD=lambda BM, PAD: BM + PAD,
                 BN_PAD=lambda BN, PAD: BN + PAD,
                 requires=[Rule(lambda TM, TN: TM % 4 == 0 and TN % 4 == 0,
-                               "a thread's rows and columns come in groups of 4 (VEC), one 128-bit read each"),
-                          Rule(lambda PAD: PAD % 4 == 0, "padded rows must stay 16-byte aligned")],
+                               N_("a thread's rows and columns come in groups of 4 (VEC), one 128-bit read each")),
+                          Rule(lambda PAD: PAD % 4 == 0, N_("padded rows must stay 16-byte aligned"))],
                 idea="A's tile transposed, aligned, padded: every shared read is one 128-bit load of 4 values")
 @cuda.jit
 def regtile_vec(A, B, C):

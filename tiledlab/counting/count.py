@@ -85,6 +85,8 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
     records every global load and shared access with its thread (`trace`, `shared_trace`). On the simulator every
     launch is counted twice (`recorded`): counts that differ raise a RuntimeError. A read or store outside its array,
     or an error of the kernel, is a LaunchFailed (a ValueError) naming line and thread."""
+    if isinstance(kernel, (np.ndarray, list)):  # matmul's order, A and B first
+        raise ValueError(_("count_loads takes the kernel first: count_loads('tiled', A, B, tile=4)"))
     A, B, bound = bind(kernel, A, B, tile, **constants)
     counting = instrumented(bound)
     launch = Launch.of(bound, A, B, counting.kernel)
