@@ -42,12 +42,26 @@ def path(name):
 
 def load(name):
     """A committed data file as a DataFrame, e.g. load('h200/bench.csv')."""
+    if not path(name).is_file():
+        raise FileNotFoundError(_missing(name))
     return read_csv(path(name))
+
+
+def _missing(name):
+    """Where the committed files are, not the package's path: the folders with a file of that name, else all."""
+    folders = sorted(f.name for f in path("").iterdir() if f.is_dir() and not f.name.startswith("_"))
+    base = str(name).replace("\\", "/").rsplit("/", 1)[-1]
+    if found := [f"{folder}/{base}" for folder in folders if path(folder).joinpath(base).is_file()]:
+        return _("no committed data file {name!r}; did you mean {found}?").format(
+            name=name, found=_(" or ").join(map(repr, found)))
+    return _("no committed data file {name!r}; the files are in the folders {folders}, e.g. 'h200/bench.csv'").format(
+        name=name, folders=", ".join(f + "/" for f in folders))
 
 
 def row(table, **where):
     """The one row whose columns equal `where`, as a Series: row(bench, kernel="naive", N=4096); zero or several
     raise LookupError (a mask, not index labels, on which pandas 2 and 3 differ)."""
+    _columns(table, *where)
     match = pd.Series(True, index=table.index)
     for column, wanted in where.items():
         match &= (table[column] == wanted).fillna(False).astype(bool)  # a blank cell matches nothing
@@ -61,7 +75,15 @@ def row(table, **where):
 
 def value(table, column, **where):
     """`column` of the one row whose columns equal `where`: value(bench, "median_ms", kernel="naive", N=4096)."""
+    _columns(table, column)
     return row(table, **where)[column]
+
+
+def _columns(table, *names):
+    """A KeyError naming the table's columns when one of `names` is not among them."""
+    if unknown := [n for n in names if n not in table.columns]:
+        raise KeyError(_("no column {name!r} in this table; its columns are {columns}").format(
+            name=unknown[0], columns=", ".join(map(str, table.columns))))
 
 
 def provenance(table):

@@ -3,6 +3,7 @@
     from tiledlab.notebook import setup, show, table, timings, plots, formulas, data, count_loads
 """
 import math
+from collections.abc import Iterable
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -11,7 +12,7 @@ import pandas as pd
 from .. import data, i18n
 from ..backend import SIMULATOR, describe
 from ..core import card, formulas, registry
-from ..core.rules import is_whole
+from ..core.rules import is_whole, whole
 from ..core.launch import resolve
 from ..counting import count_loads
 from ..experiments import bench
@@ -27,6 +28,7 @@ __all__ = ["setup", "show", "table", "timings", "device", "measured", "plots", "
 def setup(seed=0):
     """Start a lesson: name the backend, set figure defaults (and, in the Chinese edition, translate the
     next cells' words: cells.py); return `rand(*shape)`, float32 standard-normal arrays from `seed`."""
+    whole("seed", 0 if seed is None else seed, least=0)
     if SIMULATOR:  # which backend runs the lesson, and what that means for its numbers
         print(_("Backend: CUDA simulator (no GPU in use). Kernels run as Python threads: counts and results\n"
                 "are exact, but times measure Python, not a GPU. GPU timings below are committed data,\n"
@@ -40,6 +42,12 @@ def setup(seed=0):
     rng = np.random.default_rng(seed)
 
     def rand(*shape):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):  # rand((M, K)), as np.zeros takes it
+            shape = tuple(shape[0])
+        if not shape or not is_whole(*shape) or min(shape) < 0:
+            raise ValueError(_("rand takes its shape as whole numbers of at least 0, e.g. rand(8, 8) or rand((8, 8)), "
+                               "got rand{shape}")
+                             .format(shape=shape if len(shape) != 1 else f"({shape[0]!r})"))
         return rng.standard_normal(shape, dtype=np.float32)
     return rand
 
@@ -73,19 +81,34 @@ def table(frame, rows=None, columns=None, formats=None):
     """Print a DataFrame, or a header and rows, as aligned plain text (nbval compares it): 1,234 and "-" for
     missing. `columns` picks (a dict also renames), `formats` = {"value": "{:.2f}"}; Chinese where translated."""
     if isinstance(frame, pd.DataFrame):
-        frame = frame if columns is None else frame[list(columns)]
+        chosen = list(frame.columns if columns is None else columns)
+        if missing := [c for c in [*chosen, *(formats or ())] if c not in frame or c not in chosen]:
+            raise ValueError(_("table: this table has no column {missing!r}; its columns are {names}").format(
+                missing=missing[0], names=", ".join(map(str, chosen if missing[0] in frame else frame.columns))))
+        frame = frame if columns is None else frame[chosen]
         for column, spec in (formats or {}).items():
             frame = frame.assign(**{column: frame[column].map(spec.format, na_action="ignore")})
         header = [columns[c] if isinstance(columns, dict) else c for c in frame.columns]
         rows = frame.itertuples(index=False)
+    elif rows is None:
+        raise ValueError(_("table takes a DataFrame, or a header and its rows: table(header, rows)"))
     else:
         header = frame
-    cells = [[i18n.notebook_text(str(h)) for h in header]] + [[_cell(v) for v in r] for r in rows]
+    cells = [[i18n.notebook_text(str(h)) for h in header]] + [_row(r, k, header) for k, r in enumerate(rows, 1)]
     widths = [max(i18n.width(row[i]) for row in cells) for i in range(len(header))]
     for k, row in enumerate(cells):
         print("  ".join(" " * (w - i18n.width(c)) + c for c, w in zip(row, widths)))
         if k == 0:
             print("  ".join("-" * w for w in widths))
+
+
+def _row(values, number, header):
+    """A row's cells; a row that is one value (not a list) is a row of one column."""
+    values = list(values) if isinstance(values, Iterable) and not isinstance(values, str) else [values]
+    if len(values) != len(header):
+        raise ValueError(_("table: row {number} has {n} values for {m} columns ({names})").format(
+            number=number, n=len(values), m=len(header), names=", ".join(map(str, header))))
+    return [_cell(v) for v in values]
 
 
 def _cell(value):

@@ -15,7 +15,7 @@ from matplotlib.ticker import MaxNLocator, NullFormatter
 from .. import i18n
 from ..core import registry
 from ..core.registry import label  # a line's name in a figure (and in the notebooks' tables)
-from ..i18n import N_
+from ..i18n import N_, _
 from . import cells
 
 # by kind: line, marker, colour (None: the tile width's), rank in a legend (the fair pair's: kind_style)
@@ -272,6 +272,9 @@ def annotate_counts(ax, image, counts, annotate=None):
 
 def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2, annotate=None, figsize=None):
     """Panels side by side on ONE colour scale from 0; counts written once the layout is final, so they fit."""
+    if not len(maps) or len(maps) != len(titles):
+        raise ValueError(_("heatmaps takes one or more maps and a title for each, got len(maps) = {maps} and "
+                           "len(titles) = {titles}").format(maps=len(maps), titles=len(titles)))
     vmax = max(int(m.max()) for m in maps)
     fig, axes = plt.subplots(1, len(maps), figsize=figsize or (size * len(maps) + 1, size), squeeze=False,
                              layout="constrained")

@@ -8,6 +8,7 @@ the kernel's index arithmetic. Phase t = epoch // 2: the t loop passes two `cuda
 (epoch 2t loads and stores, 2t + 1 reads). `TiledTrace` checks that shape before anything is drawn, and
 refuses a kernel that breaks it (a barrier removed, a tile loaded differently) saying what failed.
 """
+import ast
 import base64
 import functools
 import html
@@ -18,9 +19,10 @@ import numpy as np
 from matplotlib.colors import LinearSegmentedColormap, to_hex
 from matplotlib.patches import Patch, Rectangle
 
+from ..core.contract import is_call
 from ..core.launch import resolve
 from ..core.operands import operands
-from ..core.rules import is_whole
+from ..core.rules import is_whole, listed, whole
 from ..counting import count_loads
 from ..counting.hazards import EFFECT
 from ..i18n import N_, _
@@ -57,20 +59,38 @@ class TraceMismatch(RuntimeError):
                 problems="; ".join(problems[:shown]), more=more))
 
 
-def _validate(N, T, block=None, thread=None):
+def _validate(N, T, seed=0, block=(0, 0), thread=(0, 0)):
     if not is_whole(N) or N not in SIZES:
         raise ValueError(_("N must be a whole number from {low} to {high}, got {N!r}").format(
             low=SIZES.start, high=SIZES.stop - 1, N=N))
-    if T not in TILES:
+    if not is_whole(T) or T not in TILES:
         raise ValueError(_("T must be one of {tiles}, got {T!r}").format(tiles=TILES, T=T))
+    whole("seed", seed, least=0)
+    for name, pair, axes in (("block", block, "by, bx"), ("thread", thread, "ty, tx")):
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and is_whole(*pair)):
+            raise ValueError(_("{name}={pair!r}: give {name}=({axes}), two whole numbers, e.g. {name}=(0, 1)").format(
+                name=name, pair=pair, axes=axes))
     blocks = -(-N // T)
-    if block is not None and not all(0 <= int(b) < blocks for b in block):
+    if not all(0 <= b < blocks for b in block):
         raise ValueError(_("block (by, bx) = {block}: with N={N}, T={T} there are {blocks}×{blocks} blocks, so "
                            "each index runs from 0 to {top}").format(block=tuple(block), N=N, T=T, blocks=blocks,
                                                                     top=blocks - 1))
-    if thread is not None and not all(0 <= int(t) < T for t in thread):
+    if not all(0 <= t < T for t in thread):
         raise ValueError(_("thread (ty, tx) = {thread}: a block has {T}×{T} threads, so each index runs from "
                            "0 to {top}").format(thread=tuple(thread), T=T, top=T - 1))
+
+
+def _tiled(kernel, T):
+    """`kernel` if the stepper can replay it: a T×T tiled kernel with shared tiles, else a ValueError naming why."""
+    if "T" not in kernel.constants:
+        raise ValueError(_("{kernel} has no tile width T ({constants}): the stepper replays the lesson's tiled kernel "
+                           "shape only, T×T tiles at step_through's T, and takes no other constants; pass a tiled "
+                           "kernel or leave out kernel=").format(kernel=kernel.name,
+                                                                 constants=listed(kernel.constants)))
+    if not any(is_call(node, "cuda.shared.array") for node in ast.walk(kernel.bind(tile=T).code.tree)):
+        raise ValueError(_("{kernel} declares no shared arrays: the stepper replays a tiled kernel (sA and sB loaded "
+                           "each phase); pass a tiled kernel or leave out kernel=").format(kernel=kernel.name))
+    return kernel
 
 
 def _fields(r):
@@ -180,8 +200,8 @@ def _epoch_problems(c, stores, reads, phases):
 
 def launches(N, T, seed=0, kernel=None):
     """(TiledTrace, naive LoadCount) of counted launches at N×N, tile T: cached per (N, T, seed, kernel)."""
-    _validate(N, T)  # the cache's key: one Kernel object per kernel, however it was written
-    return _launches(int(N), int(T), int(seed), resolve("tiled" if kernel is None else kernel))
+    _validate(N, T, seed)  # the cache's key: one Kernel object per kernel, however it was written
+    return _launches(int(N), int(T), int(seed), _tiled(resolve("tiled" if kernel is None else kernel), T))
 
 
 @functools.lru_cache(maxsize=48)
@@ -203,7 +223,7 @@ class TileStepper:
     `frames()` as plain dicts, `strip()` every phase drawn, `frame_figure(t)` one, `widget()` the sliders."""
 
     def __init__(self, N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
-        _validate(N, T, block, thread)
+        _validate(N, T, seed, block, thread)
         self.N, self.T, self.seed = int(N), int(T), seed
         self.block, self.thread = tuple(map(int, block)), tuple(map(int, thread))
         self.kernel = resolve("tiled" if kernel is None else kernel)
