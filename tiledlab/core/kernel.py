@@ -315,10 +315,11 @@ class Kernel:
         if given is None:
             return (threads, self.min_blocks) if self.min_blocks else None
         if not (isinstance(given, tuple) and len(given) == 2 and is_whole(*given) and min(given) >= 1):
-            raise ValueError(f"launch_bounds must be (max threads per block, min blocks per SM), two whole "
-                             f"numbers of at least 1, got {given!r}")
+            raise ValueError(_("launch_bounds must be (max threads per block, min blocks per SM), two whole numbers "
+                               "of at least 1, got {given!r}").format(given=given))
         if threads > given[0]:
-            raise ValueError(f"{self.name}: {threads} threads per block, more than the launch bounds {given} allow")
+            raise ValueError(_("{kernel}: {threads} threads per block, more than the launch bounds {given} allow")
+                             .format(kernel=self.name, threads=threads, given=given))
         return tuple(int(v) for v in given)
 
     # --- what it needs of the card ---------------------------------------------------------------
@@ -380,8 +381,7 @@ class Kernel:
         """The code every build (counting ones too) compiles of a Build, once the contract and card are checked."""
         code = bound.code
         contract.enforce(code.tree, self.name)
-        why = self.refusal(None, bound, launch_bounds)
-        if why:
+        if why := self.refusal(None, bound, launch_bounds):
             raise ValueError(why)
         return code
 

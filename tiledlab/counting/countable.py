@@ -109,9 +109,8 @@ def check_countable(func, inputs, output, shared, namespace, declared):
 class _Scan:
     def __init__(self, func, inputs, output, shared, namespace, declared):
         self.func, self.inputs, self.output, self.shared = func, tuple(inputs), output, tuple(shared)
-        declared = [(node.targets[0].id, shape, alignment) for node, shape, _dtype, alignment in declared]
-        self.alignment = {name: alignment for name, _shape, alignment in declared}
-        self.dynamic = tuple(name for name, shape, _alignment in declared if shape == (0,))
+        self.alignment = {node.targets[0].id: alignment for node, _shape, _dtype, alignment in declared}
+        self.dynamic = tuple(node.targets[0].id for node, shape, *_ in declared if shape == (0,))
         self.arrays = (*self.inputs, output, *self.shared, *self.dynamic)  # dynamic: used only by shared_view
         self.namespace = namespace
         self.parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
