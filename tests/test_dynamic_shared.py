@@ -27,7 +27,7 @@ def test_the_generator_reports_the_bytes_it_declares():
         bound = kernel.bind()
         tree = kernel.checked_code(bound).tree
         used, dynamic = kernel.shared_memory(bound)  # what the generator reports (unrolled.shared_memory)
-        declared = dataclasses.replace(kernel, shared=None).shared_memory(bound, tree)  # summed from the source
+        declared = dataclasses.replace(kernel, shared=None).shared_memory(bound)  # summed from the source
         assert declared.bytes == used, name
         assert contract.dynamic_bytes(tree, {**kernel.namespace, **bound}) == (used if dynamic else 0), name
         assert dynamic == (kernel.family == "dynamic"), name
@@ -77,4 +77,5 @@ def test_a_view_the_lab_cannot_follow_is_refused(edit, why):
     namespace = {**kernel.namespace, **bound}
     with pytest.raises(ValueError, match=why):
         contract.dynamic_bytes(tree, namespace)
-        check_countable(tree, ["A", "B"], "C", shared_arrays(tree, namespace), namespace)
+        declared = contract.shared_declarations(tree, namespace)
+        check_countable(tree, ["A", "B"], "C", shared_arrays(declared), namespace, declared)

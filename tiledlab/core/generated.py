@@ -19,7 +19,7 @@ def generated(name, BM=128, BN=128, BK=8, TM=8, TN=8, idea="", min_blocks=None, 
 
     def bound(fn):  # `fn` with the options it names bound: a function of the constants alone
         return partial(fn, **{k: options[k] for k in names(fn) if k in options})
-    rules = tuple(unrolled.RULES) + tuple(Rule(bound(r.holds), r.why) for r in unrolled.OPTION_RULES)
+    rules = tuple(unrolled.RULES) + tuple(Rule(bound(r.holds), r.why, r.quotes) for r in unrolled.OPTION_RULES)
     # a split-K block covers its share of the BM×BN tile `splits` blocks share
     block = bound(lambda BM, BN, splits: (BM, BN // splits)) if options["splits"] > 1 else block_tile
     kernel = Kernel(name, Generated(write, given), constants=dict(BM=BM, BN=BN, BK=BK, TM=TM, TN=TN),

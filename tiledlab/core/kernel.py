@@ -148,7 +148,7 @@ class Build(Mapping):
     def __init__(self, kernel, constants, block, threads):
         self.kernel, self._constants = kernel, constants
         self.block, self.threads = block, threads  # (rows, cols) of C per block; threads per block along (x, y)
-        self._code = None  # (its file's stamp, the Code read then)
+        self._code = self._shared = None  # (its file's stamp, the Code read then); (key, shared_declarations)
 
     def __getitem__(self, name):
         return self._constants[name]
@@ -169,6 +169,14 @@ class Build(Mapping):
         if self._code is None or self._code[0] != stamp:
             self._code = (stamp, self.kernel.code.at(self.kernel.name, self.kernel._declared(self)))
         return self._code[1]
+
+    @property
+    def shared_declarations(self):
+        """contract.shared_declarations of its code, found once per Code and per value of the globals it reads."""
+        key = (self.code, self.kernel.code.reads())
+        if self._shared is None or self._shared[0] != key:
+            self._shared = key, tuple(contract.shared_declarations(key[0].tree, {**self.kernel.namespace, **self}))
+        return self._shared[1]
 
     @functools.cached_property
     def accumulates(self):
@@ -307,34 +315,34 @@ class Kernel:
         if given is None:
             return (threads, self.min_blocks) if self.min_blocks else None
         if not (isinstance(given, tuple) and len(given) == 2 and is_whole(*given) and min(given) >= 1):
-            raise ValueError(f"launch_bounds must be (max threads per block, min blocks per SM), two whole "
-                             f"numbers of at least 1, got {given!r}")
+            raise ValueError(_("launch_bounds must be (max threads per block, min blocks per SM), two whole numbers "
+                               "of at least 1, got {given!r}").format(given=given))
         if threads > given[0]:
-            raise ValueError(f"{self.name}: {threads} threads per block, more than the launch bounds {given} allow")
+            raise ValueError(_("{kernel}: {threads} threads per block, more than the launch bounds {given} allow")
+                             .format(kernel=self.name, threads=threads, given=given))
         return tuple(int(v) for v in given)
 
     # --- what it needs of the card ---------------------------------------------------------------
-    def shared_memory(self, constants, tree=None):
-        """card.Shared of one block: `shared`'s, else its declarations' (None where numba must report a shape)."""
+    def shared_memory(self, bound):
+        """card.Shared of a Build's block: `shared`'s, else its declarations' (None where numba must report a shape)."""
         if self.shared is not None:
-            return apply(self.shared, constants, self.name)
-        tree = tree or self.code.at(self.name, self._declared(constants)).tree
+            return apply(self.shared, bound, self.name)
         try:
-            found = contract.shared_declarations(tree, {**self.code.namespace, **constants})
-            return Shared(sum(int(np.prod(shape)) * np.dtype(str(dtype)).itemsize for _name, shape, dtype, *_ in found))
+            return Shared(sum(int(np.prod(shape)) * np.dtype(str(dtype)).itemsize
+                              for _name, shape, dtype, *_ in bound.shared_declarations))
         except Exception:  # noqa: BLE001  a name only the kernel's own build knows, or an unusual dtype
             return None
 
-    def needs(self, bound=None, launch_bounds=None, tree=None):
+    def needs(self, bound=None, launch_bounds=None):
         """card.Needs of the build at constants that `bind` returned (the defaults when None)."""
         constants = self.bind() if bound is None else bound
         bounds = self.launch_bounds(constants, launch_bounds)
-        return Needs(self.compute_capability, self.shared_memory(constants, tree) or Shared(0),
+        return Needs(self.compute_capability, self.shared_memory(constants) or Shared(0),
                      int(np.prod(self.sizes(constants)[1])), bounds[1] if bounds else None)
 
-    def refusal(self, card=None, bound=None, launch_bounds=None, tree=None):
+    def refusal(self, card=None, bound=None, launch_bounds=None):
         """Why `card` (the card in hand when None) cannot run the build `bound` (the defaults'), or None."""
-        why = self.needs(bound, launch_bounds, tree).refusal(card or cards.current())
+        why = self.needs(bound, launch_bounds).refusal(card or cards.current())
         return f"{self.name}: {why}" if why else None
 
     # --- code ------------------------------------------------------------------------------------
@@ -369,12 +377,11 @@ class Kernel:
             _built[compiled] = (self, bound)
         return self._builds[key]
 
-    def checked_code(self, constants, launch_bounds=None):
-        """The code every build (counting ones too) compiles at `constants`, once the contract and card are checked."""
-        code = constants.code if isinstance(constants, Build) else self.code.at(self.name, self._declared(constants))
+    def checked_code(self, bound, launch_bounds=None):
+        """The code every build (counting ones too) compiles of a Build, once the contract and card are checked."""
+        code = bound.code
         contract.enforce(code.tree, self.name)
-        why = self.refusal(None, constants, launch_bounds, code.tree)
-        if why:
+        if why := self.refusal(None, bound, launch_bounds):
             raise ValueError(why)
         return code
 

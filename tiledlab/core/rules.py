@@ -19,8 +19,7 @@ def names(fn):
 
 def apply(fn, constants, kernel="kernel"):
     """fn(**the constants it names); a ValueError when it divides by zero or names an unknown constant."""
-    missing = [n for n in names(fn) if n not in constants]
-    if missing:
+    if missing := [n for n in names(fn) if n not in constants]:
         raise ValueError(_("{kernel}: a rule reads {names}, which the kernel does not have").format(
             kernel=kernel, names=", ".join(missing)))
     try:
@@ -43,6 +42,7 @@ class Rule:
     """A condition the kernel's code relies on, and why."""
     holds: Callable
     why: str
+    quotes: tuple = ()  # (name, value) of each {placeholder} in `why`: a limit it quotes, filled in once translated
 
     def enforce(self, constants, kernel="kernel"):
         try:
@@ -52,8 +52,9 @@ class Rule:
         if not ok:
             carried = getattr(self.holds, "keywords", None) or {}  # the options a generated kernel's rule carries
             values = [listed(constants, names(self.holds)), listed(carried)]
+            why = _(self.why).format(**dict(self.quotes)) if self.quotes else _(self.why)  # a student's may hold braces
             raise ValueError(_("{kernel}: {why}; {constants} breaks it").format(
-                kernel=kernel, why=_(self.why), constants=", ".join(v for v in values if v)))
+                kernel=kernel, why=why, constants=", ".join(v for v in values if v)))
 
 
 def is_whole(*values):

@@ -23,6 +23,7 @@ times faster than TM·TN variables, to the same machine code. `Plan` computes th
 from .card import DYNAMIC_SHARED_BYTES, MAX_THREADS_PER_BLOCK, STATIC_SHARED_BYTES, VEC, Shared
 from .formulas import thread_tiles, threads_per_block as _threads
 from .rules import Rule, enforce_all, is_whole
+from ..i18n import N_, _
 
 OPTIONS = dict(transposed=True, edge="clamp", loads="rows", uidx=True, prefetch=True, buffers=1, warp=None, pad=4,
                stages=0, fragments=1, splits=1)
@@ -73,59 +74,59 @@ def _warp_fits(warp, TYN, TXN):
 
 RULES = [  # what generate_source needs of the constants, in order
     Rule(lambda BM, BN, BK, TM, TN: is_whole(BM, BN, BK, TM, TN) and min(BM, BN, BK, TM, TN) > 0,
-         "BM, BN, BK, TM and TN are positive whole numbers"),
-    Rule(lambda BM, BN, TM, TN: BM % TM == 0 and BN % TN == 0, "a thread computes TM×TN of the block's BM×BN"),
+         N_("BM, BN, BK, TM and TN are positive whole numbers")),
+    Rule(lambda BM, BN, TM, TN: BM % TM == 0 and BN % TN == 0, N_("a thread computes TM×TN of the block's BM×BN")),
     Rule(lambda TM, TN: TM % VEC == 0 and TN % VEC == 0,
-         "a thread's rows and columns come in groups of 4, one 128-bit shared read each"),
-    Rule(lambda BM, BN, TM, TN: _threads(BM, BN, TM, TN) % 32 == 0, "threads come in whole warps"),
+         N_("a thread's rows and columns come in groups of 4, one 128-bit shared read each")),
+    Rule(lambda BM, BN, TM, TN: _threads(BM, BN, TM, TN) % 32 == 0, N_("threads come in whole warps")),
     Rule(lambda BM, BN, TM, TN: _threads(BM, BN, TM, TN) <= MAX_THREADS_PER_BLOCK,
-         f"CUDA allows at most {MAX_THREADS_PER_BLOCK} threads per block, (BN/TN)×(BM/TM)"),
-    Rule(lambda BN: BN % 32 == 0, "a warp loads 32 neighbouring floats of a row of B, so BN is a multiple of 32"),
+         N_("CUDA allows at most {most} threads per block, (BN/TN)×(BM/TM)"), (("most", MAX_THREADS_PER_BLOCK),)),
+    Rule(lambda BN: BN % 32 == 0, N_("a warp loads 32 neighbouring floats of a row of B, so BN is a multiple of 32")),
     Rule(lambda BM, BN, BK, TM, TN: BK % (_threads(BM, BN, TM, TN) // 32) == 0,
-         "a pass loads one row of B per warp, so BK is a multiple of the block's warps, (BN/TN)×(BM/TM)/32"),
+         N_("a pass loads one row of B per warp, so BK is a multiple of the block's warps, (BN/TN)×(BM/TM)/32")),
     Rule(lambda BM, BN, BK, TM, TN: BM * BK % _threads(BM, BN, TM, TN) == 0,
-         "A's BM×BK tile splits evenly over the threads"),
+         N_("A's BM×BK tile splits evenly over the threads")),
 ]
 OPTION_RULES = [  # ... and of the options (with the constants), checked after RULES
-    Rule(lambda transposed: isinstance(transposed, bool), "transposed is True or False"),
-    Rule(lambda edge: edge in ("clamp", "zero"), "edge is 'clamp' or 'zero'"),
-    Rule(lambda loads: loads in ("rows", "spread"), "loads is 'rows' or 'spread'"),
-    Rule(lambda uidx: isinstance(uidx, bool), "uidx is True or False"),
-    Rule(lambda prefetch: isinstance(prefetch, bool), "prefetch is True or False"),
-    Rule(lambda buffers: buffers in (1, 2) and is_whole(buffers), "buffers is 1 or 2"),
+    Rule(lambda transposed: isinstance(transposed, bool), N_("transposed is True or False")),
+    Rule(lambda edge: edge in ("clamp", "zero"), N_("edge is 'clamp' or 'zero'")),
+    Rule(lambda loads: loads in ("rows", "spread"), N_("loads is 'rows' or 'spread'")),
+    Rule(lambda uidx: isinstance(uidx, bool), N_("uidx is True or False")),
+    Rule(lambda prefetch: isinstance(prefetch, bool), N_("prefetch is True or False")),
+    Rule(lambda buffers: buffers in (1, 2) and is_whole(buffers), N_("buffers is 1 or 2")),
     Rule(lambda pad: is_whole(pad) and pad >= 0 and pad % VEC == 0,
-         "pad is a whole number of floats ≥ 0, a multiple of 4 to keep shared rows 16-byte aligned"),
+         N_("pad is a whole number of floats ≥ 0, a multiple of 4 to keep shared rows 16-byte aligned")),
     Rule(lambda warp, BM, BN, TM, TN: warp is None or _warp_fits(warp, BM // TM, BN // TN),
-         "warp is None or (WY, WX) with WY·WX = 32, dividing the block's (BM/TM)×(BN/TN) thread tiles"),
-    Rule(lambda fragments: fragments in (1, 2) and is_whole(fragments), "fragments is 1 or 2"),
+         N_("warp is None or (WY, WX) with WY·WX = 32, dividing the block's (BM/TM)×(BN/TN) thread tiles")),
+    Rule(lambda fragments: fragments in (1, 2) and is_whole(fragments), N_("fragments is 1 or 2")),
     Rule(lambda fragments, transposed, prefetch, buffers, stages: fragments == 1 or (transposed, prefetch, buffers,
-         stages) == (True, True, 2, 0), "with fragments=2, transposed=True, prefetch=True, buffers=2 and stages=0: "
-         "the next tile waits in registers and goes to the other shared tile while this one is read"),
-    Rule(lambda fragments, BK: fragments == 1 or BK % 2 == 0, "with fragments=2, BK is even: k uses register set "
-         "k % 2, so every tile starts in set 0"),
+         stages) == (True, True, 2, 0), N_("with fragments=2, transposed=True, prefetch=True, buffers=2 and "
+         "stages=0: the next tile waits in registers and goes to the other shared tile while this one is read")),
+    Rule(lambda fragments, BK: fragments == 1 or BK % 2 == 0, N_("with fragments=2, BK is even: k uses register "
+         "set k % 2, so every tile starts in set 0")),
     Rule(lambda stages: stages in (0, 2, 3, 4, 5) and is_whole(stages),
-         "stages is 0 (no asynchronous copies), 2, 3, 4 or 5"),
+         N_("stages is 0 (no asynchronous copies), 2, 3, 4 or 5")),
     Rule(lambda stages, transposed, prefetch, buffers, edge: not stages or (prefetch, buffers, edge) ==
-         (transposed, 1, "clamp"), "with stages, buffers=1 and edge='clamp' (stages replace the buffers), and "
+         (transposed, 1, "clamp"), N_("with stages, buffers=1 and edge='clamp' (stages replace the buffers), and "
          "prefetch=transposed: A's tile is either copied as it lies (transposed=False: the copies are the "
-         "prefetch) or goes through registers to be transposed (transposed=True: prefetched there)"),
-    Rule(lambda stages, BK: not stages or BK % VEC == 0, "with stages, BK is a multiple of 4: A's rows are copied "
-         "4 floats at a time"),
+         "prefetch) or goes through registers to be transposed (transposed=True: prefetched there)")),
+    Rule(lambda stages, BK: not stages or BK % VEC == 0, N_("with stages, BK is a multiple of 4: A's rows are "
+         "copied 4 floats at a time")),
     Rule(lambda stages, transposed, BM, BN, BK, TM, TN: not stages or _async_fits(BM, BN, BK, _threads(BM, BN, TM, TN),
                                                                           copies_a=not transposed),
-         "with stages, the 16-byte pieces of A's BM×BK and B's BK×BN tiles split evenly over the threads, "
-         "whole rows of pieces per pass"),
+         N_("with stages, the 16-byte pieces of A's BM×BK and B's BK×BN tiles split evenly over the threads, "
+            "whole rows of pieces per pass")),
     Rule(lambda loads, BM, BN, BK, TM, TN: _a_load_fits(BM, BN, BK, TM, TN, loads),
-         "the threads load A's BM×BK tile in whole passes (loads='rows': min(BM·BK/threads, BK) "
-         "consecutive k each, dividing BK)"),
+         N_("the threads load A's BM×BK tile in whole passes (loads='rows': min(BM·BK/threads, BK) "
+            "consecutive k each, dividing BK)")),
     Rule(lambda splits, BN: is_whole(splits) and 1 <= splits <= 16 and BN % splits == 0,
-         "splits is a whole number from 1 to 16 that divides BN (S blocks share a tile: a block's share is BN/S)"),
+         N_("splits is a whole number from 1 to 16 that divides BN (S blocks share a tile: a block's share is BN/S)")),
     Rule(lambda splits, fragments, stages, transposed: splits == 1 or (fragments == 1 and not (stages and transposed)),
-         "with splits, fragments=1, and with stages transposed=False: those loops take a part of K"),
+         N_("with splits, fragments=1, and with stages transposed=False: those loops take a part of K")),
     Rule(lambda BM, BN, BK, transposed, buffers, pad, stages: shared_memory(BM, BN, BK, transposed, buffers, pad,
                                                                         stages).bytes <= DYNAMIC_SHARED_BYTES,
-         f"a block's shared tiles fit the {DYNAMIC_SHARED_BYTES // 1024} KiB the largest GPUs give a block (fewer "
-         "stages or buffers, a smaller BK or a smaller block tile)"),
+         N_("a block's shared tiles fit the {kib} KiB the largest GPUs give a block (fewer stages or buffers, a "
+            "smaller BK or a smaller block tile)"), (("kib", DYNAMIC_SHARED_BYTES // 1024),)),
 ]
 
 
@@ -536,9 +537,9 @@ def write_back(p):
 
 def with_defaults(options):
     """OPTIONS with `options` in their place; a ValueError naming an option generate_source does not take."""
-    unknown = set(options) - set(OPTIONS)
-    if unknown:
-        raise ValueError(f"unknown options {sorted(unknown)}; generate_source takes {', '.join(OPTIONS)}")
+    if unknown := set(options) - set(OPTIONS):
+        raise ValueError(_("unknown options {unknown}; generate_source takes {options}").format(
+            unknown=sorted(unknown), options=", ".join(OPTIONS)))
     return {**OPTIONS, **options}
 
 

@@ -19,7 +19,7 @@ import types
 from numba import cuda
 
 from ..core import ptx
-from ..core.contract import is_call, local_names, refused, shared_declarations
+from ..core.contract import is_call, local_names, refused
 from ..core.rules import is_whole
 from ..i18n import N_, _
 
@@ -96,10 +96,10 @@ def ptx_call(node, namespace, local=()):
     return None
 
 
-def check_countable(func, inputs, output, shared, namespace):
+def check_countable(func, inputs, output, shared, namespace, declared):
     """Raise a ValueError naming the first line of the kernel's FunctionDef `func` through which a load, a store or
-    a barrier could go unseen; `namespace` holds the kernel's globals and constants."""
-    scan = _Scan(func, inputs, output, shared, namespace)
+    a barrier could go unseen; `namespace` holds its globals and constants, `declared` its shared_declarations."""
+    scan = _Scan(func, inputs, output, shared, namespace, declared)
     first = min((p for p in map(scan.problem, ast.walk(func)) if p), key=lambda p: (p[0].lineno, p[0].col_offset),
                 default=None)
     if first:
@@ -107,12 +107,10 @@ def check_countable(func, inputs, output, shared, namespace):
 
 
 class _Scan:
-    def __init__(self, func, inputs, output, shared, namespace):
+    def __init__(self, func, inputs, output, shared, namespace, declared):
         self.func, self.inputs, self.output, self.shared = func, tuple(inputs), output, tuple(shared)
-        declared = [(node.targets[0].id, shape, alignment) for node, shape, _dtype, alignment
-                    in shared_declarations(func, namespace)]
-        self.alignment = {name: alignment for name, _shape, alignment in declared}
-        self.dynamic = tuple(name for name, shape, _alignment in declared if shape == (0,))
+        self.alignment = {node.targets[0].id: alignment for node, _shape, _dtype, alignment in declared}
+        self.dynamic = tuple(node.targets[0].id for node, shape, *_ in declared if shape == (0,))
         self.arrays = (*self.inputs, output, *self.shared, *self.dynamic)  # dynamic: used only by shared_view
         self.namespace = namespace
         self.parents = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
 from ..core import build, ptx
-from ..core.contract import dynamic_bytes, is_call, refused, shared_declarations
+from ..core.contract import dynamic_bytes, is_call, refused
 from ..core.launch import resolve
 from .buffers import LINES as _LINES, OPERANDS, STAMP as _STAMP, CountingBuffers  # the helpers' names for them
 from .countable import check_countable, is_atomic_add, is_barrier, ptx_call
@@ -386,10 +386,10 @@ class _Rewrite(ast.NodeTransformer):
         return [_at(arrive, node), node, _at("_tl_epoch += 1", node)]
 
 
-def shared_arrays(func, namespace):
-    """{name: shape} of the shared tiles of a kernel's FunctionDef (its declarations and views)."""
+def shared_arrays(declared):
+    """{name: shape} of the shared tiles among a kernel's contract.shared_declarations (declarations and views)."""
     found = {}
-    for node, shape, *_dtype_alignment in shared_declarations(func, namespace):
+    for node, shape, *_dtype_alignment in declared:
         if shape == (0,):
             continue  # dynamic shared memory: its tiles are the views
         if len(shape) != 2:
@@ -407,8 +407,8 @@ def _rewrite(bound):
     func = copy.deepcopy(code.tree)  # the Build's tree is shared: the rewrite changes its own copy
     params = [a.arg for a in func.args.args]
     namespace = {**bound.kernel.namespace, **bound}
-    shared = shared_arrays(func, namespace)
-    check_countable(func, params[:2], params[2], shared, namespace)
+    shared = shared_arrays(bound.shared_declarations)  # found once per build, as the card's check found them
+    check_countable(func, params[:2], params[2], shared, namespace, bound.shared_declarations)
     calls = [(name, node) for node in ast.walk(func) if (name := ptx_call(node, namespace))]
     names = {name for name, _ in calls}
     targets = tuple(dict.fromkeys(node.args[0].id for name, node in calls if name == "cp_async4"))  # copied into

@@ -8,7 +8,6 @@ the kernel's index arithmetic. Phase t = epoch // 2: the t loop passes two `cuda
 (epoch 2t loads and stores, 2t + 1 reads). `TiledTrace` checks that shape before anything is drawn, and
 refuses a kernel that breaks it (a barrier removed, a tile loaded differently) saying what failed.
 """
-import ast
 import base64
 import functools
 import html
@@ -19,7 +18,6 @@ import numpy as np
 from matplotlib.colors import LinearSegmentedColormap, to_hex
 from matplotlib.patches import Patch, Rectangle
 
-from ..core.contract import is_call
 from ..core.launch import resolve
 from ..core.operands import operands
 from ..core.rules import is_whole, listed, whole
@@ -87,7 +85,11 @@ def _tiled(kernel, T):
                            "shape only, T×T tiles at step_through's T, and takes no other constants; pass a tiled "
                            "kernel or leave out kernel=").format(kernel=kernel.name,
                                                                  constants=listed(kernel.constants)))
-    if not any(is_call(node, "cuda.shared.array") for node in ast.walk(kernel.bind(tile=T).code.tree)):
+    try:
+        declared = kernel.bind(tile=T).shared_declarations
+    except (TypeError, ValueError):  # declared in a way the count refuses: count_loads says why, in its order
+        declared = True
+    if not declared:
         raise ValueError(_("{kernel} declares no shared arrays: the stepper replays a tiled kernel (sA and sB loaded "
                            "each phase); pass a tiled kernel or leave out kernel=").format(kernel=kernel.name))
     return kernel
