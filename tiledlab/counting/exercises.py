@@ -149,9 +149,8 @@ def _check_limit(name, limit, shapes, tile):
 
 
 def _refuse_limit(name, got):
-    said = _("{name} takes a function of (M, K, N, T) that returns how many are allowed, a number ≥ 0: "
-             "{name}=budget, not budget(16, 16, 16, 4); {got}")
-    raise WrongArgument(said.format(name=name, got=got)) from None
+    raise WrongArgument(_("{name} takes a function of (M, K, N, T) that returns how many are allowed, a number ≥ 0: "
+                          "{name}=budget, not budget(16, 16, 16, 4); {got}").format(name=name, got=got)) from None
 
 
 def count_shapes(kernel, tile):
