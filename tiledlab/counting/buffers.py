@@ -14,13 +14,13 @@ SHARED_TRACE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "epoch", "stor
 # unstored_read: a read of a shared element no thread of the block had stored (a block's shared memory holds no value).
 HAZARDS = ("read_after_write", "write_after_read", "write_after_write", "copy_in_flight", "divergent_barrier",
            "unstored_read")
-# The examples table, a row per hazard kind: the lowest of its kind (block, epoch, thread, other), with the other
+# The examples table, a row per hazard kind: the lowest of its kind (block, epoch, pair of threads), with the other
 # thread (its index + 1) and both lines (line * LINES + the other's); claimed: its rank (0: none); lock: 1 in use.
 EXAMPLE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "other", "lines", "claimed", "lock")
 # ... and its last row: the first access outside its array, `what` the operand (0-2) or 3 + the shared array.
 OUTSIDE_FIELDS = ("what", "i", "j", "by", "bx", "ty", "tx", "store", "line", "claimed")
 LINES = 1 << 20  # more lines than any kernel's file has
-LOWEST = 1 << 62  # above an example's ((block << 30) + epoch * STAMP + thread) * STAMP + other
+LOWEST = 1 << 62  # above an example's ((block << 30) + epoch * STAMP + one thread) * STAMP + the other
 STAMP = 2048  # a thread's stamp: block or epoch * STAMP + its index in the block + 1 (at most 1024 threads)
 
 

@@ -146,9 +146,10 @@ def _tl_touch(table, b, i, j, mine, line):
 
 def _tl_hazard(hazards, examples, kind, array, i, j, b, mine, other, line, other_line):
     # Count a hazard; its kind's example (buffers.EXAMPLE_FIELDS, with both lines) is the one of the lowest block,
-    # epoch, thread and other thread, whatever order they ran in: under a lock (column 10) one looks and writes.
+    # epoch and pair of threads, whatever order they ran in: under a lock (column 10) one looks and writes at a time.
     cuda.atomic.add(hazards, kind, 1)
-    rank = _LOWEST - ((b << 30) + mine) * _STAMP - other  # the lower, the higher its rank (mine: buffers.STAMP)
+    me = mine % _STAMP  # the lower the block, epoch and pair, the higher the rank
+    rank = _LOWEST - ((b << 30) + mine - me + min(me, other)) * _STAMP - max(me, other)
     if rank > examples[kind, 9]:  # a stale look is fine: the lock's holder looks again
         while cuda.atomic.cas(examples, (kind, 10), 0, 1) != 0:
             pass
