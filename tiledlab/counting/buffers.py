@@ -14,12 +14,13 @@ SHARED_TRACE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "epoch", "stor
 # unstored_read: a read of a shared element no thread of the block had stored (a block's shared memory holds no value).
 HAZARDS = ("read_after_write", "write_after_read", "write_after_write", "copy_in_flight", "divergent_barrier",
            "unstored_read")
-# The examples table, a row per hazard kind: the first of its kind, with the other thread (its index + 1) and
-# both lines (line * LINES + the other's); claimed: how many there were.
-EXAMPLE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "other", "lines", "claimed")
+# The examples table, a row per hazard kind: the lowest of its kind (block, epoch, pair of threads), with the other
+# thread (its index + 1) and both lines (line * LINES + the other's); claimed: its rank (0: none); lock: 1 in use.
+EXAMPLE_FIELDS = ("array", "i", "j", "by", "bx", "ty", "tx", "other", "lines", "claimed", "lock")
 # ... and its last row: the first access outside its array, `what` the operand (0-2) or 3 + the shared array.
 OUTSIDE_FIELDS = ("what", "i", "j", "by", "bx", "ty", "tx", "store", "line", "claimed")
 LINES = 1 << 20  # more lines than any kernel's file has
+LOWEST = 1 << 62  # above an example's ((block << 30) + epoch * STAMP + one thread) * STAMP + the other
 STAMP = 2048  # a thread's stamp: block or epoch * STAMP + its index in the block + 1 (at most 1024 threads)
 
 
@@ -58,8 +59,8 @@ class CountingBuffers:
             ("arrivals", np.int32, lambda L, cap: (L.blockspergrid[0] * L.blockspergrid[1],
                                                    L.threadsperblock[0] * L.threadsperblock[1],
                                                    max(len(barriers), 1)), 0),
-            ("C_writer", np.int64, C, -1),        # stamp (block * STAMP + thread) of its first
-            ("C_other_writer", np.int64, C, -1),  # ... and of another thread storing it too
+            ("C_writer", np.int64, C, -1),        # stamp (block * STAMP + thread) of its highest writer
+            ("C_lowest_writer", np.int64, C, LOWEST),  # ... and of its lowest: another in a race
             # per block and element, who touched it this epoch: the highest stamp, the lowest counted
             # downwards, the line of the latest touch (rewrite._tl_touch)
             *[(f"{rw}_{name}", np.int64, per_block(*shape, 3), -1)

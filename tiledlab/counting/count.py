@@ -60,7 +60,7 @@ class LoadCount:
     constants: dict = None  # every compile-time constant of the counted build ({"T": 4}, {"BM": 64, ...})
     C_stores: np.ndarray = None  # stores into each element of C
     C_atomics: np.ndarray = None  # ... of which cuda.atomic.add, each by any thread
-    C_races: list = None  # elements of C stored by two threads: (i, j, first, other), each (by, bx, ty, tx)
+    C_races: list = None  # elements of C stored by two threads: (i, j, lowest, highest writer), (by, bx, ty, tx)
     unused_shared: tuple = ()  # shared arrays declared but never read nor stored in this launch
     barriers: int = 0     # the most barriers one thread passed
 
@@ -116,7 +116,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         shared_trace=as_records(got["shared_trace"][:shared_made], SHARED_TRACE_FIELDS) if trace else None,
         shared=dict(buffers.shared), constants=dict(launch.constants),
         C_stores=got["C_stores"], C_atomics=got["C_atomics"],
-        C_races=races(got["C_writer"], got["C_other_writer"], launch),
+        C_races=races(got["C_lowest_writer"], got["C_writer"], launch),
         unused_shared=tuple(name for name in buffers.shared if (got[f"wrote_{name}"][..., 0] < 0).all() and
                             (got[f"read_{name}"][..., 0] < 0).all()),
         barriers=int(got["arrivals"][..., :len(buffers.barriers)].sum(axis=2).max()))
@@ -137,12 +137,12 @@ def _thread(launch, me):
     return divmod(int(me) - 1, launch.threadsperblock[0])  # (ty, tx) of a thread's index in its block + 1
 
 
-def races(writer, other, launch):
-    """(i, j, first, other) for each element of C stored by two threads; threads as (by, bx, ty, tx)."""
+def races(lowest, highest, launch):
+    """(i, j, lowest, highest) of each element of C stored by several threads: its writers by block, then thread."""
     def thread(stamp):
         block, me = divmod(int(stamp), STAMP)
         return divmod(block, launch.blockspergrid[0]) + _thread(launch, me)  # (by, bx, ty, tx)
-    return [(int(i), int(j), thread(writer[i, j]), thread(other[i, j])) for i, j in np.argwhere(other >= 0)]
+    return [(int(i), int(j), thread(lowest[i, j]), thread(highest[i, j])) for i, j in np.argwhere(lowest < highest)]
 
 
 def _code(counting, line):

@@ -136,20 +136,21 @@ def _arguments(kernel, tile, shapes, seed, hint, barriers_per_step, per_fma):
 
 def _check_limit(name, limit, shapes, tile):
     """A WrongArgument unless `limit` (max_loads, max_shared_reads) is None or gives a number ≥ 0 at `shapes`."""
-    got = None if limit is None or callable(limit) else _("got {value!r}").format(value=limit)
-    for M, K, N in shapes if limit is not None and got is None else ():
+    if limit is not None and not callable(limit):
+        _refuse_limit(name, _("got {value!r}").format(value=limit))
+    for M, K, N in shapes if callable(limit) else ():
         call = f"{name}({M}, {K}, {N}, {tile})"
         try:
             value = limit(M, K, N, tile)
-            got = None if _is_number(value) and value >= 0 else _("{call} returned {value!r}").format(call=call,
-                                                                                                     value=value)
         except Exception as error:  # noqa: BLE001  the student's function: what it raised, in one line
-            got = _("{call} raised {error}").format(call=call, error=f"{type(error).__name__}: {error}")
-        if got:
-            break
-    if got:
-        raise WrongArgument(_("{name} takes a function of (M, K, N, T) that returns how many are allowed, a number "
-                              "≥ 0: {name}=budget, not budget(16, 16, 16, 4); {got}").format(name=name, got=got))
+            _refuse_limit(name, _("{call} raised {error}").format(call=call, error=f"{type(error).__name__}: {error}"))
+        if not (_is_number(value) and value >= 0):
+            _refuse_limit(name, _("{call} returned {value!r}").format(call=call, value=value))
+
+
+def _refuse_limit(name, got):
+    raise WrongArgument(_("{name} takes a function of (M, K, N, T) that returns how many are allowed, a number ≥ 0: "
+                          "{name}=budget, not budget(16, 16, 16, 4); {got}").format(name=name, got=got)) from None
 
 
 def count_shapes(kernel, tile):

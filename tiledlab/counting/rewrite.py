@@ -21,7 +21,7 @@ from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace
 from ..core import build, ptx
 from ..core.contract import dynamic_bytes, is_call, refused
 from ..core.launch import resolve
-from .buffers import LINES as _LINES, OPERANDS, STAMP as _STAMP, CountingBuffers  # the helpers' names for them
+from .buffers import LINES as _LINES, LOWEST as _LOWEST, OPERANDS, STAMP as _STAMP, CountingBuffers  # helpers' names
 from .countable import check_countable, is_atomic_add, is_barrier, ptx_call
 from ..i18n import _
 
@@ -99,13 +99,12 @@ def _tl_ldg4(arr, operand, counts, thread_loads, trace, trace_pos, x, y, epoch, 
     return _tl_ptx_ldg4(arr, i, j)
 
 
-def _tl_gstore(arr, stores, writer, other_writer, mine, line, examples, i, j, value):
+def _tl_gstore(arr, stores, highest, lowest, mine, line, examples, i, j, value):
     if not _tl_inside(arr, i, j, 1, 2, 1, line, examples):
         return
     cuda.atomic.add(stores, (i, j), 1)
-    first = cuda.atomic.cas(writer, (i, j), -1, mine)  # the first thread to store this element
-    if first != -1 and first != mine:
-        other_writer[i, j] = mine  # a second thread stores it too: which value stays is a race
+    cuda.atomic.max(highest, (i, j), mine)  # the highest and lowest thread to store it: two in a race, in any order
+    cuda.atomic.min(lowest, (i, j), mine)
     arr[i, j] = value
 
 
@@ -125,13 +124,13 @@ def _tl_arrive(arrivals, b, me, site):
 
 def _tl_other(high, low, mine):
     # Another thread (its index in the block + 1) that the stamps (highest, lowest counted downwards) show in
-    # this epoch; 0 for none.
+    # this epoch, the lowest unless that is this one; 0 for none.
     if high // _STAMP != mine // _STAMP:
         return 0
-    if high != mine:
-        return high % _STAMP
     if low // _STAMP == mine // _STAMP and _STAMP - low % _STAMP != mine % _STAMP:
         return _STAMP - low % _STAMP
+    if high != mine:
+        return high % _STAMP
     return 0
 
 
@@ -145,13 +144,21 @@ def _tl_touch(table, b, i, j, mine, line):
     return _tl_other(high, low, mine)
 
 
-def _tl_hazard(hazards, examples, kind, array, i, j, other, line, other_line):
-    # Count a hazard; the first of its kind is its example (buffers.EXAMPLE_FIELDS), with both lines.
+def _tl_hazard(hazards, examples, kind, array, i, j, b, mine, other, line, other_line):
+    # Count a hazard; its kind's example (buffers.EXAMPLE_FIELDS, with both lines) is the one of the lowest block,
+    # epoch and pair of threads, whatever order they ran in: under a lock (column 10) one looks and writes at a time.
     cuda.atomic.add(hazards, kind, 1)
-    if cuda.atomic.add(examples, (kind, 9), 1) == 0:
-        _tl_row(examples, kind, array, i, j)
-        examples[kind, 7] = other
-        examples[kind, 8] = line * _LINES + other_line
+    me = mine % _STAMP  # the lower the block, epoch and pair, the higher the rank
+    rank = _LOWEST - ((b << 30) + mine - me + min(me, other)) * _STAMP - max(me, other)
+    if rank > examples[kind, 9]:  # a stale look is fine: the lock's holder looks again
+        while cuda.atomic.cas(examples, (kind, 10), 0, 1) != 0:
+            pass
+        if cuda.atomic.max(examples, (kind, 9), rank) < rank:
+            _tl_row(examples, kind, array, i, j)
+            examples[kind, 7] = other
+            examples[kind, 8] = line * _LINES + other_line
+        cuda.threadfence()
+        cuda.atomic.exch(examples, (kind, 10), 0)
 
 
 def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, i, j):
@@ -160,10 +167,10 @@ def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, 
     shared_reads[y, x] += 1
     _tl_shared_record(strace, strace_pos, array, i, j, mine // _STAMP, 0)
     if wrote[b, i, j, 0] < 0:  # no thread of this block has stored it: it holds no value
-        _tl_hazard(hazards, examples, 5, array, i, j, 0, line, 0)
+        _tl_hazard(hazards, examples, 5, array, i, j, b, mine, 0, line, 0)
     other = _tl_other(wrote[b, i, j, 0], wrote[b, i, j, 1], mine)
     if other:  # read-after-write with no barrier between
-        _tl_hazard(hazards, examples, 0, array, i, j, other, line, wrote[b, i, j, 2])
+        _tl_hazard(hazards, examples, 0, array, i, j, b, mine, other, line, wrote[b, i, j, 2])
     _tl_touch(read, b, i, j, mine, line)
     return s[i, j]
 
@@ -173,11 +180,11 @@ def _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x
     _tl_shared_record(strace, strace_pos, array, i, j, mine // _STAMP, 1)
     other = _tl_other(read[b, i, j, 0], read[b, i, j, 1], mine)
     if other:  # write-after-read: a neighbour may still need the old value
-        _tl_hazard(hazards, examples, 1, array, i, j, other, line, read[b, i, j, 2])
+        _tl_hazard(hazards, examples, 1, array, i, j, b, mine, other, line, read[b, i, j, 2])
     before = wrote[b, i, j, 2]
     other = _tl_touch(wrote, b, i, j, mine, line)
     if other:  # write-after-write
-        _tl_hazard(hazards, examples, 2, array, i, j, other, line, before)
+        _tl_hazard(hazards, examples, 2, array, i, j, b, mine, other, line, before)
 
 
 def _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, i, j,
@@ -190,24 +197,24 @@ def _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array
 # Asynchronous copies. pending[b, i, j] = group * _STAMP + thread of the last copy into the element (-1:
 # none); done[b, thread] = how many of that thread's groups have completed (its waits say so).
 
-def _tl_in_flight(s, hazards, array, b, line, examples, pending, done, i, j, store):
+def _tl_in_flight(s, hazards, array, b, mine, line, examples, pending, done, i, j, store):
     # A hazard when the last copy into the element may still be in flight: its thread has not waited for it.
     if _tl_inside(s, i, j, 1, 3 + array, store, line, examples):
         p = pending[b, i, j]
         if p >= 0 and done[b, p % _STAMP] <= p // _STAMP:
-            _tl_hazard(hazards, examples, 3, array, i, j, p % _STAMP, line, 0)
+            _tl_hazard(hazards, examples, 3, array, i, j, b, mine, p % _STAMP, line, 0)
 
 
 def _tl_sload_async(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples,
                     pending, done, i, j):
-    _tl_in_flight(s, hazards, array, b, line, examples, pending, done, i, j, 0)
+    _tl_in_flight(s, hazards, array, b, mine, line, examples, pending, done, i, j, 0)
     return _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples,
                      i, j)
 
 
 def _tl_sstore_async(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line,
                      examples, pending, done, i, j, value):
-    _tl_in_flight(s, hazards, array, b, line, examples, pending, done, i, j, 1)
+    _tl_in_flight(s, hazards, array, b, mine, line, examples, pending, done, i, j, 1)
     _tl_sstore(s, shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, i, j,
                value)
 
@@ -220,7 +227,7 @@ def _tl_cp_async4(dst, di, dj, src, si, sj, operand, counts, thread_loads, trace
         return
     for q in range(4):  # four global loads and four shared stores, the stores pending until a wait
         _tl_gcount(operand, counts, thread_loads, trace, trace_pos, x, y, epoch, si, sj + q)
-        _tl_in_flight(dst, hazards, array, b, line, examples, pending, done, di, dj + q, 1)  # one still in flight there
+        _tl_in_flight(dst, hazards, array, b, mine, line, examples, pending, done, di, dj + q, 1)  # one in flight there
         _tl_scount(shared_stores, wrote, read, hazards, strace, strace_pos, array, x, y, b, mine, line, examples, di,
                    dj + q)
         pending[b, di, dj + q] = group * _STAMP + mine % _STAMP
@@ -302,7 +309,7 @@ class _Rewrite(ast.NodeTransformer):
         return ast.Expr(_call(f"{self._shared_call(name, False, line)}, i, j, v)", i, j, value))
 
     def _global_store(self, name, i, j, value, line):
-        return ast.Expr(_call(f"_tl_gstore({name}, _tl_C_stores, _tl_C_writer, _tl_C_other_writer, "
+        return ast.Expr(_call(f"_tl_gstore({name}, _tl_C_stores, _tl_C_writer, _tl_C_lowest_writer, "
                               f"_tl_b * _STAMP + _tl_me, {line}, _tl_examples, i, j, v)", i, j, value))
 
     def _stored(self, name):
@@ -437,7 +444,7 @@ def instrumented(bound):
     func.args.args += [ast.arg(arg=a) for a in buffers.parameters]
     helpers = "\n\n".join([code.helpers] * bool(code.helpers) + [HELPER_SOURCE] +
                           [ASYNC_HELPER_SOURCE] * bool(ptx_names))
-    namespace = {**bound.kernel.namespace, **bound, "_STAMP": _STAMP, "_LINES": _LINES,
+    namespace = {**bound.kernel.namespace, **bound, "_STAMP": _STAMP, "_LINES": _LINES, "_LOWEST": _LOWEST,
                  **(PTX_NAMESPACE if ptx_names else {})}
     threads = bound.threads
     compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), helpers,
