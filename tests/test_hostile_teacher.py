@@ -1,11 +1,14 @@
 """A careless teacher's command lines (python -m tiledlab, python -m classroom, classroom.capacity): each wrong
 one refused in one line with exit 2, before anything runs or is written; never a traceback, never a silently
 wrong result. The findings: docs of the probe in the lead's notes (hostile-teacher.md)."""
+import json
 import pathlib
 
 import pytest
 
+from classroom import capacity, cli as classroom_cli, report, student_copy
 from tiledlab.core import best
+from tiledlab.counting import outcomes
 from tiledlab.experiments import bench, tune
 
 NOT_WRITABLE = pathlib.Path("/proc/tiledlab-cannot-write-here")  # mkdir fails there, even as root
@@ -59,3 +62,72 @@ def test_an_out_folder_that_cannot_be_made_fails_before_the_run(argv, cache, nev
 
 def test_a_misspelt_command_is_named(tiledlab_cli):
     assert refused(tiledlab_cli("cout"), "did you mean count?")
+
+
+# --- python -m classroom ---------------------------------------------------------------------------
+
+def classroom(capsys, *argv):
+    code = classroom_cli.main([str(a) for a in argv])
+    said = capsys.readouterr()
+    return type("Result", (), {"returncode": code, "stdout": said.out, "stderr": said.err})
+
+
+def outcome(exercise, time, started=None, feedback="Right."):
+    return {"exercise": exercise, "passed": True, "feedback": feedback, "time": time, "started": started}
+
+
+def write(home, *rows):
+    (home / "notebooks").mkdir(parents=True)
+    (home / "notebooks" / outcomes.FILE).write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.mark.parametrize("row, says", [
+    (outcome("1.1", "9999-12-31T23:59:59+00:00", "2026-12-01T10:00:00+00:00"), "not in the future"),  # 5e9 minutes
+    (outcome("1.1", "2026-12-01T10:10:00+00:00", "2026-12-02T10:00:00+00:00"), "before the check's"),
+    (outcome("1.1", "2026-12-01T10:10:00+00:00", feedback="nope\nsecond line"), "a text of one line")])
+def test_a_line_record_never_writes_is_skipped_not_counted(row, says, tmp_path):
+    write(tmp_path / "ada", row)
+    skipped = []
+    assert report.records(tmp_path, skipped).empty
+    assert says in skipped[0]
+
+
+def test_a_students_notebooks_linked_to_anothers_earn_nothing(tmp_path):
+    write(tmp_path / "ada", outcome("1.1", "2026-12-01T10:10:00+00:00"))
+    (tmp_path / "eve").mkdir()
+    (tmp_path / "eve" / "notebooks").symlink_to(tmp_path / "ada" / "notebooks")
+    (tmp_path / "mallory").symlink_to(tmp_path / "ada")
+    skipped = []
+    assert report.records(tmp_path, skipped)["student"].tolist() == ["ada"]
+    assert skipped == [f"{tmp_path / 'eve' / 'notebooks'}: a link, not read", f"{tmp_path / 'mallory'}: a link, not read"]
+
+
+def test_a_csv_that_is_a_device_or_pipe_is_refused(tmp_path, capsys):
+    write(tmp_path / "class" / "ada", outcome("1.1", "2026-12-01T10:10:00+00:00"))
+    (tmp_path / "null.csv").symlink_to("/dev/null")  # a pipe would block: the same refusal
+    result = classroom(capsys, "class-report", tmp_path / "class", "--csv", tmp_path / "null.csv")
+    assert refused(result, "--csv", "not a regular file"), result.stderr
+    assert not (tmp_path / "null-minutes.csv").exists()
+
+
+def test_nbgrader_refuses_a_misspelt_notebook_before_writing(tmp_path, capsys):
+    result = classroom(capsys, "nbgrader", tmp_path / "course", "--notebooks", "01_naive_reads", "02_redundant_read")
+    assert refused(result, "02_redundant_read", "did you mean 02_redundant_reads?"), result.stderr
+    assert not (tmp_path / "course").exists()  # was: a course of 01 alone, exit 0
+
+
+def test_student_copys_next_step_quotes_the_folder(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(student_copy, "student_copy", lambda dest: dest)
+    dest = tmp_path / "class of 2026"
+    result = classroom(capsys, "student-copy", dest)
+    assert result.returncode == 0 and f"cd '{dest}' && " in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--students", "0"], "--students"), (["--repeats", "0"], "--repeats"), (["--limit-s", "nan"], "--limit-s"),
+    (["--notebook", "no-such.ipynb"], "no-such.ipynb"), (["--out", "."], "is a folder")])
+def test_capacity_refuses_in_one_line_before_any_student_runs(argv, says, capsys, monkeypatch):
+    monkeypatch.setattr(capacity, "measure", lambda *a: pytest.fail("measured before refusing"))
+    code = capacity.main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and "Traceback" not in err, err
