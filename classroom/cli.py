@@ -19,9 +19,8 @@ def out_file(path, option, example):
     path = pathlib.Path(path)
     if path.is_dir():
         raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / example}")
-    if path.exists() and not path.is_file():  # a pipe would block the write, a device swallow it
-        raise ValueError(f"{option} {path} is not a regular file (a pipe or a device): give a file's name, e.g. "
-                         f"{option} {example}")
+    if path.is_fifo():  # opened to write, it waits for a reader: forever
+        raise ValueError(f"{option} {path} is a pipe, not a file: give a file's name, e.g. {option} {example}")
     if blocker := file_in_the_way(path.parent):
         raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
     return path
@@ -48,8 +47,10 @@ def _student_copy(args):
 
 def _hub(argv):
     """`hub` parses its own options (hub.py); the others go on to `jupyterhub`."""
+    from tiledlab.notebook import lab
+
     from . import hub
-    return hub.start(*hub.parser(Parser).parse_known_args(argv))
+    return hub.start(*lab.parse(hub.parser(Parser), argv))
 
 
 def _nbgrader(args):

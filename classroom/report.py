@@ -99,7 +99,7 @@ def read(path):
 def homes(class_dir):
     """The students' folders of `class_dir`, by name."""
     folder = pathlib.Path(class_dir)
-    if not folder.is_dir():
+    if not str(class_dir).strip() or not folder.is_dir():  # "": not the current folder
         raise ValueError(f"CLASS_DIR {folder}: no such folder; give the class folder that `python -m classroom "
                          "hub` made (my-class/ beside notebooks/ unless --class-dir said otherwise)")
     return sorted(p for p in folder.iterdir() if not p.name.startswith(".") and (p / NOTEBOOK_FOLDER).is_dir())

@@ -2,6 +2,7 @@
 one refused in one line with exit 2, before anything runs or is written; never a traceback, never a silently
 wrong result. The findings: docs of the probe in the lead's notes (hostile-teacher.md)."""
 import json
+import os
 import pathlib
 
 import pytest
@@ -102,12 +103,10 @@ def test_a_students_notebooks_linked_to_anothers_earn_nothing(tmp_path):
     assert skipped == [f"{tmp_path / 'eve' / 'notebooks'}: a link, not read", f"{tmp_path / 'mallory'}: a link, not read"]
 
 
-def test_a_csv_that_is_a_device_or_pipe_is_refused(tmp_path, capsys):
-    write(tmp_path / "class" / "ada", outcome("1.1", "2026-12-01T10:10:00+00:00"))
-    (tmp_path / "null.csv").symlink_to("/dev/null")  # a pipe would block: the same refusal
-    result = classroom(capsys, "class-report", tmp_path / "class", "--csv", tmp_path / "null.csv")
-    assert refused(result, "--csv", "not a regular file"), result.stderr
-    assert not (tmp_path / "null-minutes.csv").exists()
+def test_an_output_file_that_is_a_pipe_is_refused_not_waited_on(tmp_path):
+    os.mkfifo(tmp_path / "report.csv")  # class-report --csv report.csv hung there
+    with pytest.raises(ValueError, match="--csv .*report.csv is a pipe"):
+        classroom_cli.out_file(tmp_path / "report.csv", "--csv", "class-report.csv")
 
 
 def test_nbgrader_refuses_a_misspelt_notebook_before_writing(tmp_path, capsys):
@@ -131,3 +130,37 @@ def test_capacity_refuses_in_one_line_before_any_student_runs(argv, says, capsys
     code = capacity.main(argv)
     err = capsys.readouterr().err
     assert code == 2 and says in err and "Traceback" not in err, err
+
+
+def test_class_report_of_an_empty_name_is_not_the_current_folder(capsys):
+    assert refused(classroom(capsys, "class-report", ""), "CLASS_DIR")
+
+
+# --- lab and hub: what goes on to Jupyter -----------------------------------------------------------
+
+@pytest.fixture
+def src(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "01_a.ipynb").write_text("{}")
+    return tmp_path / "notebooks"
+
+
+@pytest.mark.parametrize("typo, ours", [("--dryrun", "--dry-run"), ("--fresch", "--fresh")])
+def test_lab_names_a_misspelt_option_of_its_own(typo, ours, src, tiledlab_cli):
+    assert refused(tiledlab_cli("lab", "--src", src, typo), typo, f"did you mean {ours}?")
+
+
+def test_hub_names_a_misspelt_option_instead_of_passing_it_to_jupyterhub(capsys):
+    assert refused(classroom(capsys, "hub", "--dryrun"), "did you mean --dry-run?")  # was: the real server started
+
+
+def test_lab_dry_run_prints_a_command_that_pastes_whole(src, tmp_path, tiledlab_cli):
+    dest = tmp_path / "my notebooks"
+    result = tiledlab_cli("lab", "--src", src, "--dest", dest, "--dry-run")
+    assert result.returncode == 0 and f"jupyter lab '{dest}' " in result.stdout, result.stdout
+
+
+def test_lab_dest_under_a_file_names_the_file(src, tmp_path, tiledlab_cli):
+    (tmp_path / "notes.txt").write_text("not a folder")
+    result = tiledlab_cli("lab", "--src", src, "--dest", tmp_path / "notes.txt" / "copy", "--dry-run")
+    assert refused(result, f"{tmp_path / 'notes.txt'} is a file, not a folder"), result.stderr  # was: .gitignore: Not a directory

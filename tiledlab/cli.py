@@ -276,7 +276,7 @@ def _takeaways(args):
 def _lab(argv):
     """`lab` parses its own options (tiledlab.notebook.lab); the others go on to `jupyter lab`."""
     from .notebook import lab
-    return lab.start(*lab.parser(Parser).parse_known_args(argv))
+    return lab.start(*lab.parse(lab.parser(Parser), argv))
 
 
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways, "lab": _lab}
