@@ -49,6 +49,13 @@ def test_tune_on_the_simulator_forecasts_and_refuses_days_of_work(tmp_path, cach
     assert refused(result, "--shape 64x64x64", "--force"), result.stderr
 
 
+def test_tune_with_shapes_and_sizes_tunes_both(tmp_path, cache, monkeypatch, tiledlab_cli):
+    tuned = []
+    monkeypatch.setattr(tune, "run", lambda shapes, *a, **k: tuned.extend(shapes) or [])
+    tiledlab_cli("tune", "--shape", "4x8x4", "--n", "8", "--kernels", "tiled", "--out", tmp_path / "out")
+    assert tuned == [(4, 8, 4), (8, 8, 8)]  # --n was dropped silently
+
+
 @pytest.mark.parametrize("argv", [["bench"], ["tune", "--shape", "4x4x4"], ["takeaways"]])
 @pytest.mark.parametrize("empty", ["", " "])
 def test_an_empty_out_folder_is_refused_not_the_current_folder(argv, empty, cache, never_run, tiledlab_cli):

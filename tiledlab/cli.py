@@ -29,6 +29,7 @@ EPILOG = """exit codes, the same for every command:
   4  internal error (a bug in tiledlab): a traceback, please report it"""
 GPU_NS, GPU_TILES = [1024, 2048], [8, 16, 32]  # bench's defaults on a GPU
 SIM_NS, SIM_TILES = [16, 32], [4, 8]  # and on the simulator, where each CUDA thread is a Python thread
+TUNE_NS = [1024, 2048, 4096, 8192]  # tune's square sizes, unless --shape or --n says otherwise
 SIM_LIMIT_S = 600  # a longer simulator run needs --force
 COUNTED_COST = 2  # a counted launch takes about as long as two plain ones on the simulator (N = 64, 96)
 
@@ -237,7 +238,8 @@ def _tune(args):
     from .data import stamp, write_rows
     from .experiments import bench, tune
     from .notebook import table
-    out, shapes = out_folder(args.out), args.shape or [(n, n, n) for n in args.n]
+    squares = args.n or ([] if args.shape else TUNE_NS)  # both options: both tuned
+    out, shapes = out_folder(args.out), (args.shape or []) + [(n, n, n) for n in squares]
     for name in args.kernels or []:
         if name == "best":
             raise ValueError(_("--kernels best: tune measures the kernels that `best` chooses among; name those"))
@@ -367,7 +369,8 @@ def parser():
                     f"simulator, forecasts its time and refuses tunings over {SIM_LIMIT_S} s unless --force.")
     p.add_argument("--shape", type=_shape, nargs="+", help="M×K×N products to tune for, e.g. 4096x4096x4096 "
                    "1000x1000x1000")
-    p.add_argument("--n", type=whole_arg("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
+    p.add_argument("--n", type=whole_arg("N"), nargs="+", help="square sizes N (default without --shape: "
+                   f"{' '.join(map(str, TUNE_NS))})")
     kernels_option(p, "the candidates (names of the registry; by default tune.CANDIDATES)")
     p.add_argument("--out", default="tune-out", help="folder for tune.csv")
     p.add_argument("--force", action="store_true", help="run a long simulator tuning anyway")
