@@ -125,20 +125,48 @@ def summary(table):
     return "\n".join(rows)
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m classroom.capacity", description=__doc__.split("\n\n")[0])
-    p.add_argument("--students", type=int, nargs="+", default=[1, 2, 4], help="students at once, one round each")
-    p.add_argument("--repeats", type=int, default=1, help="rounds of each size")
+def _seconds(text):
+    """--limit-s's type: a positive number of seconds."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0  # not a number: refused below
+    if not 0 < seconds < float("inf"):  # nan too
+        raise argparse.ArgumentTypeError(f"{text}: give a positive number of seconds, e.g. 480")
+    return seconds
+
+
+def parser():
+    from tiledlab.cli import Parser, whole_arg
+    p = Parser(prog="python -m classroom.capacity", description=__doc__.split("\n\n")[0])
+    p.add_argument("--students", type=whole_arg("students"), nargs="+", default=[1, 2, 4],
+                   help="students at once, one round each")
+    p.add_argument("--repeats", type=whole_arg("repeats"), default=1, help="rounds of each size")
     p.add_argument("--notebook", default=str(NOTEBOOK), help="the notebook each student runs")
     p.add_argument("--out", default="capacity.csv", help="the CSV to write")
-    p.add_argument("--limit-s", type=float, default=480, help="start no round after this many seconds")
+    p.add_argument("--limit-s", type=_seconds, default=480, help="start no round after this many seconds")
     p.add_argument("--one", metavar="NOTEBOOK", help=argparse.SUPPRESS)  # a student's process
-    args = p.parse_args(argv)
+    return p
+
+
+def _capacity(args):
+    """Measure, after refusing what would fail only once the first round is over (tiledlab.cli's exit codes)."""
+    from .cli import out_file
     if args.one:
         print(json.dumps(one_student(args.one)))
         return 0
-    measure(args.students, args.repeats, args.notebook, args.out, args.limit_s)
+    if not pathlib.Path(args.notebook).is_file():
+        raise ValueError(f"--notebook {args.notebook}: no such notebook file; e.g. --notebook {NOTEBOOK}")
+    out = out_file(args.out, "--out", "capacity.csv")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    measure(args.students, args.repeats, args.notebook, out, args.limit_s)
     return 0
+
+
+def main(argv=None):
+    from tiledlab.cli import run
+    argv = sys.argv[1:] if argv is None else list(argv)
+    return run(argv, lambda a: ("measure", parser().parse_args(a)), {"measure": _capacity})
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ One handler per command (HANDLERS) and its options (parser()); the exit codes ar
 import argparse
 import importlib.util
 import pathlib
+import shlex
 import sys
 
 from tiledlab.cli import EPILOG, OK, Parser, add_command, file_in_the_way, out_folder, run
@@ -18,6 +19,8 @@ def out_file(path, option, example):
     path = pathlib.Path(path)
     if path.is_dir():
         raise ValueError(f"{option} {path} is a folder: give a file's name, e.g. {option} {path / example}")
+    if path.is_fifo():  # opened to write, it waits for a reader: forever
+        raise ValueError(f"{option} {path} is a pipe, not a file: give a file's name, e.g. {option} {example}")
     if blocker := file_in_the_way(path.parent):
         raise ValueError(f"{option} {path}: {blocker} is a file, not a folder")
     return path
@@ -37,15 +40,17 @@ def _student_copy(args):
     from .student_copy import student_copy
     path = student_copy(out_folder(args.dir, "DIR"))
     print(f"wrote a student copy of the series to {path} (without the key or the tests): "
-          f"cd {path} && python3 -m venv .venv && .venv/bin/python -m pip install -e . && "
+          f"cd {shlex.quote(str(path))} && python3 -m venv .venv && .venv/bin/python -m pip install -e . && "
           ".venv/bin/python -m tiledlab lab")
     return OK
 
 
 def _hub(argv):
     """`hub` parses its own options (hub.py); the others go on to `jupyterhub`."""
+    from tiledlab.notebook import lab
+
     from . import hub
-    return hub.start(*hub.parser(Parser).parse_known_args(argv))
+    return hub.start(*lab.parse(hub.parser(Parser), argv))
 
 
 def _nbgrader(args):
@@ -53,7 +58,7 @@ def _nbgrader(args):
     dest = out_folder(args.dir, "DIR")
     written = grading.course(dest, args.lang, args.notebooks or None)
     print(f"wrote an nbgrader course to {dest}: {len(written)} assignments ({', '.join(written)}), each "
-          f"notebook's exercises graded by its own check() and predict(). Then, in {dest}: nbgrader "
+          f"notebook's exercises graded by its own check() and predict(). Then, in {shlex.quote(str(dest))}: nbgrader "
           f"generate_assignment {written[0]} (and the others), release, collect, nbgrader autograde "
           f"{written[0]}, nbgrader generate_feedback {written[0]} (docs/teaching.md, \"Grading with nbgrader\")")
     return OK

@@ -11,6 +11,7 @@ One assignment per notebook that has exercises (``source/<stem>/<stem>.ipynb``),
     shows a student.
 """
 import ast
+import difflib
 import inspect
 import pathlib
 import re
@@ -170,6 +171,11 @@ def course(dest, lang="en", only=None):
     if dest.resolve().is_relative_to(ROOT.resolve() / "notebooks"):
         raise ValueError(f"{dest} is inside notebooks/: give a folder outside the series")
     folder = NOTEBOOKS / "zh" if lang == "zh" else NOTEBOOKS
+    stems = [path.stem for path in lessons(folder)]
+    for name in (n for n in only or [] if n not in stems):  # refused before anything is written
+        close = difflib.get_close_matches(name, stems, 1, 0.5)
+        raise ValueError(f"--notebooks {name}: no such notebook" + (f"; did you mean {close[0]}?" if close else "")
+                         + f" (the series: {' '.join(stems)})")
     solved, written = key(), []
     for path in lessons(folder):
         if only is not None and path.stem not in only:

@@ -16,6 +16,7 @@ import json
 import os
 import pathlib
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -176,7 +177,7 @@ def start(args, extra) -> int:
                          "container)")
     _check_installed()
     if args.dry_run:
-        print(f"{CLASS_ENV}={folder} " + " ".join(cmd))
+        print(f"{CLASS_ENV}={shlex.quote(str(folder))} {shlex.join(cmd)}")
         return 0
     folder.mkdir(parents=True, exist_ok=True)
     if not (folder / ".gitignore").exists():

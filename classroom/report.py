@@ -9,8 +9,10 @@ A notebook's minutes add up, over its kernel's sessions, the time from the kerne
 notebook, or restarting its kernel) to the last check in that session.
 
 The outcomes files are the students' own, and a student can edit theirs: each line is trusted only once
-every field is what `outcomes.record` writes (`"passed": "false"`, a string, is not a verdict); a line
-that is not is skipped and named, and a file that is not a regular file (a FIFO, a link) is never opened.
+every field is what `outcomes.record` writes (`"passed": "false"`, a string, is not a verdict; a check
+in the future, a kernel started after its check, a feedback of two lines are not either); a line that is not
+is skipped and named, and a file that is not a regular file (a FIFO, a link) is never opened, nor a student's
+notebooks/ that is a link (to another student's).
 """
 import datetime
 import json
@@ -31,6 +33,7 @@ COLUMNS = ["student", "exercise", "passed", "feedback", "time", "started"]
 EXERCISE_ID = re.compile(r"\d{1,2}\.\d{1,2}\Z")
 PREREQUISITES = "prerequisites"  # notebook 0's questions, 0.1, 0.2, ...: passed of those the series asks
 MOST_BYTES = 4 << 20  # a class's outcomes file is kilobytes: a bigger one is not read
+SKEW = datetime.timedelta(hours=1)  # a check's time may be this far ahead of the report's clock, no further
 #: The form of observed minutes (docs/teaching.md, "Record real minutes"): one row per notebook.
 FORM = ["date", "class", "notebook", "part", "students", "minutes_median", "minutes_slowest", "finished",
         "backend", "notes"]
@@ -51,12 +54,16 @@ def problem(row):
     """Why `row` (one parsed line) is not an outcome this report can trust; None when it is one."""
     if not isinstance(row, dict):
         return "not a JSON object"
+    time, started = _when(row.get("time")), _when(row.get("started"))
+    now = datetime.datetime.now(datetime.timezone.utc)
     checks = [("exercise", isinstance(row.get("exercise"), str) and EXERCISE_ID.match(row["exercise"]),
                "an exercise number like 3.1"),
               ("passed", isinstance(row.get("passed"), bool), "true or false"),
-              ("feedback", isinstance(row.get("feedback", ""), str), "a text"),
-              ("time", _when(row.get("time")), "a time with its zone"),
-              ("started", row.get("started") is None or _when(row["started"]), "a time with its zone, or null")]
+              ("feedback", isinstance(row.get("feedback", ""), str) and len(row.get("feedback", "").splitlines()) < 2,
+               "a text of one line"),
+              ("time", time and time <= now + SKEW, "a time with its zone, not in the future"),
+              ("started", row.get("started") is None or started and time and started <= time,
+               "a time with its zone before the check's, or null")]
     for field, ok, want in checks:
         if not ok:
             return f"{field!r} is {json.dumps(row.get(field), ensure_ascii=False)[:40]}, not {want}"
@@ -92,7 +99,7 @@ def read(path):
 def homes(class_dir):
     """The students' folders of `class_dir`, by name."""
     folder = pathlib.Path(class_dir)
-    if not folder.is_dir():
+    if not str(class_dir).strip() or not folder.is_dir():  # "": not the current folder
         raise ValueError(f"CLASS_DIR {folder}: no such folder; give the class folder that `python -m classroom "
                          "hub` made (my-class/ beside notebooks/ unless --class-dir said otherwise)")
     return sorted(p for p in folder.iterdir() if not p.name.startswith(".") and (p / NOTEBOOK_FOLDER).is_dir())
@@ -103,6 +110,11 @@ def records(class_dir, skipped=None):
     not be trusted is appended to `skipped` (a list), one line each."""
     rows = []
     for home in homes(class_dir):
+        link = next((p for p in (home, home / NOTEBOOK_FOLDER) if p.is_symlink()), None)
+        if link:  # to another student's work, maybe
+            if skipped is not None:
+                skipped.append(f"{link}: a link, not read")
+            continue
         for path in sorted((home / NOTEBOOK_FOLDER).rglob(outcomes.FILE)):
             found, why = read(path)
             rows += [{"student": home.name, **row} for row in found]

@@ -5,6 +5,7 @@ One handler per command (HANDLERS), its options (parser()), and one exit code pe
 """
 import argparse
 import contextlib
+import difflib
 import errno
 import json
 import os
@@ -28,6 +29,7 @@ EPILOG = """exit codes, the same for every command:
   4  internal error (a bug in tiledlab): a traceback, please report it"""
 GPU_NS, GPU_TILES = [1024, 2048], [8, 16, 32]  # bench's defaults on a GPU
 SIM_NS, SIM_TILES = [16, 32], [4, 8]  # and on the simulator, where each CUDA thread is a Python thread
+TUNE_NS = [1024, 2048, 4096, 8192]  # tune's square sizes, unless --shape or --n says otherwise
 SIM_LIMIT_S = 600  # a longer simulator run needs --force
 COUNTED_COST = 2  # a counted launch takes about as long as two plain ones on the simulator (N = 64, 96)
 
@@ -76,7 +78,10 @@ def run(argv, parse, handlers, codes=EXIT_CODES):
 def _parse(argv):
     if argv[:1] == ["lab"]:  # before argparse: unknown options go on to `jupyter lab`
         return argv[0], argv[1:]
-    if argv[:1] and not argv[0].startswith("-") and argv[0] not in HANDLERS:  # a teacher's or maintainer's, maybe
+    if argv[:1] and not argv[0].startswith("-") and argv[0] not in HANDLERS:  # a typo, or a teacher's or maintainer's
+        if close := difflib.get_close_matches(argv[0], HANDLERS, 1, 0.75):
+            raise ValueError(_("python -m tiledlab has no command {name}: did you mean {close}?").format(
+                name=argv[0], close=close[0]))
         raise ValueError(f"python -m tiledlab has no command {argv[0]} (its commands: {', '.join(HANDLERS)}); from "
                          f"the root of a clone of the series, a teacher's command runs as python -m classroom "
                          f"{argv[0]}, a maintainer's as python -m tools {argv[0]}")
@@ -98,6 +103,8 @@ def file_in_the_way(path):
 
 def out_folder(path, option="--out"):
     """`path` as a folder to write into (made when written to), or a ValueError saying why it cannot be."""
+    if not str(path).strip():  # Path("") is the current folder
+        raise ValueError(_("{option} is empty: give a folder's name").format(option=option))
     path = pathlib.Path(path)
     if blocker := file_in_the_way(path):
         raise ValueError(f"{option} {path}: {blocker} is a file, not a folder; give a folder's name instead")
@@ -205,9 +212,9 @@ def _bench(args):
         seconds = bench.simulator_seconds(args.n, args.tile, args.warmup, args.repeats, args.kernels, fair)
         _simulator_forecast(seconds, "this sweep", "use sizes up to 64 (the default is --n "
                             f"{' '.join(map(str, SIM_NS))} --tile {' '.join(map(str, SIM_TILES))})", args.force)
+    out.mkdir(parents=True, exist_ok=True)  # before the sweep: a place that cannot be written fails at once
     rows = bench.run(args.n, args.tile, args.warmup, args.repeats, cublas=not args.no_cublas,
                      progress=not args.quiet, kernels=args.kernels, fair=fair)
-    out.mkdir(parents=True, exist_ok=True)
     write_rows(rows, out / "bench.csv", bench.FIELDS)
     speed = not SIMULATOR  # the simulator's TFLOP/s of Python threads round to 0: it shows milliseconds
     ax = plots.bench_plot(rows, f"{rows[0]['device']} ({rows[0]['clock']})", metric="tflops" if speed else "median_ms")
@@ -227,18 +234,27 @@ def _shape(text):
 
 
 def _tune(args):
+    from .core.launch import resolve
     from .data import stamp, write_rows
-    from .experiments import tune
+    from .experiments import bench, tune
     from .notebook import table
-    out = out_folder(args.out)
+    squares = args.n or ([] if args.shape else TUNE_NS)  # both options: both tuned
+    out, shapes = out_folder(args.out), (args.shape or []) + [(n, n, n) for n in squares]
+    for name in args.kernels or []:
+        if name == "best":
+            raise ValueError(_("--kernels best: tune measures the kernels that `best` chooses among; name those"))
+        resolve(name)
     if SIMULATOR:
         print("CUDA simulator: tune times Python, not a GPU; its choices steer `best` on the simulator only",
               file=sys.stderr)
+        sizes = [(M * K * N) ** (1 / 3) for M, K, N in shapes]  # a product's work, as a cube's side
+        seconds = bench.simulator_seconds(sizes, [], 2, 11, args.kernels or tune.CANDIDATES, naive_tiles=())
+        _simulator_forecast(seconds, "this tuning", "use sizes up to 64 (e.g. --shape 64x64x64)", args.force)
+    out.mkdir(parents=True, exist_ok=True)  # before the first shape class: a place that cannot be written fails at once
 
     def saved(rows):  # after every shape class: a tune stopped later keeps the classes before
-        out.mkdir(parents=True, exist_ok=True)
         write_rows([{**r, **stamp()} for r in rows], out / "tune.csv", list(rows[0]) + list(stamp()))
-    rows = tune.run(args.shape or [(n, n, n) for n in args.n], args.kernels, saved=saved)
+    rows = tune.run(shapes, args.kernels, saved=saved)
     table(["M×K×N", "kernel", "TFLOP/s", "% cuBLAS", "rel err", "chosen"],
           [[f"{r['M']}×{r['K']}×{r['N']}", r["kernel"], f"{r['tflops']:.1f}", formatted(r["pct_cublas"], ".1f"),
             f"{r['rel_err']:.1e}", "✓" if r["chosen"] else ""] for r in rows])
@@ -262,7 +278,7 @@ def _takeaways(args):
 def _lab(argv):
     """`lab` parses its own options (tiledlab.notebook.lab); the others go on to `jupyter lab`."""
     from .notebook import lab
-    return lab.start(*lab.parser(Parser).parse_known_args(argv))
+    return lab.start(*lab.parse(lab.parser(Parser), argv))
 
 
 HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "takeaways": _takeaways, "lab": _lab}
@@ -349,12 +365,15 @@ def parser():
                     "fastest", "Check and time every candidate kernel this card can run at each shape, beside cuBLAS, "
                     "and keep the fastest correct one per card and shape class (M, K, N rounded up to powers of two, "
                     "marked where the block tiles leave an edge) in a cache that matmul(A, B, \"best\") reads; "
-                    "DIR/tune.csv lists every candidate timed. Run it once per GPU, for the sizes you multiply.")
+                    "DIR/tune.csv lists every candidate timed. Run it once per GPU, for the sizes you multiply. On the "
+                    f"simulator, forecasts its time and refuses tunings over {SIM_LIMIT_S} s unless --force.")
     p.add_argument("--shape", type=_shape, nargs="+", help="M×K×N products to tune for, e.g. 4096x4096x4096 "
                    "1000x1000x1000")
-    p.add_argument("--n", type=whole_arg("N"), nargs="+", default=[1024, 2048, 4096, 8192], help="square sizes N")
+    p.add_argument("--n", type=whole_arg("N"), nargs="+", help="square sizes N (default without --shape: "
+                   f"{' '.join(map(str, TUNE_NS))})")
     kernels_option(p, "the candidates (names of the registry; by default tune.CANDIDATES)")
     p.add_argument("--out", default="tune-out", help="folder for tune.csv")
+    p.add_argument("--force", action="store_true", help="run a long simulator tuning anyway")
 
     add_command(sub, "takeaways", "one slide-ready PNG per notebook", "Draw each notebook's takeaway figure (16:9, "
                 "large fonts) from small live counts and the committed H200 data, and save them as PNG files."

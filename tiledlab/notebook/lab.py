@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import itertools
 import json
 import os
 import pathlib
 import platform
+import shlex
 import shutil
 import stat
 import subprocess
@@ -21,7 +23,7 @@ import time
 
 from .. import i18n
 from ..counting.outcomes import series_notebooks
-from ..i18n import N_
+from ..i18n import N_, _
 
 SOURCE = series_notebooks()  # the committed notebooks, next to the package in a source checkout
 DEFAULT_DEST_NAME = "my-notebooks"  # the working copy unless --dest says otherwise: beside notebooks/
@@ -118,8 +120,9 @@ def plan(src, dest, *, fresh=False) -> tuple[list, list]:
     ones among them there, to be backed up first; a ValueError for a ``dest`` that is a file or overlaps the committed ones."""
     src, dest = pathlib.Path(src), pathlib.Path(dest)
     notebooks, where = committed(src), dest.resolve()
-    if dest.exists() and not dest.is_dir():
-        raise ValueError(f"the working copy {dest} is a file, not a folder: pass --dest with a folder's name")
+    blocker = next((p for p in (dest, *dest.parents) if p.exists()), dest)
+    if not blocker.is_dir():
+        raise ValueError(f"the working copy {dest}: {blocker} is a file, not a folder: pass --dest with a folder's name")
     for root in {src.resolve(), SOURCE.resolve()}:  # the copy inside or around committed notebooks: refused
         if where.is_relative_to(root) or root.is_relative_to(where):
             raise ValueError(f"the working copy {where} would mix with the committed notebooks in {root}: "
@@ -215,6 +218,18 @@ def check_options(extra):
         raise ValueError(f"jupyter lab refuses {' '.join(extra)}: {error}") from None
 
 
+def parse(p, argv):
+    """`p`'s options and the rest, which go on to Jupyter; a ValueError for one of the rest close to one of `p`'s
+    (--dryrun for --dry-run), which Jupyter would refuse in its own words, or take and start the server."""
+    args, extra = p.parse_known_args(argv)
+    ours = [o for action in p._actions for o in action.option_strings if o.startswith("--")]
+    for word in (w.split("=")[0] for w in extra if w.startswith("--")):
+        if close := difflib.get_close_matches(word, ours, 1, 0.8):
+            raise ValueError(_("{word} is not an option of {prog}: did you mean {close}?").format(
+                word=word, prog=p.prog, close=close[0]))
+    return args, extra
+
+
 def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
     p = cls(prog="python -m tiledlab lab", description="Copy the notebooks into a git-ignored working copy and "
             "open it in JupyterLab, so that running them never overwrites the committed H200 outputs. Options "
@@ -257,7 +272,7 @@ def start(args, extra) -> int:
         if edited:
             print(f"would move {_notebooks(len(edited), 'edited ')} to {_backup_name(dest)}/ first")
         _say_if_menus_stay_english(lang)
-        print(" ".join([*(f"{k}={v}" for k, v in env.items()), *cmd]))
+        print(" ".join([*(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.join(cmd)]))
         return 0
     folder = working_copy(src, dest, fresh=args.fresh)
     _say_if_menus_stay_english(lang)
