@@ -47,3 +47,23 @@ def test_on_a_gpu_the_table_adds_the_memory_in_use():
     shown = capacity.summary(table)
     assert "GPU memory in use (MiB)" in shown and "| 4 | " in shown and shown.splitlines()[4].endswith(" 4000 |")
     assert "GPU memory" not in capacity.summary(pd.read_csv(DATA))
+
+
+GPU_DATA = ROOT / "classroom" / "data" / "capacity-h100.csv"
+
+
+def test_the_guide_shows_the_committed_gpu_measurement():
+    guide = (ROOT / "docs" / "classroom.md").read_text()
+    shown = re.search(r"<!-- capacity:gpu -->\n(.*?)\n<!-- /capacity:gpu -->", guide, re.S)[1]
+    assert shown == capacity.summary(pd.read_csv(GPU_DATA))
+
+
+def test_the_gpu_measurement_is_a_gpu_round_of_each_size_with_its_provenance():
+    """One round of 1, 4, 16 and 40 students on one GPU, a row per student, the GPU's memory sampled in each."""
+    table = pd.read_csv(GPU_DATA)
+    assert list(table.columns) == capacity.FIELDS
+    assert sorted(table["students"].unique()) == [1, 4, 16, 40]
+    assert (table.groupby(["students", "repeat"]).size() == table.groupby(["students", "repeat"])["students"].first()).all()
+    assert table["backend"].eq("gpu").all() and table["device"].str.contains("H100").all()
+    assert table["gpu_memory_used_mib"].notna().all() and table["date"].notna().all()
+    assert (table["wall_s"] <= table["round_wall_s"]).all() and (table["kernel_cpu_s"] > 0).all()
