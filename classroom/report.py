@@ -222,8 +222,11 @@ def write(class_dir, csv):
     frame = report(class_dir, skipped)
     told = ["", "skipped (not an outcome this report can trust):", *[f"  {line}" for line in skipped]] if skipped else []
     if frame.index.empty:
+        one = (pathlib.Path(class_dir) / NOTEBOOK_FOLDER).is_dir()  # a student's own folder, not the class's
         return "\n".join([f"no students in {class_dir}: a student's folder there holds {NOTEBOOK_FOLDER}/ (the class "
-                          "server makes it at their first login); nothing written", *told])
+                          "server makes it at their first login); nothing written" + (
+                              f". {class_dir} is one student's folder: give the class folder that holds it, "
+                              f"{pathlib.Path(class_dir).resolve().parent}" if one else ""), *told])
     pathlib.Path(csv).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(csv, na_rep="")
     if frame.columns.empty:  # the start of a lesson: logged in, no exercise checked yet
@@ -237,6 +240,9 @@ def write(class_dir, csv):
     if len(stuck):
         lines += ["", "not passed yet (the last feedback):"]
         lines += [f"  {r.student}, {r.exercise}: {r.feedback}" for r in stuck.itertuples()]
+    if not pathlib.Path(csv).is_file():  # a device (/dev/null, /dev/stdout): no form written beside it, in /dev
+        return "\n".join(lines + told + ["", f"wrote {csv}; {csv} is not a file, so the form of observed minutes "
+                                         "was not written beside it: give --csv a file's name for it"])
     form = pathlib.Path(csv).with_name(pathlib.Path(csv).stem + "-minutes.csv")
     observed(class_dir, frame).to_csv(form, index=False)
     return "\n".join(lines + told + ["", f"wrote {csv}", f"wrote {form}: the form of observed minutes, one row per "

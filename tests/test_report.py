@@ -1,5 +1,6 @@
 """`python -m classroom class-report CLASS_DIR`: the outcomes the students' checks recorded, one row per student."""
 import json
+import pathlib
 import os
 import subprocess
 import sys
@@ -195,3 +196,17 @@ def test_the_series_notebook_0_asks_the_prerequisites_and_a_class_that_ran_none_
     frame = report.report(tmp_path)
     assert list(frame.columns[:2]) == [report.PREREQUISITES, "0.2"]
     assert frame[report.PREREQUISITES].fillna("").tolist() == ["", "1/3"]
+
+
+def test_a_csv_that_is_a_device_gets_no_minutes_form_written_beside_it(klass, capsys):
+    """--csv /dev/null (or /dev/stdout) writes the report there; the form would be /dev/null-minutes.csv, in /dev."""
+    assert cli.main(["class-report", str(klass), "--csv", os.devnull]) == 0
+    said = capsys.readouterr().out
+    assert "is not a file, so the form of observed minutes was not written" in said
+    assert not pathlib.Path(os.devnull + "-minutes.csv").exists()
+
+
+def test_one_students_folder_given_as_the_class_is_named_with_the_folder_to_give(klass, capsys):
+    assert cli.main(["class-report", str(klass / "ada"), "--csv", str(klass / "r.csv")]) == 0
+    said = capsys.readouterr().out
+    assert "no students" in said and f"is one student's folder: give the class folder that holds it, {klass.resolve()}" in said
