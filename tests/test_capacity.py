@@ -5,6 +5,7 @@ import re
 
 import nbformat
 import pandas as pd
+import pytest
 
 from classroom import capacity
 
@@ -12,17 +13,25 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "classroom" / "data" / "capacity-simulator.csv"
 
 
-def test_the_guide_shows_the_committed_measurement():
+GPU_DATA = ROOT / "classroom" / "data" / "capacity-h100.csv"
+
+
+@pytest.mark.parametrize("marker, data", [("simulator", DATA), ("gpu", GPU_DATA)])
+def test_the_guide_shows_the_committed_measurement(marker, data):
     guide = (ROOT / "docs" / "classroom.md").read_text()
-    shown = re.search(r"<!-- capacity:simulator -->\n(.*?)\n<!-- /capacity:simulator -->", guide, re.S)[1]
-    assert shown == capacity.summary(pd.read_csv(DATA))
+    shown = re.search(rf"<!-- capacity:{marker} -->\n(.*?)\n<!-- /capacity:{marker} -->", guide, re.S)[1]
+    assert shown == capacity.summary(pd.read_csv(data))
+
+
+def _a_row_per_student_per_round(table):
+    return (table.groupby(["students", "repeat"]).size() == table.groupby(["students", "repeat"])["students"].first()).all()
 
 
 def test_the_measurement_has_three_rounds_of_each_size_and_its_provenance():
     table = pd.read_csv(DATA)
     assert list(table.columns) == capacity.FIELDS
     assert (table.groupby("students")["repeat"].nunique() >= 3).all()
-    assert (table.groupby(["students", "repeat"]).size() == table.groupby(["students", "repeat"])["students"].first()).all()
+    assert _a_row_per_student_per_round(table)
     assert table["backend"].eq("simulator").all() and table["date"].notna().all() and table["numba"].notna().all()
     assert (table["kernel_cpu_s"] > 0).all() and (table["kernel_peak_rss_mib"] > 50).all()
 
@@ -49,21 +58,12 @@ def test_on_a_gpu_the_table_adds_the_memory_in_use():
     assert "GPU memory" not in capacity.summary(pd.read_csv(DATA))
 
 
-GPU_DATA = ROOT / "classroom" / "data" / "capacity-h100.csv"
-
-
-def test_the_guide_shows_the_committed_gpu_measurement():
-    guide = (ROOT / "docs" / "classroom.md").read_text()
-    shown = re.search(r"<!-- capacity:gpu -->\n(.*?)\n<!-- /capacity:gpu -->", guide, re.S)[1]
-    assert shown == capacity.summary(pd.read_csv(GPU_DATA))
-
-
 def test_the_gpu_measurement_is_a_gpu_round_of_each_size_with_its_provenance():
     """One round of 1, 4, 16 and 40 students on one GPU, a row per student, the GPU's memory sampled in each."""
     table = pd.read_csv(GPU_DATA)
     assert list(table.columns) == capacity.FIELDS
     assert sorted(table["students"].unique()) == [1, 4, 16, 40]
-    assert (table.groupby(["students", "repeat"]).size() == table.groupby(["students", "repeat"])["students"].first()).all()
+    assert _a_row_per_student_per_round(table)
     assert table["backend"].eq("gpu").all() and table["device"].str.contains("H100").all()
     assert table["gpu_memory_used_mib"].notna().all() and table["date"].notna().all()
     assert (table["wall_s"] <= table["round_wall_s"]).all() and (table["kernel_cpu_s"] > 0).all()
