@@ -7,13 +7,11 @@
    its registers (data/compiled/registers.csv), shared memory and threads allow; the busiest SM runs ⌈blocks / SMs⌉
    blocks of BM·BN·(its part of K in whole BK steps + K_OVERHEAD) multiply-adds, in rounds whose warps may not
    fill it (WARPS_TO_FILL): at 3000³ the 128×256 tile makes three rounds for 2.2 rounds of work. The rate is what the
-   kernel achieved per unit of that work in the card's committed same-run table (data/<card>/shapes.csv) at the
-   `nearest` measured shape (a card without one borrows its architecture's, else the H200's).
+   kernel achieved per unit of that work in the card's same-run table (data/<card>/shapes.csv) at the `nearest`
+   measured shape (a card without one borrows its architecture's, else the H200's).
 The cache, $TILEDLAB_CACHE_DIR/tune.json (else platformdirs' user cache dir + /tiledlab/tune.json), is
 {"version": 2, "entries": [{"card": {asdict of a Card}, "shape_class": [...], "kernel": name, "measured": {...}}]};
-`shape_class` rounds each dimension up to a power of two, "≤P" where a candidate's tile leaves an edge. A later
-entry replaces an earlier one for its card and class; an unreadable file is reported once and ignored. `entries`,
-`entry`, `same_class` and `save` are its one reader and writer.
+a later entry replaces an earlier one for its card and class; an unreadable file is reported once and ignored.
 """
 import csv
 import dataclasses
@@ -139,8 +137,7 @@ def blocks(kernel, M, N):
 
 
 def by_rule(M, N, card, kernels):
-    """The rule before the model: the largest runnable candidate whose grid gives FILL of the SMs a block, else
-    the smallest."""
+    """The rule before the model: the largest runnable candidate giving FILL of the SMs a block, else the smallest."""
     runnable = [kernels[name] for name in CANDIDATES if kernels[name].refusal(card) is None]
     if not runnable:
         raise ValueError(_('"best": {card} can run none of {names}').format(card=card, names=", ".join(CANDIDATES)))
@@ -164,14 +161,9 @@ def facts(kernel):
     return c, c.block, math.prod(c.threads), kernel.needs(c)
 
 
-def registers(kernel, card):
-    """Registers per thread of `kernel`'s default build on `card`'s architecture (None if never recorded)."""
-    return _registers().get((kernel.name, card.arch))
-
-
 def per_sm(kernel, card):
     """Blocks of `kernel`'s default build one SM of `card` holds at once; None when its registers are unknown."""
-    used = registers(kernel, card)
+    used = _registers().get((kernel.name, card.arch))  # per thread, as ptxas recorded them
     _, _, threads, needs = facts(kernel)
     return cards.blocks_per_sm(card, used, threads, needs.shared.bytes) if used else None
 
@@ -205,8 +197,7 @@ def nearest(shape, measured):
 
 
 def rate(kernel, card, M, K, N, kernels):
-    """Multiply-adds per second per SM per unit of `work` that `kernel` (or the rung it splits) achieved at the
-    nearest measured shape; None where neither was measured."""
+    """Multiply-adds/s per SM per unit of `work` by `kernel` (or the rung it splits) at the nearest shape, or None."""
     measured_on, table = measured(card)
     name = kernel.name if kernel.name in table else twin(kernel, kernels)
     if name not in table:

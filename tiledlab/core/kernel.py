@@ -3,14 +3,13 @@ C, its family and idea, what it needs of the card. Its code is a hand-written fu
 generator (`Generated`) or a changed syntax tree of another kernel's code (`Changed`, the variants), behind one
 interface. `kernel.bind(BM=64)` checks and completes constants once into a `Build`; `kernel.build(...)` compiles
 it through core.build after checking the contract (core.contract) and the card. `Kernel.of(naive)` wraps a
-@cuda.jit kernel with the lesson's geometry (T×T threads for a T×T tile of C); others declare theirs:
+@cuda.jit kernel with the lesson's geometry (T×T threads for a T×T tile of C); others declare theirs, integer
+keywords being constants with their defaults and functions constants derived from them:
 
     @launch_geometry(block=lambda BM, BN: (BM, BN), threads=lambda BM, BN, TM, TN: (BN // TN, BM // TM),
                      BM=64, BN=64, BK=8, TM=4, TN=4, NTHREADS=lambda BM, BN, TM, TN: (BM // TM) * (BN // TN))
     @cuda.jit
     def my_kernel(A, B, C): ...
-
-Integer keywords are constants with their defaults; functions are constants derived from them.
 """
 import ast
 import copy

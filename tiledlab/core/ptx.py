@@ -1,13 +1,11 @@
 """What numba-cuda has no words for: a 128-bit load and an asynchronous copy (in PTX), and shared tiles beyond 48 KiB.
 
-* `ldg4(A, i, j)` reads A[i, j:j+4] with one `ld.global.nc.v4.f32` (SASS `LDG.E.128.CONSTANT`): 128 bits through
-  the read-only path (the data must not change while the kernel runs). For four reads of A[i, j + q] numba writes
-  four 32-bit loads: it cannot know that A[i, j] sits on a 16-byte boundary.
+* `ldg4(A, i, j)` reads A[i, j:j+4] with one `ld.global.nc.v4.f32` (SASS `LDG.E.128.CONSTANT`, the read-only path:
+  A must not change while the kernel runs); numba writes four 32-bit loads, not knowing A[i, j] is 16-byte aligned.
 * `cp_async4(sA, di, dj, A, si, sj)` copies A[si, sj:sj+4] into sA[di, dj:dj+4] with `cp.async.cg.shared.global`
-  (SASS `LDGSTS`): 16 bytes global → shared past the registers; the thread goes on and the copy lands later.
-  `cp_async_commit()` closes the copies issued so far into a group; `cp_async_wait(n)` waits until at most the n
-  newest groups are in flight. The data is there for the issuing thread after that wait, for the block after a
-  `cuda.syncthreads()` behind it. With n > 0 a block loads the next tile while it computes on this one.
+  (SASS `LDGSTS`), past the registers: the thread goes on and the copy lands later. `cp_async_commit()` closes the
+  copies issued so far into a group; after `cp_async_wait(n)` at most the n newest groups are in flight, and the
+  data is there for this thread (for the block after a `cuda.syncthreads()`). n > 0 overlaps the next tile's loads.
 
     a0, a1, a2, a3 = ldg4(A, row, k)      # A[row, k:k+4]: one LDG.E.128 instead of four LDG.E
     cp_async4(sB, ty, 4 * tx, B, kb, cb)  # B[kb, cb:cb+4] → sB[ty, 4tx:4tx+4], past the registers
@@ -15,25 +13,16 @@
     cp_async_wait(0)                      # ... which has landed, for this thread
     cuda.syncthreads()                    # ... and for every thread of the block
 
-numba-cuda 0.30.4 (kept for its simulator) has neither; these are `numba.cuda.extending.intrinsic`s emitting
-llvmlite `ir.InlineAsm`, as numba-cuda's own `cuda.ldcg` does (numba_cuda/numba/cuda/cache_hints.py).
+numba-cuda 0.30.4 (kept for its simulator) has neither: these are intrinsics emitting llvmlite `ir.InlineAsm`, as
+numba-cuda's own `cuda.ldcg` does. The caller keeps the contract (the simulator checks it, a GPU faults or reads
+garbage): float32, 2-D, C-contiguous arrays; cp_async4's `dst` a `cuda.shared.array(..., alignment=16)`, the others
+kernel arguments never written while it runs; j % 4 == 0 and rows of a multiple of 4 floats; all four elements
+inside the array, no negative index; `cp_async_wait`'s n known when the kernel compiles.
 
-The contract, which the caller keeps (nothing checks it on a GPU; the simulator does):
-* every array is float32, 2-D and C-contiguous; `dst` of cp_async4 is a `cuda.shared.array` declared
-  with `alignment=16`, the others are kernel arguments, never written while the kernel runs;
-* each four floats start on a 16-byte boundary: `j % 4 == 0` and rows of a multiple of 4 floats;
-* all four elements lie inside the array, indices are not negative (no wraparound, no bounds check);
-* `cp_async_wait(n)`: n is a number known when the kernel compiles (0, 1, or a bound constant's name).
-On a GPU a misaligned address is an error, a read past an edge reads what lies there.
-
-Beyond 48 KiB a block's tiles live in dynamic shared memory, `smem = cuda.shared.array(0, float32, alignment=16)`;
-`sA = shared_view(smem, offset, rows, cols)` is its rows×cols float32 view from `offset` floats (numbers known when
-the kernel compiles). `DynamicShared(kernel, nbytes)` launches like any kernel: it raises the kernel's limit
-(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, up to 227 KiB on an H100/H200) and reserves `nbytes` at every
-launch (a read past the reserved bytes is an illegal address, which ends the CUDA context).
-
-On numba's simulator each name is a Python function with the same effect that checks the contract and raises
-where a GPU would fault or read garbage; commit and wait do nothing (a missing wait is the counting lab's hazard).
+Beyond 48 KiB a block's tiles are views `sA = shared_view(smem, offset, rows, cols)` (numbers known at compile time)
+of `smem = cuda.shared.array(0, float32, alignment=16)`. `DynamicShared(kernel, nbytes)` raises the kernel's limit
+(up to 227 KiB on an H100/H200) and reserves `nbytes` at every launch (a read past them ends the CUDA context).
+On the simulator each name is a Python function that checks the contract; commit and wait do nothing.
 """
 import numpy as np
 

@@ -11,6 +11,7 @@ from .fair import naive_unsigned, tiled_unsigned
 from .generated import generated
 from .kernel import lesson
 from .kernels import naive, tiled
+from .unrolled import ASYNC, FRAGMENTS, HYBRID
 from ..i18n import N_, _
 
 
@@ -61,49 +62,44 @@ _ALL = [
     _search("s_64x64x8_4x4", (64, 64, 8, 4, 4), "4×4 thread tile, 64×64 block", buffers=2),
     # asynchronous copies (core.ptx): global → shared past the registers, a pipeline of stages
     _async("a_128x256x8_8x16_warp_s2", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with cp.async: 2 stages, "
-         "16-byte copies, one barrier per step", warp=(4, 8), stages=2, **unrolled.ASYNC),
+         "16-byte copies, one barrier per step", warp=(4, 8), stages=2, **ASYNC),
     _async("a_128x256x8_8x16_warp_s3", (128, 256, 8, 8, 16), "the same with 3 stages: two tiles in flight",
-         warp=(4, 8), stages=3, **unrolled.ASYNC),
+         warp=(4, 8), stages=3, **ASYNC),
     _async("a_128x128x8_8x8_warp_s3", (128, 128, 8, 8, 8), "cp.async, 3 stages, 128×128 block, 8×8 thread tile",
-         warp=(4, 8), stages=3, **unrolled.ASYNC),
-    _async("a_128x128x8_8x8_warp_s4", (128, 128, 8, 8, 8), "the same with 4 stages", warp=(4, 8), stages=4,
-         **unrolled.ASYNC),
+         warp=(4, 8), stages=3, **ASYNC),
+    _async("a_128x128x8_8x8_warp_s4", (128, 128, 8, 8, 8), "the same with 4 stages", warp=(4, 8), stages=4, **ASYNC),
     _async("a_64x128x8_8x8_s3", (64, 128, 8, 8, 8), "cp.async, 3 stages, 64×128 block: more blocks for small N",
-         stages=3, **unrolled.ASYNC),
-    _async("a_64x128x8_8x8_s4", (64, 128, 8, 8, 8), "the same with 4 stages", stages=4, **unrolled.ASYNC),
+         stages=3, **ASYNC),
+    _async("a_64x128x8_8x8_s4", (64, 128, 8, 8, 8), "the same with 4 stages", stages=4, **ASYNC),
     _async("a_64x128x16_8x8_s3", (64, 128, 16, 8, 8), "a_64x128x8_8x8_s3 with BK = 16: half the steps and "
-         "barriers, 3 stages (40 KiB of shared memory)", stages=3, **unrolled.ASYNC),
+         "barriers, 3 stages (40 KiB of shared memory)", stages=3, **ASYNC),
     # B copied asynchronously, A through registers (transposed on its way, so its reads stay 128-bit ones)
     _async("h_128x256x8_8x16_warp_s2", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with B by cp.async in 2 stages, "
-         "A through registers", warp=(4, 8), stages=2, **unrolled.HYBRID),
-    _async("h_128x256x8_8x16_warp_s3", (128, 256, 8, 8, 16), "the same with 3 stages", warp=(4, 8), stages=3,
-         **unrolled.HYBRID),
+         "A through registers", warp=(4, 8), stages=2, **HYBRID),
+    _async("h_128x256x8_8x16_warp_s3", (128, 256, 8, 8, 16), "the same with 3 stages", warp=(4, 8), stages=3, **HYBRID),
     _async("h_128x128x8_8x8_warp_s3", (128, 128, 8, 8, 8), "B by cp.async in 3 stages, A through registers, 128×128 "
-         "block", warp=(4, 8), stages=3, **unrolled.HYBRID),
-    _async("h_128x128x8_8x8_warp_s4", (128, 128, 8, 8, 8), "the same with 4 stages", warp=(4, 8), stages=4,
-         **unrolled.HYBRID),
+         "block", warp=(4, 8), stages=3, **HYBRID),
+    _async("h_128x128x8_8x8_warp_s4", (128, 128, 8, 8, 8), "the same with 4 stages", warp=(4, 8), stages=4, **HYBRID),
     _async("h_64x128x8_8x8_s3", (64, 128, 8, 8, 8), "B by cp.async in 3 stages, A through registers, 64×128 block",
-         stages=3, **unrolled.HYBRID),
-    _async("h_64x128x8_8x8_s4", (64, 128, 8, 8, 8), "the same with 4 stages", stages=4, **unrolled.HYBRID),
+         stages=3, **HYBRID),
+    _async("h_64x128x8_8x8_s4", (64, 128, 8, 8, 8), "the same with 4 stages", stages=4, **HYBRID),
     # aimed at what Nsight Compute says the fastest rung waits for (short_scoreboard: shared-memory data)
     _waits("f_128x256x8_8x16_warp", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with register fragments: each k's "
          "shared reads issued one k ahead, two shared tiles, one barrier per tile", warp=(4, 8), fragments=2,
-         **unrolled.FRAGMENTS),
+         **FRAGMENTS),
     _waits("w_128x256x8_8x16_warp16x2", (128, 256, 8, 8, 16), "s_128x256x8_8x16_warp with each warp a 16×2 patch of "
          "thread tiles instead of 4×8: 2 distinct 16-byte reads of B per warp instead of 8", warp=(16, 2)),
     # beyond 48 KiB, in dynamic shared memory: Triton's own choices on the H200 (explore.csv: neither beat `best`)
     _dynamic("d_64x128x16_8x8_s5", (64, 128, 16, 8, 8), "a_64x128x16_8x8_s3 with 5 stages (66 KiB): Triton's tile at "
-         "N = 1024", stages=5, **unrolled.ASYNC),
+         "N = 1024", stages=5, **ASYNC),
     _dynamic("d_128x256x16_8x16_s3_w16x2", (128, 256, 16, 8, 16), "w_128x256x8_8x16_warp16x2 with BK = 16 and B by "
          "cp.async in 3 stages (74 KiB): Triton's tile at N = 4096, 256 threads like its 8 warps", warp=(16, 2),
-         stages=3, **unrolled.HYBRID),
+         stages=3, **HYBRID),
     # split-K, where M×N makes too few blocks for the card (1024×8192×1024, a few dozen rows, small cubes)
     _split("k_64x128x16_8x8_s3_split2", (64, 128, 16, 8, 8), "a_64x128x16_8x8_s3 with K split in 2: twice the blocks, "
-         "each adding its part into C", stages=3, splits=2, **unrolled.ASYNC),
-    _split("k_64x128x16_8x8_s3_split4", (64, 128, 16, 8, 8), "the same, K split in 4", stages=3, splits=4,
-         **unrolled.ASYNC),
-    _split("k_64x128x16_8x8_s3_split8", (64, 128, 16, 8, 8), "the same, K split in 8", stages=3, splits=8,
-         **unrolled.ASYNC),
+         "each adding its part into C", stages=3, splits=2, **ASYNC),
+    _split("k_64x128x16_8x8_s3_split4", (64, 128, 16, 8, 8), "the same, K split in 4", stages=3, splits=4, **ASYNC),
+    _split("k_64x128x16_8x8_s3_split8", (64, 128, 16, 8, 8), "the same, K split in 8", stages=3, splits=8, **ASYNC),
     _split("k_64x128x8_8x8_db_split4", (64, 128, 8, 8, 8), "s_64x128x8_8x8_db with K split in 4: no cp.async, for "
          "every card", buffers=2, splits=4),
 ]

@@ -1,24 +1,23 @@
 """Register tiling unrolled by a program: the upper rungs of the ladder. numba makes 128-bit shared reads of
-`regtile_vec`'s loops only sometimes; `generate_source(...)` writes the kernel (read it) with every loop of a tile
-step unrolled, each shared index a base plus a constant: every group of 4 is one 128-bit read. Each option adds:
+`regtile_vec`'s loops only sometimes; `generate_source(...)` writes the kernel with every loop of a tile step unrolled,
+each shared index a base plus a constant: every group of 4 is one 128-bit read. Each option adds:
   transposed   A's tile stored as sA[k, m], so a thread's 4 rows are adjacent (False: sA[m, k])
-  edge         "clamp": rows of A past M are read from row M-1 (columns of B past N from N-1): they feed only
-               elements of C never stored, so only the K edge needs zeros; "zero": every load checks its bounds
+  edge         "clamp": rows of A past M read from row M-1 (columns of B past N from N-1): they feed only elements
+               of C never stored, so only the K edge needs zeros; "zero": every load checks its bounds
   loads        "rows": a thread loads consecutive k of one row of A; "spread": the lesson's cooperative load
   uidx         global indices written uint64(...): numba adds no wrap-around code for negative values
   prefetch     the next tile's global loads go to registers before this tile's multiply-adds
   buffers      1: one shared tile and two barriers per step; 2: two tiles, one barrier per step
   warp         (WY, WX): a warp's 32 threads compute a WY×WX patch of thread tiles (None: whole rows)
   pad          floats added to each shared row (a multiple of 4 keeps rows 16-byte aligned)
-  stages       0: tiles reach shared memory through registers; 2 to 5: a pipeline of cp.async copies
-               (core.ptx), `stages` tiles in flight, A stored as it lies; unaligned shapes and the last partial
-               tile of K take scalar loads; tiles over 48 KiB are views of dynamic shared memory
+  stages       0: tiles reach shared memory through registers; 2 to 5: a pipeline of cp.async copies (core.ptx),
+               A stored as it lies; unaligned shapes and K's last partial tile take scalar loads; tiles over 48 KiB
+               are views of dynamic shared memory
   fragments    2: each k's values of A and B are read one k ahead into a second set of registers
-  splits       S > 1 (split-K): S blocks share each BM×BN tile of C, each adding its part of K with
-               cuda.atomic.add (C starts at zero)
+  splits       S > 1 (split-K): S blocks share each BM×BN tile of C, each adding its part of K with cuda.atomic.add
 A thread's TM×TN results are TM tuples `acc0` … updated by the generated `row_fma`: numba compiles them several
-times faster than TM·TN variables, to the same machine code. `Plan` computes the sizes once (after `RULES` and
-`OPTION_RULES`), and one function per part of the kernel returns its lines.
+times faster than TM·TN variables, to the same machine code. `Plan` computes the sizes once; one function per part
+of the kernel returns its lines.
 """
 from .card import DYNAMIC_SHARED_BYTES, MAX_THREADS_PER_BLOCK, STATIC_SHARED_BYTES, VEC, Shared
 from .formulas import thread_tiles, threads_per_block as _threads
