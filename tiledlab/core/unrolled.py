@@ -494,8 +494,7 @@ def fragment_fmas(p, ind, s):
 
 
 def fragment_step(p, ind, h, kx):
-    """The tile in shared tile h, the next (at k = kx) loaded first and stored into tile 1-h at the last k;
-    each k's shared reads one k ahead, the next tile's first k read while this one's last multiply-adds run."""
+    """Shared tile h, each k read one k ahead; the next tile (at kx) loaded first, stored into tile 1-h, read early."""
     L = tile_loads(p, ind, kx, True, 0)
     for k in range(p.BK - 1):
         L += fragment_loads(p, ind, h, k + 1, (k + 1) % 2) + fragment_fmas(p, ind, k % 2)
