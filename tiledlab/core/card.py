@@ -33,9 +33,7 @@ class Card:
     threads_per_sm: int
     blocks_per_sm: int
 
-    @property
-    def arch(self):
-        return "sm_%d%d" % self.compute_capability
+    arch = property(lambda self: "sm_%d%d" % self.compute_capability)
 
     def __str__(self):
         return f"{self.name} ({self.arch}, {self.sms} SMs)"

@@ -46,10 +46,7 @@ class Written:
     options = {}  # a generator's options: none
     holds_constants = False  # its text names the constants, bound as globals: a changed copy takes others too
     base = property(lambda self: self)  # the code a variant is changed from
-
-    @property
-    def namespace(self):
-        return dict(self.function.__globals__)  # read at each build: a notebook cell may have changed a global
+    namespace = property(lambda self: dict(self.function.__globals__))  # at each build: a cell may change a global
 
     def at(self, name, constants):
         return Code(contract.syntax_tree(self.function, name), "", inspect.getsourcefile(self.function))
@@ -352,10 +349,7 @@ class Kernel:
         """The source text that runs at `constants` (the defaults when None): what `show()` prints."""
         return self.code.text(self.code.at(self.name, self._declared(self.bind(constants))))
 
-    @property
-    def namespace(self):
-        """The globals the kernel's code runs in (its module's, or the generated code's), as they are now."""
-        return self.code.namespace
+    namespace = property(lambda self: self.code.namespace)  # the globals its code runs in, as they are now
 
     def build(self, constants=None, launch_bounds=None, tile=None):
         """The compiled kernel at `constants` (checked and completed by `bind`), through the one builder."""

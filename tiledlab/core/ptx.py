@@ -119,7 +119,6 @@ def _gpu_definitions():
             load = ir.InlineAsm(fnty, "ld.global.nc.v4.f32 {$0, $1, $2, $3}, [$4];", "=f,=f,=f,=f,l")
             four = builder.call(load, [ptr])
             return cgutils.pack_array(builder, [builder.extract_value(four, q) for q in range(VEC)])
-
         return sig, codegen
 
     @intrinsic
@@ -141,7 +140,6 @@ def _gpu_definitions():
                                 side_effect=True)
             builder.call(copy, [shared, source])
             return context.get_dummy_value()
-
         return sig, codegen
 
     def group_instruction(text):
@@ -181,7 +179,6 @@ def _gpu_definitions():
             context.populate_array(out, data=data, shape=[n(r), n(c)], strides=[n(4 * c), n(4)], itemsize=n(4),
                                    meminfo=None)
             return out._getvalue()
-
         return view(base, offset, rows, cols), codegen
 
     return ldg4, cp_async4, cp_async_commit, cp_async_wait, shared_view
