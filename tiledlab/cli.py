@@ -35,7 +35,6 @@ COUNTED_COST = 2  # a counted launch takes about as long as two plain ones on th
 
 
 # --- what went wrong → exit code -------------------------------------------------------------------
-
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors go through EXIT_CODES (one line, exit 2) instead of usage + exit."""
 
@@ -59,8 +58,7 @@ EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): t
 
 
 def run(argv, parse, handlers, codes=EXIT_CODES):
-    """Call the handler of the command `parse(argv)` names (it returns the command and its arguments); what goes
-    wrong becomes its exit code (`codes`): one line for what the user can fix, a traceback for a bug."""
+    """Call the handler `parse(argv)` names; an error becomes its exit code: one line if fixable, else a traceback."""
     try:
         command, args = parse(argv)
         return handlers[command](args)
@@ -94,7 +92,6 @@ def main(argv=None):
 
 
 # --- checks and forecasts shared by the handlers ---------------------------------------------------
-
 def file_in_the_way(path):
     """The first of `path` and its parents that exists, when it is a file rather than a folder."""
     first = next((p for p in (path, *path.parents) if p.exists()), None)
@@ -121,8 +118,7 @@ def _simulator_forecast(seconds, what, instead, force):
 
 
 def count_bytes(n, T):
-    """Memory `count` needs at N×N and tile T: A, B and C (host, device, C read back) and the tiled kernel's
-    counting buffers (the larger kernel's), on the device and read back."""
+    """Memory `count` needs at N×N, tile T: A, B, C (host, device, read back) and tiled's counting buffers, twice."""
     from types import SimpleNamespace
     from .core.launch import resolve
     from .counting.buffers import CountingBuffers
@@ -150,7 +146,6 @@ def _free_bytes():
 
 
 # --- one handler per command -----------------------------------------------------------------------
-
 def _info(args):
     from .backend import describe
     info = describe()
@@ -276,7 +271,6 @@ def _takeaways(args):
 
 
 def _lab(argv):
-    """`lab` parses its own options (tiledlab.notebook.lab); the others go on to `jupyter lab`."""
     from .notebook import lab
     return lab.start(*lab.parse(lab.parser(Parser), argv))
 
@@ -285,7 +279,6 @@ HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "tak
 
 
 # --- options ---------------------------------------------------------------------------------------
-
 class Help(argparse.ArgumentDefaultsHelpFormatter):
     """Show defaults, except where there is none to show (flags, and values chosen by backend)."""
 
@@ -311,7 +304,7 @@ def kernels_option(p, help, default=None):
 
 
 def version():
-    """The installed tiledlab's version as pip recorded it; on PYTHONPATH (pip never ran), the clone's pyproject's."""
+    """The version pip recorded; on PYTHONPATH (pip never ran), the clone's pyproject's."""
     import tomllib
     from importlib import metadata
     with contextlib.suppress(metadata.PackageNotFoundError):
@@ -324,7 +317,6 @@ def add_command(sub, name, help, description):
 
 
 def parser():
-    """The command line's parser (all but `lab`, which parses its own options)."""
     top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("--version", action="version", version=f"tiledlab {version()}")

@@ -26,8 +26,7 @@ __all__ = ["setup", "show", "table", "timings", "device", "measured", "plots", "
 
 
 def setup(seed=0):
-    """Start a lesson: name the backend, set figure defaults (and, in the Chinese edition, translate the
-    next cells' words: cells.py); return `rand(*shape)`, float32 standard-normal arrays from `seed`."""
+    """Name the backend, set figure defaults (zh: translate later cells); return rand(*shape), float32 normals."""
     whole("seed", 0 if seed is None else seed, least=0)
     if SIMULATOR:  # which backend runs the lesson, and what that means for its numbers
         print(_("Backend: CUDA simulator (no GPU in use). Kernels run as Python threads: counts and results\n"
@@ -71,15 +70,13 @@ def measured(table, kernels):
 
 
 def show(kernel, shape=None, **constants):
-    """The source that is counted, timed and tested (generated kernels: for `constants`; "best": the
-    kernel chosen for this card at `shape` = (M, K, N))."""
+    """The source that is counted, timed and tested (for `constants`; "best": this card's choice at `shape`)."""
     from IPython.display import Code
     return Code(resolve(kernel, shape).source(constants), language="python")
 
 
 def table(frame, rows=None, columns=None, formats=None):
-    """Print a DataFrame, or a header and rows, as aligned plain text (nbval compares it): 1,234 and "-" for
-    missing. `columns` picks (a dict also renames), `formats` = {"value": "{:.2f}"}; Chinese where translated."""
+    """A DataFrame, or a header and rows, printed aligned (nbval compares it); `columns` picks (a dict renames)."""
     if isinstance(frame, pd.DataFrame):
         chosen = list(frame.columns if columns is None else columns)
         if missing := [c for c in [*chosen, *(formats or ())] if c not in frame or c not in chosen]:
@@ -130,9 +127,8 @@ VIEWS = {  # view: the kernels its panels draw (None: every one of the rows), an
 
 def timings(view="lesson", tile=16, n=None, gpu_ns=(1024, 2048, 4096), tiles=(8, 16, 32), sim_ns=(8, 16),
             sim_tiles=(4, 8)):
-    """Time kernels live (small sizes on the simulator, whose milliseconds are Python's) and plot them beside
-    committed H200 data; `view` is one of VIEWS (`n`: the committed N of "tile" and "effects", the largest by
-    default). Every view but "lesson" prints what its committed panel says. Returns (live, committed) rows."""
+    """Time kernels live and plot them beside committed H200 data, as `view` (VIEWS) says; (live, committed) rows.
+    `n`: the committed N of "tile" and "effects" (the largest by default); views but "lesson" print a reading."""
     if view not in VIEWS:
         raise ValueError(f"view must be one of {sorted(VIEWS)}, got {view!r}")
     ns, ts = (sim_ns, sim_tiles) if SIMULATOR else (gpu_ns, tiles)

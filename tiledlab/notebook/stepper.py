@@ -2,11 +2,9 @@
 
     step_through(N=8, T=4, block=(0, 0), thread=(1, 2), kernel=tiled)   # the strip, then the widget
 
-Everything drawn is read from the traces of `count_loads(..., trace=True)` of the tiled kernel and of
-naive; a tile's position comes from pairing each thread's global load with its shared store, never from
-the kernel's index arithmetic. Phase t = epoch // 2: the t loop passes two `cuda.syncthreads()` a trip
-(epoch 2t loads and stores, 2t + 1 reads). `TiledTrace` checks that shape before anything is drawn, and
-refuses a kernel that breaks it (a barrier removed, a tile loaded differently) saying what failed.
+Everything drawn is read from the traces of `count_loads(..., trace=True)` (tiled and naive): a tile's place
+pairs each thread's global load with its shared store, never the kernel's index arithmetic. Phase t = epoch // 2
+(two barriers a trip); `TiledTrace` checks that shape first and says what failed in a kernel that breaks it.
 """
 import base64
 import functools
@@ -40,6 +38,9 @@ CELL_FONT = 11  # the labels inside cells
 SHAPE_OF_PHASES = N_("in each phase every thread loads one element of A's tile and one of B's into sA and sB, "
                       "passes a cuda.syncthreads(), multiply-adds from sA and sB, and passes a second "
                       "cuda.syncthreads()")
+# Figure layout in inches, fixed (a layout engine took most of the drawing time of a tall strip).
+_LEFT, _GAP, _TEXT, _TOP, _ROW_EXTRA, _BOTTOM = 0.7, 0.7, 3.6, 0.5, 1.05, 1.3
+_seen = set()  # (N, T, seed, kernel) already counted: the status line says "counting" only for new ones
 
 
 class TraceMismatch(RuntimeError):
@@ -127,8 +128,7 @@ class TiledTrace:
             raise TraceMismatch(c, problems)
 
     def _index_shared(self, stores, reads):
-        """self.stores and self.reads: every element stored once a phase and read in it. Returns (what failed,
-        {(block, thread, epoch, array): [(a, b)]})."""
+        """self.stores, self.reads; (what failed, {(block, thread, epoch, array): [(a, b)]})."""
         names, problems, read_cells = self.counted.shared_names, [], defaultdict(set)
         self.stores, self.reads, store_of = defaultdict(dict), defaultdict(list), defaultdict(list)
         for r in stores:
@@ -153,8 +153,7 @@ class TiledTrace:
         return problems, store_of
 
     def _pair_fetches(self, store_of):
-        """self.fetches and self.origin: each global load paired with its thread's one store in that epoch,
-        at one offset per tile; no element fetched twice by one block."""
+        """self.fetches, self.origin: each global load paired with its thread's one store in that epoch."""
         problems = []
         self.fetches, offsets, per_block = defaultdict(dict), defaultdict(set), Counter()
         for r in self.counted.trace:
@@ -238,10 +237,8 @@ class TileStepper:
         return list(self._frames)
 
     def frame(self, t):
-        """What phase t shows ((row, column) coordinates): tiles[name] = origin, fetched_by {element: (ty, tx)},
-        zero (padding); thread_view = C, computes, fetched[name], stored[sA|sB], reads[sA|sB], reads_at[name];
-        counts: totals over phases 0…t for block and thread, and naive's over the same k range;
-        loads_so_far[name]: this block's global loads of each element (padded grid), phases 0…t."""
+        """What phase t shows, (row, column) coordinates: tiles[name] (origin, fetched_by, zero), thread_view,
+        counts (phases 0…t: block, thread, naive over the same k), loads_so_far[name] (phases 0…t, padded grid)."""
         if not 0 <= t < self.phases:
             raise ValueError(f"phase t runs from 0 to {self.phases - 1} (N={self.N}, T={self.T}), got {t}")
         return self._frames[t]
@@ -482,10 +479,6 @@ def _text_panel(ax, frame):
                     color=_colour(style))
 
 
-# Figure layout in inches, fixed (a layout engine took most of the drawing time of a tall strip).
-_LEFT, _GAP, _TEXT, _TOP, _ROW_EXTRA, _BOTTOM = 0.7, 0.7, 3.6, 0.5, 1.05, 1.3
-
-
 def _layout(rows, size, counts=True):
     columns = 4 if counts else 3
     width = _LEFT + 3 * size + 2 * _GAP + (0.45 + _TEXT if counts else 0.3)
@@ -577,12 +570,8 @@ def _new_stepper(c, old, status):
     return new
 
 
-_seen = set()  # (N, T, seed, kernel) already counted: the status line says "counting" only for new ones
-
-
 def step_through(N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
-    """One output: the widget in a live JupyterLab, the strip of every phase elsewhere (or without ipywidgets);
-    a kernel the stepper cannot replay is named, with why."""
+    """The widget in a live JupyterLab, else (or without ipywidgets) the strip; a refused kernel is named, with why."""
     from IPython.display import display
     try:
         s = TileStepper(N, T, block, thread, seed, kernel)
