@@ -8,6 +8,9 @@ import os
 import sys
 
 ENV = "TILEDLAB_BACKEND"  # "gpu" or "simulator" forces a backend
+FORCED = {"gpu": "gpu", "cuda": "gpu", "sim": "simulator", "simulator": "simulator", "cudasim": "simulator"}
+# (NVVM's wheel, the nvJitLink wheel that must be as new): numba-cuda's cu12 extra, then its cu13 one
+LINKING = (("nvidia-cuda-nvcc-cu12", "nvidia-nvjitlink-cu12"), ("nvidia-nvvm", "nvidia-nvjitlink"))
 
 
 def _driver_has_device():
@@ -21,9 +24,6 @@ def _driver_has_device():
         count = ctypes.c_int(0)
         return driver.cuInit(0) == 0 and driver.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
     return False
-
-
-FORCED = {"gpu": "gpu", "cuda": "gpu", "sim": "simulator", "simulator": "simulator", "cudasim": "simulator"}
 
 
 def _wanted():
@@ -54,10 +54,6 @@ def select():
     return backend
 
 
-# (NVVM's wheel, the nvJitLink wheel that must be as new): numba-cuda's cu12 extra, then its cu13 one
-LINKING = (("nvidia-cuda-nvcc-cu12", "nvidia-nvjitlink-cu12"), ("nvidia-nvvm", "nvidia-nvjitlink"))
-
-
 def _release(dist):
     """(major, minor) of an installed distribution, None when it is not installed."""
     from importlib.metadata import PackageNotFoundError, version
@@ -68,8 +64,7 @@ def _release(dist):
 
 
 def host_linking():
-    """(requirement, line): the pip requirement that makes numba-cuda link kernels on this host ("" when it does:
-    nvJitLink installed, at least as new as the NVVM that writes the PTX), and a line saying what is installed."""
+    """(pip requirement that makes kernels link on this host, "" if they do; a line saying what is installed)."""
     for nvvm, link in LINKING:
         wrote, linker = _release(nvvm), _release(link)
         if wrote:

@@ -1,6 +1,5 @@
-"""Reading Nsight Compute's counters (the committed h200/*profile.csv, collected by `python -m tools profile`):
-what each stall reason means, and which resource binds a kernel (`co_limits`, `what_binds`), from the per-resource
-time bounds its row holds."""
+"""Reading Nsight Compute's committed counters (h200/*profile.csv, from `python -m tools profile`): what each stall
+reason means, and which resource binds a kernel, from the per-resource time bounds its row holds."""
 import pandas as pd
 
 # Why a warp did not issue an instruction in a cycle, in Nsight Compute's names (Kernel Profiling Guide,
@@ -33,8 +32,7 @@ BOUNDS = {  # resource → the column with the time that resource alone would ne
 
 
 def co_limits(row, within=0.15):
-    """The resources whose time alone comes within `within` (a fraction) of the largest such time:
-    (names, largest ms). More than one name: no single wall, several resources bind together."""
+    """(names, largest ms): the resources whose time alone is within `within` of the largest: they bind together."""
     times = {name: float(row[column]) for name, column in BOUNDS.items() if not pd.isna(row.get(column))}
     if not times:
         return [], None
@@ -43,8 +41,7 @@ def co_limits(row, within=0.15):
 
 
 def stall_names(*top_stalls):
-    """The stall reasons named in `top_stalls` strings ("long_scoreboard 71%, mio_throttle 8%"), each once, in
-    order of first mention: the rows of a glossary."""
+    """The stall reasons in `top_stalls` strings ("long_scoreboard 71%, mio_throttle 8%"), each once, in order."""
     names = (part.strip().rsplit(" ", 1)[0] for text in top_stalls for part in str(text).split(","))
     return [name for name in dict.fromkeys(names) if name in STALLS]
 
