@@ -1,8 +1,5 @@
-"""python -m tiledlab lab: open the series in JupyterLab on a git-ignored working copy of the notebooks.
-
-JupyterLab saves a notebook once it has run, so "Run All" on the committed notebooks would write simulator
-outputs over their H200 ones. Edits in the copy survive the next start; ``--fresh`` backs them up first.
-``--lang zh`` opens notebooks/zh/, its menus in Chinese with the language pack. Other options go to ``jupyter lab``.
+"""python -m tiledlab lab: open the series in JupyterLab on a git-ignored working copy of the notebooks, since
+"Run All" on the committed ones would save simulator outputs over their H200 ones. ``--fresh`` backs edits up first.
 """
 from __future__ import annotations
 
@@ -32,8 +29,7 @@ LANGUAGES = ("en", "zh")  # English (notebooks/) and the generated Chinese editi
 LANGUAGE_PACK = "zh_CN"  # JupyterLab's Chinese language pack: its jupyterlab.languagepack entry point, its setting
 TRANSLATION_SETTINGS = pathlib.Path("@jupyterlab", "translation-extension", "plugin.jupyterlab-settings")
 SETTINGS_NAME = ".lab-settings"  # in the Chinese working copy: JupyterLab's user settings for its runs
-# The lab's page config: no "get notified about Jupyter news?" toast (news_url=None alone leaves it).
-CONFIG_NAME = ".lab-config"
+CONFIG_NAME = ".lab-config"  # PAGE_CONFIG: no "Jupyter news?" toast (news_url=None alone leaves it)
 PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
 
 
@@ -73,8 +69,7 @@ def page_config(dest) -> pathlib.Path:
 
 
 def lab_env(lang, dest, *, pack=None) -> dict:
-    """The environment the lab adds: the config path (PAGE_CONFIG); for zh, TILEDLAB_LANG and, with the
-    language pack (`pack`), JupyterLab's settings folder."""
+    """The environment the lab adds: PAGE_CONFIG's path; zh: TILEDLAB_LANG, with the language pack its settings."""
     paths = [str(pathlib.Path(dest) / CONFIG_NAME), os.environ.get("JUPYTER_CONFIG_PATH", "")]
     env = {"JUPYTER_CONFIG_PATH": os.pathsep.join(p for p in paths if p)}
     if lang == "zh":
@@ -97,8 +92,7 @@ def committed(src) -> list[pathlib.Path]:
 
 
 def _entry(path, folder=False) -> bool:
-    """Whether a file (with `folder`, a folder) is at `path`; anything else is refused: a link could write
-    outside the working copy, a pipe blocks."""
+    """Whether a file (`folder`: a folder) is at `path`; a link (writes elsewhere) or a pipe (blocks) is refused."""
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
@@ -116,8 +110,8 @@ def _notebooks(n, edited=""):
 
 
 def plan(src, dest, *, fresh=False) -> tuple[list, list]:
-    """(copies, edited): the notebooks missing in ``dest`` (with ``fresh``, also those that differ), and the edited
-    ones among them there, to be backed up first; a ValueError for a ``dest`` that is a file or overlaps the committed ones."""
+    """(copies, edited): notebooks missing in ``dest`` (``fresh``: or differing), the edited ones to back up first;
+    a ValueError for a ``dest`` that is a file or overlaps the committed notebooks."""
     src, dest = pathlib.Path(src), pathlib.Path(dest)
     notebooks, where = committed(src), dest.resolve()
     blocker = next((p for p in (dest, *dest.parents) if p.exists()), dest)
@@ -219,8 +213,7 @@ def check_options(extra):
 
 
 def parse(p, argv):
-    """`p`'s options and the rest, which go on to Jupyter; a ValueError for one of the rest close to one of `p`'s
-    (--dryrun for --dry-run), which Jupyter would refuse in its own words, or take and start the server."""
+    """`p`'s options and the rest, for Jupyter; a ValueError for one close to one of `p`'s (--dryrun: --dry-run)."""
     args, extra = p.parse_known_args(argv)
     ours = [o for action in p._actions for o in action.option_strings if o.startswith("--")]
     for word in (w.split("=")[0] for w in extra if w.startswith("--")):
