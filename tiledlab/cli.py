@@ -1,8 +1,5 @@
 """python -m tiledlab {info, count, bench, tune, takeaways, lab}
-(a teacher's commands and the maintainers' run from a clone: python -m classroom, python -m tools).
-
-One handler per command (HANDLERS), its options (parser()), and one exit code per kind of failure (EXIT_CODES).
-"""
+(a teacher's commands and the maintainers' run from a clone: python -m classroom, python -m tools)."""
 import argparse
 import contextlib
 import difflib

@@ -1,10 +1,6 @@
 """The language of what tiledlab says to a student: English, or Chinese for the Chinese edition (notebooks/zh/).
-
-`_()` (also `gettext`) translates an English message through the gettext domain "tiledlab" (tiledlab/locale/zh_CN/
-LC_MESSAGES/tiledlab.po, compiled by `python -m tools.code_catalog`; the stdlib reads the .mo). Placeholders are
-named and filled after translation: `_("{n:,} loads").format(n=n)`. `N_()` only marks a message for the catalog.
-A notebook's own words are in the domain "notebooks" (`notebook_text`, `shown`).
-"""
+`_()` translates through the domain "tiledlab" (PO, compiled by `python -m tools.code_catalog`), placeholders named
+and filled after: `_("{n:,} loads").format(n=n)`; `N_()` only marks. A notebook's words are the domain "notebooks"."""
 import contextlib
 import gettext as _gettext
 import os

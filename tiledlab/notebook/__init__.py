@@ -173,13 +173,9 @@ def _committed(view, tile, n):
 def _draw(view, rows, ax, live):
     sizes, first = sorted(rows["N"].unique()), rows.iloc[0]
     span = f"N = {sizes[0]}" + (f"…{sizes[-1]}" if len(sizes) > 1 else "")
-    if live and SIMULATOR:
-        title = plots.tr(N_("live, CUDA simulator, {span}:\nPython's time, which says nothing of GPU speed"))
-    elif live:
-        title = plots.tr(N_("live: {device}, {span}"))
-    else:
-        title = plots.tr(N_("committed: {device} ({date})\n{span}"))
-    title = title.format(device=first.get("device"), date=first.get("date"), span=span)
+    title = (N_("live, CUDA simulator, {span}:\nPython's time, which says nothing of GPU speed") if live and SIMULATOR
+             else N_("live: {device}, {span}") if live else N_("committed: {device} ({date})\n{span}"))
+    title = plots.tr(title).format(device=first.get("device"), date=first.get("date"), span=span)
     metric = "median_ms" if (live and SIMULATOR) or view in ("naive", "tile") else "tflops"
     if view == "effects" and not live:
         plots.effect_bars(rows, title, ax)
