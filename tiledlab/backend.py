@@ -26,22 +26,17 @@ def _driver_has_device():
     return False
 
 
-def _wanted():
-    forced = os.environ.get(ENV, "").strip().lower()
-    if forced:
-        if forced not in FORCED:
-            raise ValueError(f"{ENV}={forced!r}: use 'gpu' or 'simulator'")
-        return FORCED[forced]
-    return "simulator" if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" or not _driver_has_device() else "gpu"
-
-
 def select():
     """Set numba up for the chosen backend; return 'gpu' or 'simulator'."""
     if "numba.cuda" in sys.modules:  # too late to choose: use what numba already uses
         import numba
         backend = "simulator" if numba.config.ENABLE_CUDASIM else "gpu"
     else:
-        backend = _wanted()
+        forced = os.environ.get(ENV, "").strip().lower()
+        if forced and forced not in FORCED:
+            raise ValueError(f"{ENV}={forced!r}: use 'gpu' or 'simulator'")
+        backend = FORCED.get(forced) or ("simulator" if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+                                         or not _driver_has_device() else "gpu")  # forced: the driver is never asked
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1" if backend == "simulator" else "0"
         if "numba" in sys.modules:
             import numba

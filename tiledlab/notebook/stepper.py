@@ -162,9 +162,8 @@ class TiledTrace:
             paired = store_of.get((block, thread, epoch, self.array_of[name]), [])
             if len(paired) != 1:
                 problems.append(_("thread {thread} of block {block} fetched {element} in epoch {epoch} but made {n} "
-                                  "stores into s{name} then").format(thread=thread, block=block, epoch=epoch,
-                                                                     element=f"{name}{list(cell)}", n=len(paired),
-                                                                     name=name))
+                                  "stores into s{name} then").format(thread=thread, block=block, epoch=epoch, name=name,
+                                                                     element=f"{name}{list(cell)}", n=len(paired)))
                 continue
             (a, b), = paired
             offsets[(block, epoch // 2, name)].add((cell[0] - a, cell[1] - b))
