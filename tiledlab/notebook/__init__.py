@@ -21,8 +21,7 @@ from ..i18n import N_, _
 from . import claims, plots
 from .cells import translate_cells
 
-__all__ = ["setup", "show", "table", "timings", "device", "measured", "plots", "formulas", "data",
-           "count_loads"]
+__all__ = ["setup", "show", "table", "timings", "device", "measured", "plots", "formulas", "data", "count_loads"]
 
 
 def setup(seed=0):
@@ -45,8 +44,7 @@ def setup(seed=0):
             shape = tuple(shape[0])
         if not shape or not is_whole(*shape) or min(shape) < 0:
             raise ValueError(_("rand takes its shape as whole numbers of at least 0, e.g. rand(8, 8) or rand((8, 8)), "
-                               "got rand{shape}")
-                             .format(shape=shape if len(shape) != 1 else f"({shape[0]!r})"))
+                               "got rand{shape}").format(shape=shape if len(shape) != 1 else f"({shape[0]!r})"))
         return rng.standard_normal(shape, dtype=np.float32)
     return rand
 

@@ -35,9 +35,8 @@ CMAP = LinearSegmentedColormap.from_list("fetched", ["#ffffff", "#5b9bd5"])  # l
 EARLIER = 0.35  # opacity of elements fetched in an earlier phase (no longer in shared memory)
 FONT = 12  # titles, labels and counts; every text in the figures is at least 10 pt
 CELL_FONT = 11  # the labels inside cells
-SHAPE_OF_PHASES = N_("in each phase every thread loads one element of A's tile and one of B's into sA and sB, "
-                      "passes a cuda.syncthreads(), multiply-adds from sA and sB, and passes a second "
-                      "cuda.syncthreads()")
+SHAPE_OF_PHASES = N_("in each phase every thread loads one element of A's tile and one of B's into sA and sB, passes "
+                      "a cuda.syncthreads(), multiply-adds from sA and sB, and passes a second cuda.syncthreads()")
 # Figure layout in inches, fixed (a layout engine took most of the drawing time of a tall strip).
 _LEFT, _GAP, _TEXT, _TOP, _ROW_EXTRA, _BOTTOM = 0.7, 0.7, 3.6, 0.5, 1.05, 1.3
 _seen = set()  # (N, T, seed, kernel) already counted: the status line says "counting" only for new ones
@@ -121,9 +120,8 @@ class TiledTrace:
         shared, store_of = self._index_shared(stores, reads)
         problems = _epoch_problems(c, stores, reads, self.phases) + shared + self._pair_fetches(store_of)
         problems += [_("block {block} phase {phase}: no thread fetched any of {name}'s tile").format(
-                         block=block, phase=phase, name=name)
-                     for block in np.ndindex(self.blocks) for phase in range(self.phases) for name in OPERANDS
-                     if (block, phase, name) not in self.origin]
+                         block=block, phase=phase, name=name) for block in np.ndindex(self.blocks)
+                     for phase in range(self.phases) for name in OPERANDS if (block, phase, name) not in self.origin]
         if problems:
             raise TraceMismatch(c, problems)
 
