@@ -175,9 +175,8 @@ def _count(args):
     else:
         from .notebook import table
         print(_("global loads of A and B, N={n}, T={T}").format(n=n, T=T))
-        table([_("kernel"), _("measured"), _("formula"), _("match")],
-              [[k, r["measured"], r["formula"], _("yes") if r["measured"] == r["formula"] else _("NO")]
-               for k, r in result.items()])
+        table([_("kernel"), _("measured"), _("formula"), _("match")], [[k, r["measured"], r["formula"], _("yes")
+              if r["measured"] == r["formula"] else _("NO")] for k, r in result.items()])
         steps = -(-n // T)  # tile steps along K: the last one partly empty where T does not divide N
         why = f"T = {T}" if n % T == 0 else _("N / ⌈N/T⌉ = {n}/{steps}: T = {T} leaves part-empty edge tiles")
         ratio = result["naive"]["measured"] / result["tiled"]["measured"]

@@ -83,8 +83,7 @@ def committed(src) -> list[pathlib.Path]:
     """The ``*.ipynb`` files of ``src``, each a regular file (a pipe would block the copy), else an error saying why."""
     notebooks = sorted(pathlib.Path(src).glob("*.ipynb"))
     if not notebooks:
-        raise FileNotFoundError(f"no notebooks (*.ipynb) in {src}: run this from a clone of the series, "
-                                "or pass --src")
+        raise FileNotFoundError(f"no notebooks (*.ipynb) in {src}: run this from a clone of the series, or pass --src")
     for nb in notebooks:
         if not stat.S_ISREG(nb.stat().st_mode):
             raise ValueError(f"{nb} is not a notebook file (a folder, pipe or device): move it out of {src}")
@@ -119,9 +118,8 @@ def plan(src, dest, *, fresh=False) -> tuple[list, list]:
         raise ValueError(f"the working copy {dest}: {blocker} is a file, not a folder: pass --dest with a folder's name")
     for root in {src.resolve(), SOURCE.resolve()}:  # the copy inside or around committed notebooks: refused
         if where.is_relative_to(root) or root.is_relative_to(where):
-            raise ValueError(f"the working copy {where} would mix with the committed notebooks in {root}: "
-                             f"pass --dest with a folder outside it (the default is {DEFAULT_DEST_NAME}/ "
-                             "beside notebooks/)")
+            raise ValueError(f"the working copy {where} would mix with the committed notebooks in {root}: pass "
+                             f"--dest with a folder outside it (the default is {DEFAULT_DEST_NAME}/ beside notebooks/)")
     _entry(dest / ".gitignore")
     copies = [nb for nb in notebooks if not _entry(dest / nb.name)
               or fresh and as_copied(nb) != (dest / nb.name).read_bytes()]
@@ -230,15 +228,13 @@ def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("--src", type=pathlib.Path, default=SOURCE, help="the committed notebooks (default: %(default)s)")
     p.add_argument("--dest", type=pathlib.Path, default=None,
                    help=f"the working copy (default: {DEFAULT_DEST_NAME}/ beside --src)")
-    p.add_argument("--fresh", action="store_true",
-                   help="put the committed notebooks back, moving the ones you edited to a backup folder "
-                        f"beside the working copy ({DEFAULT_DEST_NAME}-backup-<date>-<time>/)")
+    p.add_argument("--fresh", action="store_true", help="put the committed notebooks back, moving the ones you edited "
+                   f"to a backup folder beside the working copy ({DEFAULT_DEST_NAME}-backup-<date>-<time>/)")
     p.add_argument("--dry-run", action="store_true",
                    help="say what would be copied and print the JupyterLab command; write nothing")
-    p.add_argument("--lang", choices=LANGUAGES, default="en",
-                   help="zh: the Chinese edition, --src's zh/ folder copied into the working copy's zh/ folder, "
-                        "feedback in Chinese, and JupyterLab's menus in Chinese when its language pack is "
-                        "installed (pip install 'tiledlab[zh]') (default: %(default)s)")
+    p.add_argument("--lang", choices=LANGUAGES, default="en", help="zh: the Chinese edition, --src's zh/ folder "
+                   "copied into the working copy's zh/ folder, feedback in Chinese, and JupyterLab's menus in Chinese "
+                   "when its language pack is installed (pip install 'tiledlab[zh]') (default: %(default)s)")
     return p
 
 
