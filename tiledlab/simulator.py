@@ -17,6 +17,16 @@ import numpy as np
 
 HUNG_S = 10.0  # far longer than any thread waits for the next arrival at a barrier, even in a 1,024-thread block
 FRESH = 0xFF  # the byte a block's shared memory starts with: NaN in float32 and float64, -1 in integers
+ENV = "TILEDLAB_SIMULATOR_PATCH"  # "0" leaves numba's simulator untouched
+# What each patch relies on in numba.cuda.simulator: "module.Class.name", an attribute or a field __init__ sets
+BARRIER_NEEDS = ("kernel.BlockManager.run kernel.BlockManager._block_dim kernel.BlockManager._f "
+                 "kernel.BlockManager._debug kernel.BlockThread.syncthreads kernel._kernel_context "
+                 "kernelapi.FakeCUDAModule._shared kernelapi.FakeCUDAShared._allocations "
+                 "kernelapi.FakeCUDAShared._dynshared")
+ALIGNMENT_NEEDS = ("kernelapi.FakeCUDAShared.array kernelapi.types kernelapi.numpy_support "
+                   "kernelapi.FakeCUDAShared._allocations kernelapi.FakeCUDAShared._dynshared_size "
+                   "kernelapi.FakeCUDAShared._dynshared")
+THREAD_ARGS = ["f", "manager", "blockIdx", "threadIdx", "debug"]  # how _run_block makes a BlockThread
 
 
 class BarrierAbandoned(RuntimeError):
@@ -99,18 +109,6 @@ def _run_block(manager, grid_point, *args):
 
 def _syncthreads(thread):
     thread.barrier.wait()
-
-
-ENV = "TILEDLAB_SIMULATOR_PATCH"  # "0" leaves numba's simulator untouched
-# What each patch relies on in numba.cuda.simulator: "module.Class.name", an attribute or a field __init__ sets
-BARRIER_NEEDS = ("kernel.BlockManager.run kernel.BlockManager._block_dim kernel.BlockManager._f "
-                 "kernel.BlockManager._debug kernel.BlockThread.syncthreads kernel._kernel_context "
-                 "kernelapi.FakeCUDAModule._shared kernelapi.FakeCUDAShared._allocations "
-                 "kernelapi.FakeCUDAShared._dynshared")
-ALIGNMENT_NEEDS = ("kernelapi.FakeCUDAShared.array kernelapi.types kernelapi.numpy_support "
-                   "kernelapi.FakeCUDAShared._allocations kernelapi.FakeCUDAShared._dynshared_size "
-                   "kernelapi.FakeCUDAShared._dynshared")
-THREAD_ARGS = ["f", "manager", "blockIdx", "threadIdx", "debug"]  # how _run_block makes a BlockThread
 
 
 def _lacking(needs):

@@ -2,9 +2,7 @@
 reason means, and which resource binds a kernel, from the per-resource time bounds its row holds."""
 import pandas as pd
 
-# Why a warp did not issue an instruction in a cycle, in Nsight Compute's names (Kernel Profiling Guide,
-# "Warp Stall Reasons"), each with what it means for a kernel of this series.
-STALLS = {
+STALLS = {  # why a warp issued nothing in a cycle, in Nsight Compute's names ("Warp Stall Reasons")
     "barrier": "waiting at a barrier (cuda.syncthreads) for the rest of its block",
     "branch_resolving": "waiting for a branch's target to be computed",
     "dispatch_stall": "picked, but the dispatcher could not hand the instruction to its pipe",
@@ -24,8 +22,6 @@ STALLS = {
     "tex_throttle": "the texture unit's queue was full",
     "wait": "a fixed wait the compiler set after an instruction (a dependency of known latency)",
 }
-
-
 BOUNDS = {  # resource → the column with the time that resource alone would need (ms; tools' profile.derived)
     "issue": "bound_issue_ms", "shared-memory wavefronts": "bound_shared_ms", "load/store unit": "bound_lsu_ms",
     "FP32 FMA pipe": "bound_fma_ms"}

@@ -22,6 +22,13 @@ from . import claims, plots
 from .cells import translate_cells
 
 __all__ = ["setup", "show", "table", "timings", "device", "measured", "plots", "formulas", "data", "count_loads"]
+VIEWS = {  # view: the kernels its panels draw (None: every one of the rows), and the step it belongs to
+    "lesson": (("naive", "tiled", "cublas"), "the lesson's pair and cuBLAS against N"),
+    "naive": (("naive", "naive_unsigned"), "the naive kernel and its fair twin against N, beside 2N³ loads"),
+    "pair": (("naive", "tiled", "naive_unsigned", "tiled_unsigned"), "naive against tiled at one T, both pairs"),
+    "tile": (("naive_unsigned", "tiled_unsigned"), "the fair pair's time against T at one N"),
+    "effects": (None, "the layout variants of effects.csv as bars"),
+}
 
 
 def setup(seed=0):
@@ -112,15 +119,6 @@ def _cell(value):
     if value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "-"
     return i18n.notebook_text(value) if isinstance(value, str) else str(value)
-
-
-VIEWS = {  # view: the kernels its panels draw (None: every one of the rows), and the step it belongs to
-    "lesson": (("naive", "tiled", "cublas"), "the lesson's pair and cuBLAS against N"),
-    "naive": (("naive", "naive_unsigned"), "the naive kernel and its fair twin against N, beside 2N³ loads"),
-    "pair": (("naive", "tiled", "naive_unsigned", "tiled_unsigned"), "naive against tiled at one T, both pairs"),
-    "tile": (("naive_unsigned", "tiled_unsigned"), "the fair pair's time against T at one N"),
-    "effects": (None, "the layout variants of effects.csv as bars"),
-}
 
 
 def timings(view="lesson", tile=16, n=None, gpu_ns=(1024, 2048, 4096), tiles=(8, 16, 32), sim_ns=(8, 16),

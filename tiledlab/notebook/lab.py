@@ -31,6 +31,8 @@ TRANSLATION_SETTINGS = pathlib.Path("@jupyterlab", "translation-extension", "plu
 SETTINGS_NAME = ".lab-settings"  # in the Chinese working copy: JupyterLab's user settings for its runs
 CONFIG_NAME = ".lab-config"  # PAGE_CONFIG: no "Jupyter news?" toast (news_url=None alone leaves it)
 PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
+QUIET = ["--LabApp.news_url=None",  # no news fetched (the toast that asks is PAGE_CONFIG's)
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]  # nor an update notice
 
 
 def edition(src, dest, lang):
@@ -175,10 +177,6 @@ def working_copy(src, dest, *, fresh=False, say=print) -> pathlib.Path:
 
 def is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
-
-
-QUIET = ["--LabApp.news_url=None",  # no news fetched (the toast that asks is PAGE_CONFIG's)
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]  # nor an update notice
 
 
 def lab_argv(notebook_dir, extra=(), *, root=None, python=None) -> list[str]:
