@@ -217,8 +217,7 @@ def _naive(N, T, seed):
 
 
 class TileStepper:
-    """One block and thread of a tiled kernel (the library's by default) at N×N, tile T, phase by phase:
-    `frames()` as plain dicts, `strip()` every phase drawn, `frame_figure(t)` one, `widget()` the sliders."""
+    """One block and thread of a tiled kernel (the library's by default) at N×N, tile T, phase by phase."""
 
     def __init__(self, N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
         _validate(N, T, seed, block, thread)
