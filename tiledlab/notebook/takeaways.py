@@ -124,7 +124,7 @@ def caches():
 
 def headline():
     """(N, [(label, TFLOP/s, % of cuBLAS in the same run, colour)]) at the largest N: the lesson's naive kernel (its
-    signed indices cost numba's fix-ups), the fair pair (bench.csv), register tiling, the fastest, cuBLAS (ladder.csv)."""
+    signed indices cost numba's fix-ups), the fair pair (bench.csv), register tiling, the fastest and cuBLAS."""
     bench, ladder = claims.points(data.load("h200/bench.csv")), data.load("h200/ladder.csv")
     n = int(ladder["N"].max())
     at = ladder.query("N == @n").set_index("kernel")
