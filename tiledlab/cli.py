@@ -24,21 +24,6 @@ EPILOG = """exit codes, the same for every command:
   2  bad input: a one-line message says what to type instead
   3  cannot run here: needs a real GPU, or a tool or Python package that is not installed
   4  internal error (a bug in tiledlab): a traceback, please report it"""
-GPU_NS, GPU_TILES = [1024, 2048], [8, 16, 32]  # bench's defaults on a GPU
-SIM_NS, SIM_TILES = [16, 32], [4, 8]  # and on the simulator, where each CUDA thread is a Python thread
-TUNE_NS = [1024, 2048, 4096, 8192]  # tune's square sizes, unless --shape or --n says otherwise
-SIM_LIMIT_S = 600  # a longer simulator run needs --force
-COUNTED_COST = 2  # a counted launch takes about as long as two plain ones on the simulator (N = 64, 96)
-
-
-# --- what went wrong → exit code -------------------------------------------------------------------
-class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors go through EXIT_CODES (one line, exit 2) instead of usage + exit."""
-
-    def error(self, message):
-        raise ValueError(f"{message} (see `{self.prog} --help`)")
-
-
 FULL = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 FILE_SYSTEM = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)
 EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): the first match wins
@@ -52,6 +37,19 @@ EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): t
      lambda e: f"cannot write the output here: {e.strerror}; give another place to write (--out, DIR)"),
     (ValueError, None, BAD_INPUT, str),
 ]
+GPU_NS, GPU_TILES = [1024, 2048], [8, 16, 32]  # bench's defaults on a GPU
+SIM_NS, SIM_TILES = [16, 32], [4, 8]  # and on the simulator, where each CUDA thread is a Python thread
+TUNE_NS = [1024, 2048, 4096, 8192]  # tune's square sizes, unless --shape or --n says otherwise
+SIM_LIMIT_S = 600  # a longer simulator run needs --force
+COUNTED_COST = 2  # a counted launch takes about as long as two plain ones on the simulator (N = 64, 96)
+
+
+# --- what went wrong → exit code -------------------------------------------------------------------
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors go through EXIT_CODES (one line, exit 2) instead of usage + exit."""
+
+    def error(self, message):
+        raise ValueError(f"{message} (see `{self.prog} --help`)")
 
 
 def run(argv, parse, handlers, codes=EXIT_CODES):
