@@ -8,6 +8,9 @@ import os
 import sys
 
 ENV = "TILEDLAB_BACKEND"  # "gpu" or "simulator" forces a backend
+FORCED = {"gpu": "gpu", "cuda": "gpu", "sim": "simulator", "simulator": "simulator", "cudasim": "simulator"}
+# (NVVM's wheel, the nvJitLink wheel that must be as new): numba-cuda's cu12 extra, then its cu13 one
+LINKING = (("nvidia-cuda-nvcc-cu12", "nvidia-nvjitlink-cu12"), ("nvidia-nvvm", "nvidia-nvjitlink"))
 
 
 def _driver_has_device():
@@ -23,25 +26,17 @@ def _driver_has_device():
     return False
 
 
-FORCED = {"gpu": "gpu", "cuda": "gpu", "sim": "simulator", "simulator": "simulator", "cudasim": "simulator"}
-
-
-def _wanted():
-    forced = os.environ.get(ENV, "").strip().lower()
-    if forced:
-        if forced not in FORCED:
-            raise ValueError(f"{ENV}={forced!r}: use 'gpu' or 'simulator'")
-        return FORCED[forced]
-    return "simulator" if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" or not _driver_has_device() else "gpu"
-
-
 def select():
     """Set numba up for the chosen backend; return 'gpu' or 'simulator'."""
     if "numba.cuda" in sys.modules:  # too late to choose: use what numba already uses
         import numba
         backend = "simulator" if numba.config.ENABLE_CUDASIM else "gpu"
     else:
-        backend = _wanted()
+        forced = os.environ.get(ENV, "").strip().lower()
+        if forced and forced not in FORCED:
+            raise ValueError(f"{ENV}={forced!r}: use 'gpu' or 'simulator'")
+        backend = FORCED.get(forced) or ("simulator" if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+                                         or not _driver_has_device() else "gpu")  # forced: the driver is never asked
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1" if backend == "simulator" else "0"
         if "numba" in sys.modules:
             import numba
@@ -54,10 +49,6 @@ def select():
     return backend
 
 
-# (NVVM's wheel, the nvJitLink wheel that must be as new): numba-cuda's cu12 extra, then its cu13 one
-LINKING = (("nvidia-cuda-nvcc-cu12", "nvidia-nvjitlink-cu12"), ("nvidia-nvvm", "nvidia-nvjitlink"))
-
-
 def _release(dist):
     """(major, minor) of an installed distribution, None when it is not installed."""
     from importlib.metadata import PackageNotFoundError, version
@@ -68,8 +59,7 @@ def _release(dist):
 
 
 def host_linking():
-    """(requirement, line): the pip requirement that makes numba-cuda link kernels on this host ("" when it does:
-    nvJitLink installed, at least as new as the NVVM that writes the PTX), and a line saying what is installed."""
+    """(pip requirement that makes kernels link on this host, "" if they do; a line saying what is installed)."""
     for nvvm, link in LINKING:
         wrote, linker = _release(nvvm), _release(link)
         if wrote:

@@ -1,8 +1,5 @@
 """python -m tiledlab {info, count, bench, tune, takeaways, lab}
-(a teacher's commands and the maintainers' run from a clone: python -m classroom, python -m tools).
-
-One handler per command (HANDLERS), its options (parser()), and one exit code per kind of failure (EXIT_CODES).
-"""
+(a teacher's commands and the maintainers' run from a clone: python -m classroom, python -m tools)."""
 import argparse
 import contextlib
 import difflib
@@ -27,22 +24,6 @@ EPILOG = """exit codes, the same for every command:
   2  bad input: a one-line message says what to type instead
   3  cannot run here: needs a real GPU, or a tool or Python package that is not installed
   4  internal error (a bug in tiledlab): a traceback, please report it"""
-GPU_NS, GPU_TILES = [1024, 2048], [8, 16, 32]  # bench's defaults on a GPU
-SIM_NS, SIM_TILES = [16, 32], [4, 8]  # and on the simulator, where each CUDA thread is a Python thread
-TUNE_NS = [1024, 2048, 4096, 8192]  # tune's square sizes, unless --shape or --n says otherwise
-SIM_LIMIT_S = 600  # a longer simulator run needs --force
-COUNTED_COST = 2  # a counted launch takes about as long as two plain ones on the simulator (N = 64, 96)
-
-
-# --- what went wrong → exit code -------------------------------------------------------------------
-
-class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors go through EXIT_CODES (one line, exit 2) instead of usage + exit."""
-
-    def error(self, message):
-        raise ValueError(f"{message} (see `{self.prog} --help`)")
-
-
 FULL = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 FILE_SYSTEM = (FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError, PermissionError)
 EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): the first match wins
@@ -56,11 +37,23 @@ EXIT_CODES = [  # (exception, applies to it, exit code, its one-line message): t
      lambda e: f"cannot write the output here: {e.strerror}; give another place to write (--out, DIR)"),
     (ValueError, None, BAD_INPUT, str),
 ]
+GPU_NS, GPU_TILES = [1024, 2048], [8, 16, 32]  # bench's defaults on a GPU
+SIM_NS, SIM_TILES = [16, 32], [4, 8]  # and on the simulator, where each CUDA thread is a Python thread
+TUNE_NS = [1024, 2048, 4096, 8192]  # tune's square sizes, unless --shape or --n says otherwise
+SIM_LIMIT_S = 600  # a longer simulator run needs --force
+COUNTED_COST = 2  # a counted launch takes about as long as two plain ones on the simulator (N = 64, 96)
+
+
+# --- what went wrong → exit code -------------------------------------------------------------------
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors go through EXIT_CODES (one line, exit 2) instead of usage + exit."""
+
+    def error(self, message):
+        raise ValueError(f"{message} (see `{self.prog} --help`)")
 
 
 def run(argv, parse, handlers, codes=EXIT_CODES):
-    """Call the handler of the command `parse(argv)` names (it returns the command and its arguments); what goes
-    wrong becomes its exit code (`codes`): one line for what the user can fix, a traceback for a bug."""
+    """Call the handler `parse(argv)` names; an error becomes its exit code: one line if fixable, else a traceback."""
     try:
         command, args = parse(argv)
         return handlers[command](args)
@@ -94,7 +87,6 @@ def main(argv=None):
 
 
 # --- checks and forecasts shared by the handlers ---------------------------------------------------
-
 def file_in_the_way(path):
     """The first of `path` and its parents that exists, when it is a file rather than a folder."""
     first = next((p for p in (path, *path.parents) if p.exists()), None)
@@ -121,8 +113,7 @@ def _simulator_forecast(seconds, what, instead, force):
 
 
 def count_bytes(n, T):
-    """Memory `count` needs at N×N and tile T: A, B and C (host, device, C read back) and the tiled kernel's
-    counting buffers (the larger kernel's), on the device and read back."""
+    """Memory `count` needs at N×N, tile T: A, B, C (host, device, read back) and tiled's counting buffers, twice."""
     from types import SimpleNamespace
     from .core.launch import resolve
     from .counting.buffers import CountingBuffers
@@ -150,7 +141,6 @@ def _free_bytes():
 
 
 # --- one handler per command -----------------------------------------------------------------------
-
 def _info(args):
     from .backend import describe
     info = describe()
@@ -183,9 +173,8 @@ def _count(args):
     else:
         from .notebook import table
         print(_("global loads of A and B, N={n}, T={T}").format(n=n, T=T))
-        table([_("kernel"), _("measured"), _("formula"), _("match")],
-              [[k, r["measured"], r["formula"], _("yes") if r["measured"] == r["formula"] else _("NO")]
-               for k, r in result.items()])
+        table([_("kernel"), _("measured"), _("formula"), _("match")], [[k, r["measured"], r["formula"], _("yes")
+              if r["measured"] == r["formula"] else _("NO")] for k, r in result.items()])
         steps = -(-n // T)  # tile steps along K: the last one partly empty where T does not divide N
         why = f"T = {T}" if n % T == 0 else _("N / ⌈N/T⌉ = {n}/{steps}: T = {T} leaves part-empty edge tiles")
         ratio = result["naive"]["measured"] / result["tiled"]["measured"]
@@ -276,7 +265,6 @@ def _takeaways(args):
 
 
 def _lab(argv):
-    """`lab` parses its own options (tiledlab.notebook.lab); the others go on to `jupyter lab`."""
     from .notebook import lab
     return lab.start(*lab.parse(lab.parser(Parser), argv))
 
@@ -285,7 +273,6 @@ HANDLERS = {"info": _info, "count": _count, "bench": _bench, "tune": _tune, "tak
 
 
 # --- options ---------------------------------------------------------------------------------------
-
 class Help(argparse.ArgumentDefaultsHelpFormatter):
     """Show defaults, except where there is none to show (flags, and values chosen by backend)."""
 
@@ -311,7 +298,7 @@ def kernels_option(p, help, default=None):
 
 
 def version():
-    """The installed tiledlab's version as pip recorded it; on PYTHONPATH (pip never ran), the clone's pyproject's."""
+    """The version pip recorded; on PYTHONPATH (pip never ran), the clone's pyproject's."""
     import tomllib
     from importlib import metadata
     with contextlib.suppress(metadata.PackageNotFoundError):
@@ -324,7 +311,6 @@ def add_command(sub, name, help, description):
 
 
 def parser():
-    """The command line's parser (all but `lab`, which parses its own options)."""
     top = Parser(prog="python -m tiledlab", description=__doc__.split("\n\n")[0], epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("--version", action="version", version=f"tiledlab {version()}")

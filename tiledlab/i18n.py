@@ -1,10 +1,6 @@
 """The language of what tiledlab says to a student: English, or Chinese for the Chinese edition (notebooks/zh/).
-
-`_()` (also `gettext`) translates an English message through the gettext domain "tiledlab" (tiledlab/locale/zh_CN/
-LC_MESSAGES/tiledlab.po, compiled by `python -m tools.code_catalog`; the stdlib reads the .mo). Placeholders are
-named and filled after translation: `_("{n:,} loads").format(n=n)`. `N_()` only marks a message for the catalog.
-A notebook's own words are in the domain "notebooks" (`notebook_text`, `shown`).
-"""
+`_()` translates through the domain "tiledlab" (PO, compiled by `python -m tools.code_catalog`), placeholders named
+and filled after: `_("{n:,} loads").format(n=n)`; `N_()` only marks. A notebook's words are the domain "notebooks"."""
 import contextlib
 import gettext as _gettext
 import os
@@ -17,12 +13,12 @@ LOCALE_DIR = pathlib.Path(__file__).parent / "locale"
 PO = LOCALE_DIR / "zh_CN" / "LC_MESSAGES" / f"{DOMAIN}.po"
 MO = PO.with_suffix(".mo")
 NOTEBOOK_DOMAIN = "notebooks"  # the notebooks' own words, kept by `translate update`
+DATA = "data"  # notebooks.po's context of a value the data holds (a level's name), shown in a table or figure
 
 
 def language():
-    """ "zh" when TILEDLAB_LANG starts with "zh", else when the first word of a file LANGUAGE in the current folder
-    is "zh" (a Jupyter kernel starts in its notebook's folder: notebooks/zh/ has one), else "en". Asked at every
-    message, so a notebook may switch at any time; never raises."""
+    """ "zh" if TILEDLAB_LANG or ./LANGUAGE (a kernel starts in notebooks/zh/, which has one) says so, else "en";
+    asked at every message, so a notebook may switch at any time; never raises."""
     if os.environ.get("TILEDLAB_LANG", "").strip().lower().startswith("zh"):
         return "zh"
     with contextlib.suppress(OSError, ValueError):  # ./LANGUAGE that cannot be read: English
@@ -46,9 +42,6 @@ def gettext(message):
 _ = gettext
 
 
-DATA = "data"  # notebooks.po's context of a value the data holds (a level's name), shown in a table or figure
-
-
 def notebook_text(message):
     """A notebook's words, or a value of its data, in the reader's language (a table's heading or cell)."""
     if not message or language() != "zh":  # "" would be the catalog's header
@@ -69,8 +62,7 @@ def N_(message):
 
 
 def shown(value):
-    """A value a cell shows (an f-string's field, a figure's labels) in Chinese where notebooks.po has it as data
-    (msgctxt "data"): a string, or a list, tuple or array of them (as a list where any changed); else `value`."""
+    """A value a cell shows (a string, a list, tuple or array of them) in Chinese where notebooks.po has it as data."""
     def text(v):
         return catalog(NOTEBOOK_DOMAIN).pgettext(DATA, v) if isinstance(v, str) and v else v
     if language() != "zh":

@@ -1,11 +1,8 @@
 """Make numba's CUDA simulator fast enough for class, without changing what any kernel computes.
 
-`speed_up()` replaces the block manager's busy polling for `cuda.syncthreads()` with a barrier on a condition
-variable: waiting threads sleep, the last arrival wakes them, a thread that returns early stops counting. A barrier
-no thread reaches or leaves for HUNG_S seconds raises BarrierHung instead of hanging. Each block starts with fresh
-shared memory (FRESH bytes: NaN as a float), as on a GPU no block sees another's. `accept_alignment()` lets
-notebook 7's `cuda.shared.array(..., alignment=16)` run, which numba's simulator refuses (a numpy array needs none).
-Both replace private parts of numba's simulator: where one is missing, they warn once and leave it as it is
+`speed_up()` replaces the busy polling for `cuda.syncthreads()` with a sleeping barrier (BlockBarrier), and gives
+each block fresh shared memory, as on a GPU. `accept_alignment()` lets notebook 7's `cuda.shared.array(...,
+alignment=16)` run. Both patch private parts of numba's simulator: where one is missing they warn once and leave it
 (slower, or refusing alignment=, still correct). TILEDLAB_SIMULATOR_PATCH=0 switches both off.
 """
 import contextlib
@@ -18,6 +15,19 @@ import warnings
 
 import numpy as np
 
+HUNG_S = 10.0  # far longer than any thread waits for the next arrival at a barrier, even in a 1,024-thread block
+FRESH = 0xFF  # the byte a block's shared memory starts with: NaN in float32 and float64, -1 in integers
+ENV = "TILEDLAB_SIMULATOR_PATCH"  # "0" leaves numba's simulator untouched
+# What each patch relies on in numba.cuda.simulator: "module.Class.name", an attribute or a field __init__ sets
+BARRIER_NEEDS = ("kernel.BlockManager.run kernel.BlockManager._block_dim kernel.BlockManager._f "
+                 "kernel.BlockManager._debug kernel.BlockThread.syncthreads kernel._kernel_context "
+                 "kernelapi.FakeCUDAModule._shared kernelapi.FakeCUDAShared._allocations "
+                 "kernelapi.FakeCUDAShared._dynshared")
+ALIGNMENT_NEEDS = ("kernelapi.FakeCUDAShared.array kernelapi.types kernelapi.numpy_support "
+                   "kernelapi.FakeCUDAShared._allocations kernelapi.FakeCUDAShared._dynshared_size "
+                   "kernelapi.FakeCUDAShared._dynshared")
+THREAD_ARGS = ["f", "manager", "blockIdx", "threadIdx", "debug"]  # how _run_block makes a BlockThread
+
 
 class BarrierAbandoned(RuntimeError):
     """Raised in threads waiting at a barrier when another thread of the block failed."""
@@ -27,13 +37,9 @@ class BarrierHung(RuntimeError):
     """Raised in threads waiting at a barrier that no thread of the block reached or left for HUNG_S seconds."""
 
 
-HUNG_S = 10.0  # far longer than any thread waits for the next arrival at a barrier, even in a 1,024-thread block
-
-
 class BlockBarrier:
-    """cuda.syncthreads() for one simulated block. A thread that finished no longer counts; a barrier that
-    not every thread reaches alike (CUDA's undefined behaviour) releases all the same: the counting lab
-    reports it from the arrivals it counts (tiledlab.counting.count)."""
+    """cuda.syncthreads() for one block: waiters sleep, the last arrival wakes them, a finished thread stops counting.
+    A barrier not every thread reaches alike releases all the same: the counting lab reports it from its arrivals."""
 
     def __init__(self, threads):
         self._cond = threading.Condition()
@@ -72,9 +78,6 @@ class BlockBarrier:
             self._cond.notify_all()
 
 
-FRESH = 0xFF  # the byte a block's shared memory starts with: NaN in float32 and float64, -1 in integers
-
-
 def _run_block(manager, grid_point, *args):
     from numba.cuda.simulator import kernel
     shared = kernel._kernel_context._shared  # fresh for each block, where numba's would keep the last block's:
@@ -106,18 +109,6 @@ def _run_block(manager, grid_point, *args):
 
 def _syncthreads(thread):
     thread.barrier.wait()
-
-
-ENV = "TILEDLAB_SIMULATOR_PATCH"  # "0" leaves numba's simulator untouched
-# What each patch relies on in numba.cuda.simulator: "module.Class.name", an attribute or a field __init__ sets
-BARRIER_NEEDS = ("kernel.BlockManager.run kernel.BlockManager._block_dim kernel.BlockManager._f "
-                 "kernel.BlockManager._debug kernel.BlockThread.syncthreads kernel._kernel_context "
-                 "kernelapi.FakeCUDAModule._shared kernelapi.FakeCUDAShared._allocations "
-                 "kernelapi.FakeCUDAShared._dynshared")
-ALIGNMENT_NEEDS = ("kernelapi.FakeCUDAShared.array kernelapi.types kernelapi.numpy_support "
-                   "kernelapi.FakeCUDAShared._allocations kernelapi.FakeCUDAShared._dynshared_size "
-                   "kernelapi.FakeCUDAShared._dynshared")
-THREAD_ARGS = ["f", "manager", "blockIdx", "threadIdx", "debug"]  # how _run_block makes a BlockThread
 
 
 def _lacking(needs):
@@ -164,9 +155,7 @@ def speed_up():
 
 
 def _shared_array(self, shape, dtype, alignment=None):
-    """FakeCUDAShared.array, accepting and ignoring `alignment`. As numba's own: one array per declaring
-    line (the caller's frame), shared by the block's threads; size 0 is the dynamic shared memory. Unlike
-    numba's, a new block gets new arrays (_run_block), filled with FRESH bytes."""
+    """FakeCUDAShared.array, ignoring `alignment`: one array per declaring line, as numba's, but FRESH in each block."""
     from numba.cuda.simulator import kernelapi
     if isinstance(dtype, kernelapi.types.Type):
         dtype = kernelapi.numpy_support.as_dtype(dtype)

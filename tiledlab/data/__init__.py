@@ -1,7 +1,5 @@
-"""Measurements committed with the package (from a real GPU), with their provenance, for readers without one:
-`load("h200/bench.csv")` reads a file of this folder as a pandas DataFrame, `row()` and `value()` pick one of its
-rows by column values; `stamp()` and `write_rows()` make new ones. Each measured card has a folder named by its key
-in core.card.KNOWN (h200/, h100/)."""
+"""Measurements committed from a real GPU, with their provenance, for readers without one: `load("h200/bench.csv")`,
+`row()` and `value()` read them, `stamp()` and `write_rows()` make new ones; a folder per card of core.card.KNOWN."""
 import datetime
 from importlib import resources
 
@@ -15,8 +13,7 @@ VERSIONS = PROVENANCE + ("cupy", "ncu")  # read as text: a version such as "0.60
 
 
 def read_csv(path):
-    """A measurement CSV as a DataFrame: whole numbers stay whole even with blanks (Int64), a blank cell is <NA>,
-    provenance columns stay text."""
+    """A measurement CSV: whole numbers stay whole (Int64), a blank is <NA>, provenance columns stay text."""
     header = pd.read_csv(path, nrows=0).columns
     text = {c: "string" for c in VERSIONS if c in header}
     return pd.read_csv(path, dtype=text, float_precision="round_trip").convert_dtypes()  # floats exactly as written
@@ -29,8 +26,7 @@ def stamp():
 
 
 def write_rows(rows, path, fields=None):
-    """Write measurement rows (dicts, or a DataFrame) as CSV, columns `fields` (else every key of the rows, in
-    order); values as given (an int stays 1, not 1.0), a missing one blank."""
+    """Rows (dicts or a DataFrame) as CSV, columns `fields` (else all), values as given (1, not 1.0), missing blank."""
     table = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows), dtype=object)
     (table if fields is None else table.reindex(columns=fields)).to_csv(path, index=False)
 
@@ -59,8 +55,7 @@ def _missing(name):
 
 
 def row(table, **where):
-    """The one row whose columns equal `where`, as a Series: row(bench, kernel="naive", N=4096); zero or several
-    raise LookupError (a mask, not index labels, on which pandas 2 and 3 differ)."""
+    """The one row whose columns equal `where` (a mask: pandas 2 and 3 differ on labels), else LookupError."""
     _columns(table, *where)
     match = pd.Series(True, index=table.index)
     for column, wanted in where.items():

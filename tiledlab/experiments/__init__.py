@@ -1,7 +1,5 @@
-"""GPU experiments, each `run(...) -> rows` (a list of dicts): `device` (the card's properties), `bench` (naive,
-tiled and cuBLAS over sizes), `races` (a barrier removed), `tune` (the candidates of "best" on this card); `profile`
-reads Nsight Compute's committed counters. They time with `timing` and launch through tiledlab.core.launch.prepare;
-the maintainers' measurements behind the committed data live in tools/measure/."""
+"""GPU experiments, each `run(...) -> rows` (dicts): `device`, `bench`, `races`, `tune`, timed with `timing` and
+launched through core.launch.prepare; `profile` reads Nsight Compute's committed counters (tools/measure/ took them)."""
 from ..backend import SIMULATOR
 
 

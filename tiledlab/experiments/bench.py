@@ -1,9 +1,6 @@
-"""Time naive, tiled (and cuBLAS through CuPy) over sizes and tile widths: one row per (kernel, N, tile).
-
-With `fair`, the sweep also times the fair pair (core.fair: the same kernels with unsigned indices), so that
-tiling's speed-up can be read with index arithmetic alike. Registry kernels named in `kernels` run at their own
-constants (tile ""). Naive kernels run in NAIVE_TILE² blocks, or in each of `naive_tiles`. Kernels and cuBLAS alike
-are timed by timing.back_to_back."""
+"""Time naive, tiled (and cuBLAS through CuPy) over sizes and tile widths: one row per (kernel, N, tile), all by
+timing.back_to_back. With `fair`, also the fair pair (core.fair: unsigned indices), so tiling's speed-up can be
+read with index arithmetic alike; kernels named in `kernels` run at their own constants (tile "")."""
 import sys
 
 import numpy as np
@@ -45,8 +42,7 @@ def _named(kernels, fair):
 
 
 def simulator_seconds(ns, tiles, warmup, repeats, kernels=(), fair=False, naive_tiles=(NAIVE_TILE,)):
-    """A rough forecast of a sweep's length on the simulator, scaled from one timed 16×16 launch:
-    its Python threads do work that grows like N³ (a kernel by name counts as one more tile width)."""
+    """A rough forecast of a sweep's seconds on the simulator, from one timed 16×16 launch and N³ growth."""
     A = np.ones((16, 16), np.float32)
     launch = prepare("naive", A, A, 16)()  # once untimed: the first launch also sets the simulator up
     per_n3 = per_launch_ms(launch) / 1e3 / 16**3
@@ -55,8 +51,7 @@ def simulator_seconds(ns, tiles, warmup, repeats, kernels=(), fair=False, naive_
 
 
 def jobs(ns, tiles, kernels=(), cublas=False, fair=False, naive_tiles=(NAIVE_TILE,)):
-    """(kernel, N, tile) in the order they run: at each N each pair of `swept` (naive in each of `naive_tiles`,
-    tiled at each tile width), then the kernels by name (each once, the sweep's left out), then cuBLAS."""
+    """(kernel, N, tile) in the order they run: at each N the pairs of `swept`, the kernels by name, then cuBLAS."""
     sweep = [(k, n, t) for n in ns for naive, tiled in swept(fair)
              for k, t in [(naive, t) for t in naive_tiles] + [(tiled, t) for t in tiles]]
     return sweep + [(k, n, "") for n in ns for k in _named(kernels, fair)] + [("cublas", n, 0) for n in ns if cublas]

@@ -1,6 +1,5 @@
-"""cuBLAS's SGEMM through CuPy: the yardstick every kernel of the series is timed against. FP32 throughout:
-CUPY_TF32=0 before CuPy is imported keeps cuBLAS off TF32. Without CuPy or on the simulator (cuBLAS needs a GPU),
-`import_cupy()` and `sgemm()` are None and `cupy_version()` is ""."""
+"""cuBLAS's SGEMM through CuPy, in FP32 (CUPY_TF32=0): the yardstick every kernel is timed against. Without CuPy
+or on the simulator, `import_cupy()` and `sgemm()` are None and `cupy_version()` is ""."""
 import os
 
 from ..backend import SIMULATOR

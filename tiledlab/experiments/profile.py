@@ -1,11 +1,8 @@
-"""Reading Nsight Compute's counters (the committed h200/*profile.csv, collected by `python -m tools profile`):
-what each stall reason means, and which resource binds a kernel (`co_limits`, `what_binds`), from the per-resource
-time bounds its row holds."""
+"""Reading Nsight Compute's committed counters (h200/*profile.csv, from `python -m tools profile`): what each stall
+reason means, and which resource binds a kernel, from the per-resource time bounds its row holds."""
 import pandas as pd
 
-# Why a warp did not issue an instruction in a cycle, in Nsight Compute's names (Kernel Profiling Guide,
-# "Warp Stall Reasons"), each with what it means for a kernel of this series.
-STALLS = {
+STALLS = {  # why a warp issued nothing in a cycle, in Nsight Compute's names ("Warp Stall Reasons")
     "barrier": "waiting at a barrier (cuda.syncthreads) for the rest of its block",
     "branch_resolving": "waiting for a branch's target to be computed",
     "dispatch_stall": "picked, but the dispatcher could not hand the instruction to its pipe",
@@ -25,16 +22,13 @@ STALLS = {
     "tex_throttle": "the texture unit's queue was full",
     "wait": "a fixed wait the compiler set after an instruction (a dependency of known latency)",
 }
-
-
 BOUNDS = {  # resource → the column with the time that resource alone would need (ms; tools' profile.derived)
     "issue": "bound_issue_ms", "shared-memory wavefronts": "bound_shared_ms", "load/store unit": "bound_lsu_ms",
     "FP32 FMA pipe": "bound_fma_ms"}
 
 
 def co_limits(row, within=0.15):
-    """The resources whose time alone comes within `within` (a fraction) of the largest such time:
-    (names, largest ms). More than one name: no single wall, several resources bind together."""
+    """(names, largest ms): the resources whose time alone is within `within` of the largest: they bind together."""
     times = {name: float(row[column]) for name, column in BOUNDS.items() if not pd.isna(row.get(column))}
     if not times:
         return [], None
@@ -43,8 +37,7 @@ def co_limits(row, within=0.15):
 
 
 def stall_names(*top_stalls):
-    """The stall reasons named in `top_stalls` strings ("long_scoreboard 71%, mio_throttle 8%"), each once, in
-    order of first mention: the rows of a glossary."""
+    """The stall reasons in `top_stalls` strings ("long_scoreboard 71%, mio_throttle 8%"), each once, in order."""
     names = (part.strip().rsplit(" ", 1)[0] for text in top_stalls for part in str(text).split(","))
     return [name for name in dict.fromkeys(names) if name in STALLS]
 

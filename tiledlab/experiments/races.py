@@ -32,8 +32,7 @@ def run(n=1024, T=32, runs=100, seed=0):
 
 
 def frequency_note(live, committed, live_on, committed_on="the H200"):
-    """Why the live and the committed counts of wrong runs differ, from both tables (races.run's columns):
-    each count with its runs and size, which shares differ, and what a share depends on."""
+    """Why the live and the committed counts of wrong runs (races.run's rows) differ: the counts, shares and why."""
     def counts(rows, on):
         runs = _(", ").join(_("without the {b} barrier {w} of {n} runs differ").format(b=_(b), w=w, n=n)
                             for b, w, n in zip(rows.barrier_removed, rows.wrong_runs, rows.runs))

@@ -1,7 +1,5 @@
 """Time launches: CUDA events on a GPU, wall-clock on the simulator (which says nothing of GPU speed).
-
-`back_to_back(launch)` is the series' one method for every kernel and cuBLAS alike: a sample brackets as many
-back-to-back launches as last MIN_SAMPLE_MS, so the host's launch overhead hides behind the GPU's work."""
+`back_to_back(launch)`, the one method for every kernel and cuBLAS, hides launch overhead in MIN_SAMPLE_MS samples."""
 import math
 import time
 from dataclasses import dataclass
@@ -41,9 +39,8 @@ class Timing:
 
 
 def time_launch(launch, warmup=2, repeats=10, min_sample_ms=0.0):
-    """Median, min and max of `repeats` samples after `warmup` untimed calls of `launch()`. A sample is one call,
-    or with `min_sample_ms` on a GPU as many back-to-back calls as last that long (MAX_LAUNCHES_PER_SAMPLE at most),
-    timed together and divided by their number."""
+    """Median, min and max of `repeats` samples after `warmup` calls; with `min_sample_ms` on a GPU, a sample is as
+    many back-to-back calls as last that long (MAX_LAUNCHES_PER_SAMPLE at most), divided by their number."""
     for _ in range(warmup):
         launch()
     per_sample = 1

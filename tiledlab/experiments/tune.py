@@ -1,9 +1,6 @@
-"""`python -m tiledlab tune`: measure the candidate kernels at the sizes given, on this card, and keep the choice.
-
-As Triton autotunes: each candidate the card can run (Kernel.refusal) is checked on the shape (against cuBLAS, or
-float64 on the simulator) and timed back to back; the fastest goes to the tune cache that core.best reads, one entry
-per card and shape class (best.shape_class), where several shapes share a choice (`choice`).
-"""
+"""`python -m tiledlab tune`: as Triton autotunes, each candidate this card can run is checked (against cuBLAS, or
+float64 on the simulator) and timed at each shape; the fastest goes to the cache core.best reads, one entry per
+card and shape class (best.shape_class)."""
 import numpy as np
 
 from ..backend import SIMULATOR
@@ -45,8 +42,7 @@ def timed_at(M, K, N, on, candidates, timer=back_to_back, blas=timed_sgemm):
 
 
 def choice(rows, on):
-    """The cache entry for the rows of one shape class: the correct candidate with the least time relative to the
-    fastest at each of its shapes, summed (a kernel wrong at any shape of the class is never chosen)."""
+    """One shape class's cache entry: the candidate right at every shape and least slower than the fastest, summed."""
     shapes = {(r["M"], r["K"], r["N"]) for r in rows}
     wrong = {r["kernel"] for r in rows if not (np.isfinite(r["rel_err"]) and r["rel_err"] <= TOLERANCE)}
     fastest = {s: min(r["ms"] for r in rows if (r["M"], r["K"], r["N"]) == s) for s in shapes}
@@ -65,8 +61,7 @@ def choice(rows, on):
 
 
 def run(shapes, candidates=None, timer=back_to_back, blas=timed_sgemm, path=None, saved=None):
-    """Tune the shape classes of `shapes` on the card in hand; after each class, write its choice to the cache (in
-    place of this card's and backend's entry for it) and call `saved(rows so far)`. One row per candidate timed."""
+    """A row per candidate timed at `shapes`; each class's choice is cached (and `saved(rows)` called) as it ends."""
     on, path = card(), path or cache_path()
     entries, rows = best.entries(path), []
     classes = {}

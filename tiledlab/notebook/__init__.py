@@ -21,13 +21,18 @@ from ..i18n import N_, _
 from . import claims, plots
 from .cells import translate_cells
 
-__all__ = ["setup", "show", "table", "timings", "device", "measured", "plots", "formulas", "data",
-           "count_loads"]
+__all__ = ["setup", "show", "table", "timings", "device", "measured", "plots", "formulas", "data", "count_loads"]
+VIEWS = {  # view: the kernels its panels draw (None: every one of the rows), and the step it belongs to
+    "lesson": (("naive", "tiled", "cublas"), "the lesson's pair and cuBLAS against N"),
+    "naive": (("naive", "naive_unsigned"), "the naive kernel and its fair twin against N, beside 2N³ loads"),
+    "pair": (("naive", "tiled", "naive_unsigned", "tiled_unsigned"), "naive against tiled at one T, both pairs"),
+    "tile": (("naive_unsigned", "tiled_unsigned"), "the fair pair's time against T at one N"),
+    "effects": (None, "the layout variants of effects.csv as bars"),
+}
 
 
 def setup(seed=0):
-    """Start a lesson: name the backend, set figure defaults (and, in the Chinese edition, translate the
-    next cells' words: cells.py); return `rand(*shape)`, float32 standard-normal arrays from `seed`."""
+    """Name the backend, set figure defaults (zh: translate later cells); return rand(*shape), float32 normals."""
     whole("seed", 0 if seed is None else seed, least=0)
     if SIMULATOR:  # which backend runs the lesson, and what that means for its numbers
         print(_("Backend: CUDA simulator (no GPU in use). Kernels run as Python threads: counts and results\n"
@@ -46,8 +51,7 @@ def setup(seed=0):
             shape = tuple(shape[0])
         if not shape or not is_whole(*shape) or min(shape) < 0:
             raise ValueError(_("rand takes its shape as whole numbers of at least 0, e.g. rand(8, 8) or rand((8, 8)), "
-                               "got rand{shape}")
-                             .format(shape=shape if len(shape) != 1 else f"({shape[0]!r})"))
+                               "got rand{shape}").format(shape=shape if len(shape) != 1 else f"({shape[0]!r})"))
         return rng.standard_normal(shape, dtype=np.float32)
     return rand
 
@@ -71,15 +75,13 @@ def measured(table, kernels):
 
 
 def show(kernel, shape=None, **constants):
-    """The source that is counted, timed and tested (generated kernels: for `constants`; "best": the
-    kernel chosen for this card at `shape` = (M, K, N))."""
+    """The source that is counted, timed and tested (for `constants`; "best": this card's choice at `shape`)."""
     from IPython.display import Code
     return Code(resolve(kernel, shape).source(constants), language="python")
 
 
 def table(frame, rows=None, columns=None, formats=None):
-    """Print a DataFrame, or a header and rows, as aligned plain text (nbval compares it): 1,234 and "-" for
-    missing. `columns` picks (a dict also renames), `formats` = {"value": "{:.2f}"}; Chinese where translated."""
+    """A DataFrame, or a header and rows, printed aligned (nbval compares it); `columns` picks (a dict renames)."""
     if isinstance(frame, pd.DataFrame):
         chosen = list(frame.columns if columns is None else columns)
         if missing := [c for c in [*chosen, *(formats or ())] if c not in frame or c not in chosen]:
@@ -119,20 +121,10 @@ def _cell(value):
     return i18n.notebook_text(value) if isinstance(value, str) else str(value)
 
 
-VIEWS = {  # view: the kernels its panels draw (None: every one of the rows), and the step it belongs to
-    "lesson": (("naive", "tiled", "cublas"), "the lesson's pair and cuBLAS against N"),
-    "naive": (("naive", "naive_unsigned"), "the naive kernel and its fair twin against N, beside 2N³ loads"),
-    "pair": (("naive", "tiled", "naive_unsigned", "tiled_unsigned"), "naive against tiled at one T, both pairs"),
-    "tile": (("naive_unsigned", "tiled_unsigned"), "the fair pair's time against T at one N"),
-    "effects": (None, "the layout variants of effects.csv as bars"),
-}
-
-
 def timings(view="lesson", tile=16, n=None, gpu_ns=(1024, 2048, 4096), tiles=(8, 16, 32), sim_ns=(8, 16),
             sim_tiles=(4, 8)):
-    """Time kernels live (small sizes on the simulator, whose milliseconds are Python's) and plot them beside
-    committed H200 data; `view` is one of VIEWS (`n`: the committed N of "tile" and "effects", the largest by
-    default). Every view but "lesson" prints what its committed panel says. Returns (live, committed) rows."""
+    """Time kernels live and plot them beside committed H200 data, as `view` (VIEWS) says; (live, committed) rows.
+    `n`: the committed N of "tile" and "effects" (the largest by default); views but "lesson" print a reading."""
     if view not in VIEWS:
         raise ValueError(f"view must be one of {sorted(VIEWS)}, got {view!r}")
     ns, ts = (sim_ns, sim_tiles) if SIMULATOR else (gpu_ns, tiles)
@@ -177,13 +169,9 @@ def _committed(view, tile, n):
 def _draw(view, rows, ax, live):
     sizes, first = sorted(rows["N"].unique()), rows.iloc[0]
     span = f"N = {sizes[0]}" + (f"…{sizes[-1]}" if len(sizes) > 1 else "")
-    if live and SIMULATOR:
-        title = plots.tr(N_("live, CUDA simulator, {span}:\nPython's time, which says nothing of GPU speed"))
-    elif live:
-        title = plots.tr(N_("live: {device}, {span}"))
-    else:
-        title = plots.tr(N_("committed: {device} ({date})\n{span}"))
-    title = title.format(device=first.get("device"), date=first.get("date"), span=span)
+    title = (N_("live, CUDA simulator, {span}:\nPython's time, which says nothing of GPU speed") if live and SIMULATOR
+             else N_("live: {device}, {span}") if live else N_("committed: {device} ({date})\n{span}"))
+    title = plots.tr(title).format(device=first.get("device"), date=first.get("date"), span=span)
     metric = "median_ms" if (live and SIMULATOR) or view in ("naive", "tile") else "tflops"
     if view == "effects" and not live:
         plots.effect_bars(rows, title, ax)

@@ -1,9 +1,5 @@
-"""The Chinese edition's cells: what a notebook's code prints, tabulates and draws, said in Chinese.
-
-In the Chinese edition setup() calls `translate_cells()`: before each later cell is compiled, IPython replaces
-each literal it shows (`display_strings`) that notebooks.po translates; strings used as data stay as written.
-An f-string's msgid keeps its fields as written (`{launch_ms:.3f}`); shown values go through i18n.shown.
-"""
+"""The Chinese edition's cells: setup() calls `translate_cells()`, and before each later cell is compiled IPython
+replaces each literal it shows (`display_strings`) that notebooks.po translates; data stays as written."""
 import ast
 import contextlib
 import pathlib
@@ -23,6 +19,12 @@ LABEL_KEYWORDS = {"label", "title", "suptitle", "xlabel", "ylabel", "columns"}
 PASS_CALLS = {"join", "format", "replace", "append", "extend", "min", "max"}  # text goes where their result goes
 _THROUGH = (ast.BoolOp, ast.BinOp, ast.Tuple, ast.List, ast.Set, ast.Starred, ast.JoinedStr, ast.FormattedValue,
             ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp, ast.Dict, ast.IfExp, ast.Attribute)
+SHOWN = "_tiledlab_shown"  # the name `translate_cells` gives `shown` in the notebook's namespace
+# Fonts with Simplified Chinese glyphs, preferred first: Debian/Ubuntu's fonts-noto-cjk (the CI's), Adobe's, ...
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei",
+             "WenQuanYi Micro Hei", "Microsoft YaHei", "PingFang SC", "Heiti SC", "SimHei", "Noto Sans SC")
+# Their files' names, for fonts installed after matplotlib cached its list of fonts (it does not look again).
+CJK_FILES = ("notosanscjk", "notosanssc", "sourcehansans", "wqy-", "msyh", "pingfang", "stheiti", "simhei")
 
 
 def template(node):
@@ -42,8 +44,7 @@ def _callee(call):
 
 
 def _shown(node, parent):
-    """Where the literal `node` ends up: "text" (printed), "figure" (drawn), "any" (assigned or looped
-    over), or None (data: a key, an index, a comparison, another call's argument)."""
+    """Where the literal `node` ends up: "text", "figure", "any" (assigned or looped over), or None (data)."""
     child = node
     while (up := parent.get(child)) is not None:
         if isinstance(up, ast.keyword):  # table(..., columns={...}) names a table's columns
@@ -92,9 +93,6 @@ def translated(node, msgid, msgstr):
     for field in fields.values():  # a field's value, a level's name say, is shown in Chinese too
         field.value = _shown_call(field.value)
     return ast.fix_missing_locations(ast.copy_location(ast.JoinedStr(values), node))
-
-
-SHOWN = "_tiledlab_shown"  # the name `translate_cells` gives `shown` in the notebook's namespace
 
 
 def _shown_call(expr):
@@ -150,13 +148,6 @@ def translate_cells():
             not any(isinstance(t, CellTranslator) for t in shell.ast_transformers):
         shell.user_ns[SHOWN] = shown
         shell.ast_transformers.append(CellTranslator())
-
-
-# Fonts with Simplified Chinese glyphs, preferred first: Debian/Ubuntu's fonts-noto-cjk (the CI's), Adobe's, ...
-CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei",
-             "WenQuanYi Micro Hei", "Microsoft YaHei", "PingFang SC", "Heiti SC", "SimHei", "Noto Sans SC")
-# Their files' names, for fonts installed after matplotlib cached its list of fonts (it does not look again).
-CJK_FILES = ("notosanscjk", "notosanssc", "sourcehansans", "wqy-", "msyh", "pingfang", "stheiti", "simhei")
 
 
 @lru_cache(maxsize=1)

@@ -1,9 +1,6 @@
-"""Sentences that compare two measured points, stated only beyond their run-to-run spread.
-
-A table's `run` column names each run (none: one run). `compare(table, a, b)` claims an order only with
-MIN_RUNS runs and a margin beyond the spread (both points' half-ranges), else says "within noise" or claims
-none; _ms and _ns metrics are better lower, others higher, pct ones compared in points. Tests assert `holds`.
-"""
+"""Sentences that compare two measured points (a table's `run` column names each run), stated only beyond their
+run-to-run spread: `compare(table, a, b)` claims an order only with MIN_RUNS runs and a margin beyond both points'
+half-ranges; _ms and _ns metrics are better lower, others higher, pct ones compared in points."""
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,8 +16,7 @@ KEYS = ("kernel", "N", "tile")  # what names a point
 
 
 def points(table, metrics=("median_ms", "tflops")):
-    """One row per point: each metric's median over the runs, its run_min_ and run_max_, `runs`, min_ms and
-    max_ms over every sample; other columns the first run's. A reduced table (with `runs`) comes back as it is."""
+    """A row per point: each metric's median, run_min_ and run_max_ over the runs, `runs`, samples' min/max_ms."""
     if "runs" in table.columns:
         return table
     keys = [k for k in KEYS if k in table.columns]

@@ -1,8 +1,5 @@
-"""python -m tiledlab lab: open the series in JupyterLab on a git-ignored working copy of the notebooks.
-
-JupyterLab saves a notebook once it has run, so "Run All" on the committed notebooks would write simulator
-outputs over their H200 ones. Edits in the copy survive the next start; ``--fresh`` backs them up first.
-``--lang zh`` opens notebooks/zh/, its menus in Chinese with the language pack. Other options go to ``jupyter lab``.
+"""python -m tiledlab lab: open the series in JupyterLab on a git-ignored working copy of the notebooks, since
+"Run All" on the committed ones would save simulator outputs over their H200 ones. ``--fresh`` backs edits up first.
 """
 from __future__ import annotations
 
@@ -32,9 +29,10 @@ LANGUAGES = ("en", "zh")  # English (notebooks/) and the generated Chinese editi
 LANGUAGE_PACK = "zh_CN"  # JupyterLab's Chinese language pack: its jupyterlab.languagepack entry point, its setting
 TRANSLATION_SETTINGS = pathlib.Path("@jupyterlab", "translation-extension", "plugin.jupyterlab-settings")
 SETTINGS_NAME = ".lab-settings"  # in the Chinese working copy: JupyterLab's user settings for its runs
-# The lab's page config: no "get notified about Jupyter news?" toast (news_url=None alone leaves it).
-CONFIG_NAME = ".lab-config"
+CONFIG_NAME = ".lab-config"  # PAGE_CONFIG: no "Jupyter news?" toast (news_url=None alone leaves it)
 PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}
+QUIET = ["--LabApp.news_url=None",  # no news fetched (the toast that asks is PAGE_CONFIG's)
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]  # nor an update notice
 
 
 def edition(src, dest, lang):
@@ -73,8 +71,7 @@ def page_config(dest) -> pathlib.Path:
 
 
 def lab_env(lang, dest, *, pack=None) -> dict:
-    """The environment the lab adds: the config path (PAGE_CONFIG); for zh, TILEDLAB_LANG and, with the
-    language pack (`pack`), JupyterLab's settings folder."""
+    """The environment the lab adds: PAGE_CONFIG's path; zh: TILEDLAB_LANG, with the language pack its settings."""
     paths = [str(pathlib.Path(dest) / CONFIG_NAME), os.environ.get("JUPYTER_CONFIG_PATH", "")]
     env = {"JUPYTER_CONFIG_PATH": os.pathsep.join(p for p in paths if p)}
     if lang == "zh":
@@ -88,8 +85,7 @@ def committed(src) -> list[pathlib.Path]:
     """The ``*.ipynb`` files of ``src``, each a regular file (a pipe would block the copy), else an error saying why."""
     notebooks = sorted(pathlib.Path(src).glob("*.ipynb"))
     if not notebooks:
-        raise FileNotFoundError(f"no notebooks (*.ipynb) in {src}: run this from a clone of the series, "
-                                "or pass --src")
+        raise FileNotFoundError(f"no notebooks (*.ipynb) in {src}: run this from a clone of the series, or pass --src")
     for nb in notebooks:
         if not stat.S_ISREG(nb.stat().st_mode):
             raise ValueError(f"{nb} is not a notebook file (a folder, pipe or device): move it out of {src}")
@@ -97,8 +93,7 @@ def committed(src) -> list[pathlib.Path]:
 
 
 def _entry(path, folder=False) -> bool:
-    """Whether a file (with `folder`, a folder) is at `path`; anything else is refused: a link could write
-    outside the working copy, a pipe blocks."""
+    """Whether a file (`folder`: a folder) is at `path`; a link (writes elsewhere) or a pipe (blocks) is refused."""
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
@@ -116,8 +111,8 @@ def _notebooks(n, edited=""):
 
 
 def plan(src, dest, *, fresh=False) -> tuple[list, list]:
-    """(copies, edited): the notebooks missing in ``dest`` (with ``fresh``, also those that differ), and the edited
-    ones among them there, to be backed up first; a ValueError for a ``dest`` that is a file or overlaps the committed ones."""
+    """(copies, edited): notebooks missing in ``dest`` (``fresh``: or differing), the edited ones to back up first;
+    a ValueError for a ``dest`` that is a file or overlaps the committed notebooks."""
     src, dest = pathlib.Path(src), pathlib.Path(dest)
     notebooks, where = committed(src), dest.resolve()
     blocker = next((p for p in (dest, *dest.parents) if p.exists()), dest)
@@ -125,9 +120,8 @@ def plan(src, dest, *, fresh=False) -> tuple[list, list]:
         raise ValueError(f"the working copy {dest}: {blocker} is a file, not a folder: pass --dest with a folder's name")
     for root in {src.resolve(), SOURCE.resolve()}:  # the copy inside or around committed notebooks: refused
         if where.is_relative_to(root) or root.is_relative_to(where):
-            raise ValueError(f"the working copy {where} would mix with the committed notebooks in {root}: "
-                             f"pass --dest with a folder outside it (the default is {DEFAULT_DEST_NAME}/ "
-                             "beside notebooks/)")
+            raise ValueError(f"the working copy {where} would mix with the committed notebooks in {root}: pass "
+                             f"--dest with a folder outside it (the default is {DEFAULT_DEST_NAME}/ beside notebooks/)")
     _entry(dest / ".gitignore")
     copies = [nb for nb in notebooks if not _entry(dest / nb.name)
               or fresh and as_copied(nb) != (dest / nb.name).read_bytes()]
@@ -185,10 +179,6 @@ def is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-QUIET = ["--LabApp.news_url=None",  # no news fetched (the toast that asks is PAGE_CONFIG's)
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]  # nor an update notice
-
-
 def lab_argv(notebook_dir, extra=(), *, root=None, python=None) -> list[str]:
     """The command that starts JupyterLab on ``notebook_dir`` (--allow-root as root); ``extra`` last, so they win."""
     root = is_root() if root is None else root
@@ -219,8 +209,7 @@ def check_options(extra):
 
 
 def parse(p, argv):
-    """`p`'s options and the rest, which go on to Jupyter; a ValueError for one of the rest close to one of `p`'s
-    (--dryrun for --dry-run), which Jupyter would refuse in its own words, or take and start the server."""
+    """`p`'s options and the rest, for Jupyter; a ValueError for one close to one of `p`'s (--dryrun: --dry-run)."""
     args, extra = p.parse_known_args(argv)
     ours = [o for action in p._actions for o in action.option_strings if o.startswith("--")]
     for word in (w.split("=")[0] for w in extra if w.startswith("--")):
@@ -237,15 +226,13 @@ def parser(cls=argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("--src", type=pathlib.Path, default=SOURCE, help="the committed notebooks (default: %(default)s)")
     p.add_argument("--dest", type=pathlib.Path, default=None,
                    help=f"the working copy (default: {DEFAULT_DEST_NAME}/ beside --src)")
-    p.add_argument("--fresh", action="store_true",
-                   help="put the committed notebooks back, moving the ones you edited to a backup folder "
-                        f"beside the working copy ({DEFAULT_DEST_NAME}-backup-<date>-<time>/)")
+    p.add_argument("--fresh", action="store_true", help="put the committed notebooks back, moving the ones you edited "
+                   f"to a backup folder beside the working copy ({DEFAULT_DEST_NAME}-backup-<date>-<time>/)")
     p.add_argument("--dry-run", action="store_true",
                    help="say what would be copied and print the JupyterLab command; write nothing")
-    p.add_argument("--lang", choices=LANGUAGES, default="en",
-                   help="zh: the Chinese edition, --src's zh/ folder copied into the working copy's zh/ folder, "
-                        "feedback in Chinese, and JupyterLab's menus in Chinese when its language pack is "
-                        "installed (pip install 'tiledlab[zh]') (default: %(default)s)")
+    p.add_argument("--lang", choices=LANGUAGES, default="en", help="zh: the Chinese edition, --src's zh/ folder "
+                   "copied into the working copy's zh/ folder, feedback in Chinese, and JupyterLab's menus in Chinese "
+                   "when its language pack is installed (pip install 'tiledlab[zh]') (default: %(default)s)")
     return p
 
 

@@ -1,7 +1,5 @@
 """Pictures for the lessons: count heat maps on shared colour scales, and timing plots with their spread.
-
-In the Chinese edition a figure's words are Chinese when a CJK font is installed (`tr`); without one they stay
-English, never boxes of missing glyphs, and a caption below the figure says how to install a font."""
+In the Chinese edition a figure's words are Chinese with a CJK font (`tr`), else English and a caption says why."""
 import io
 import textwrap
 
@@ -27,6 +25,14 @@ NO_FONT_CAPTION = N_("(The figure's labels are in English: no font with Chinese 
                      "them in Chinese, install one, e.g. `sudo apt-get install fonts-noto-cjk` on Debian/Ubuntu or "
                      "`!apt-get install -y fonts-noto-cjk` in Colab, then restart the kernel.)")
 _caption = {"shown": False}  # the caption is printed once per notebook cell (once per process outside IPython)
+FEW_COUNTS = 12  # up to this many whole numbers on a colour scale, each gets its own band of colour
+SMALLEST_LABEL = 8  # points: no text written inside a cell is smaller
+# The rungs of a ladder on one figure: a colour per group (a qualitative map), a hollow marker per rung.
+RUNG_GROUPS = {"lesson": ("C1", "s", N_("the lesson's tiled kernel")),
+               "ladder": ("C0", None, N_("register-tiled rungs")),
+               "search": ("C2", "D", N_("search kernel")), "cublas": ("C3", "*", "cuBLAS")}
+RUNG_MARKERS = "o^v<>phXPd"  # the register-tiled rungs', in their order
+AROUND = [(1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1), (0, 1), (0, -1)]  # number_points: right, left, ...
 
 
 def chinese_labels():
@@ -194,10 +200,6 @@ def shared_legend(fig, axes):
     fig.legend([seen[t] for t in order], order, loc="outside right upper")
 
 
-FEW_COUNTS = 12  # up to this many whole numbers on a colour scale, each gets its own band of colour
-SMALLEST_LABEL = 8  # points: no text written inside a cell is smaller
-
-
 def count_scale(cmap, vmin, vmax):
     """(colormap, norm, ticks) for whole counts: a band and a tick per number when few, else continuous."""
     vmin, vmax = int(vmin), int(vmax)
@@ -209,8 +211,7 @@ def count_scale(cmap, vmin, vmax):
 
 
 def _cell_for(size, chars):
-    """(width, height) in points of a cell holding `chars` characters of `size` points: a digit is 0.62 em,
-    the text fills 70 % of the width, 60 % of the height."""
+    """(width, height) in points of a cell for `chars` digits of `size` points (0.62 em; 70 % wide, 60 % high)."""
     return 0.62 * max(chars, 1) * size / 0.7, size / 0.6
 
 
@@ -290,8 +291,7 @@ def heatmaps(maps, titles, cmap="viridis", suptitle=None, size=4.2, annotate=Non
 
 
 def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3), extra_legend=(), legend=True):
-    """A log-log roofline: roofs (label, TB/s) capped by the FP32 rate (TFLOP/s); `points` are (label or None,
-    FLOP per byte, TFLOP/s, style); the legend, outside, adds `extra_legend`."""
+    """A log-log roofline: roofs (label, TB/s) capped at `fp32` TFLOP/s; points (label, FLOP/byte, TFLOP/s, style)."""
     xs = np.logspace(np.log10(x[0]), np.log10(x[1]), 300)
     for (name, tbs), color in zip(roofs, ("0.15", "0.45", "0.65", "0.8")):
         ax.loglog(xs, np.minimum(xs * tbs, fp32), "-", color=color, lw=2, label=f"{tr(data_label(name))}: {tbs:.2f} TB/s")
@@ -306,16 +306,8 @@ def roofline(ax, roofs, fp32, points, xlabel, title, x=(0.03, 1e3), extra_legend
     return ax
 
 
-# The rungs of a ladder on one figure: a colour per group (a qualitative map), a hollow marker per rung.
-RUNG_GROUPS = {"lesson": ("C1", "s", N_("the lesson's tiled kernel")),
-               "ladder": ("C0", None, N_("register-tiled rungs")),
-               "search": ("C2", "D", N_("search kernel")), "cublas": ("C3", "*", "cuBLAS")}
-RUNG_MARKERS = "o^v<>phXPd"  # the register-tiled rungs', in their order
-
-
 def rung_points(rungs):
-    """Roofline points of (name, group, FLOP per byte, TFLOP/s) rungs labelled "1  tiled T=32": the group's
-    colour, a hollow marker of the rung's own (overlapping points stay visible)."""
+    """Roofline points of (name, group, FLOP/byte, TFLOP/s) rungs, "1  tiled T=32": hollow, so overlaps show."""
     points, k = [], 0
     for i, (name, group, intensity, tflops) in enumerate(rungs, 1):
         color, marker, _ = RUNG_GROUPS[group]
@@ -336,9 +328,6 @@ def plain_log_ticks(ax, xs, ys):
 def group_legend(groups):
     return [Patch(color=RUNG_GROUPS[g][0], label=tr(N_("colour: {group}")).format(group=tr(RUNG_GROUPS[g][2])))
             for g in dict.fromkeys(groups)]
-
-
-AROUND = [(1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1), (0, 1), (0, -1)]  # right first, then left, ...
 
 
 def number_points(ax, points, size=10, marker_pt=9, leave_out=None):

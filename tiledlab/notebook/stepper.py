@@ -2,11 +2,9 @@
 
     step_through(N=8, T=4, block=(0, 0), thread=(1, 2), kernel=tiled)   # the strip, then the widget
 
-Everything drawn is read from the traces of `count_loads(..., trace=True)` of the tiled kernel and of
-naive; a tile's position comes from pairing each thread's global load with its shared store, never from
-the kernel's index arithmetic. Phase t = epoch // 2: the t loop passes two `cuda.syncthreads()` a trip
-(epoch 2t loads and stores, 2t + 1 reads). `TiledTrace` checks that shape before anything is drawn, and
-refuses a kernel that breaks it (a barrier removed, a tile loaded differently) saying what failed.
+Everything drawn is read from the traces of `count_loads(..., trace=True)` (tiled and naive): a tile's place
+pairs each thread's global load with its shared store, never the kernel's index arithmetic. Phase t = epoch // 2
+(two barriers a trip); `TiledTrace` checks that shape first and says what failed in a kernel that breaks it.
 """
 import base64
 import functools
@@ -25,6 +23,7 @@ from ..counting import count_loads
 from ..counting.hazards import EFFECT
 from ..i18n import N_, _
 from . import plots
+from .plots import tr
 
 __all__ = ["TileStepper", "TiledTrace", "TraceMismatch", "step_through", "launches", "FALLBACK_TEXT"]
 
@@ -37,9 +36,11 @@ CMAP = LinearSegmentedColormap.from_list("fetched", ["#ffffff", "#5b9bd5"])  # l
 EARLIER = 0.35  # opacity of elements fetched in an earlier phase (no longer in shared memory)
 FONT = 12  # titles, labels and counts; every text in the figures is at least 10 pt
 CELL_FONT = 11  # the labels inside cells
-SHAPE_OF_PHASES = N_("in each phase every thread loads one element of A's tile and one of B's into sA and sB, "
-                      "passes a cuda.syncthreads(), multiply-adds from sA and sB, and passes a second "
-                      "cuda.syncthreads()")
+SHAPE_OF_PHASES = N_("in each phase every thread loads one element of A's tile and one of B's into sA and sB, passes "
+                      "a cuda.syncthreads(), multiply-adds from sA and sB, and passes a second cuda.syncthreads()")
+# Figure layout in inches, fixed (a layout engine took most of the drawing time of a tall strip).
+_LEFT, _GAP, _TEXT, _TOP, _ROW_EXTRA, _BOTTOM = 0.7, 0.7, 3.6, 0.5, 1.05, 1.3
+_seen = set()  # (N, T, seed, kernel) already counted: the status line says "counting" only for new ones
 
 
 class TraceMismatch(RuntimeError):
@@ -120,15 +121,13 @@ class TiledTrace:
         shared, store_of = self._index_shared(stores, reads)
         problems = _epoch_problems(c, stores, reads, self.phases) + shared + self._pair_fetches(store_of)
         problems += [_("block {block} phase {phase}: no thread fetched any of {name}'s tile").format(
-                         block=block, phase=phase, name=name)
-                     for block in np.ndindex(self.blocks) for phase in range(self.phases) for name in OPERANDS
-                     if (block, phase, name) not in self.origin]
+                         block=block, phase=phase, name=name) for block in np.ndindex(self.blocks)
+                     for phase in range(self.phases) for name in OPERANDS if (block, phase, name) not in self.origin]
         if problems:
             raise TraceMismatch(c, problems)
 
     def _index_shared(self, stores, reads):
-        """self.stores and self.reads: every element stored once a phase and read in it. Returns (what failed,
-        {(block, thread, epoch, array): [(a, b)]})."""
+        """self.stores, self.reads; (what failed, {(block, thread, epoch, array): [(a, b)]})."""
         names, problems, read_cells = self.counted.shared_names, [], defaultdict(set)
         self.stores, self.reads, store_of = defaultdict(dict), defaultdict(list), defaultdict(list)
         for r in stores:
@@ -153,8 +152,7 @@ class TiledTrace:
         return problems, store_of
 
     def _pair_fetches(self, store_of):
-        """self.fetches and self.origin: each global load paired with its thread's one store in that epoch,
-        at one offset per tile; no element fetched twice by one block."""
+        """self.fetches, self.origin: each global load paired with its thread's one store in that epoch."""
         problems = []
         self.fetches, offsets, per_block = defaultdict(dict), defaultdict(set), Counter()
         for r in self.counted.trace:
@@ -163,9 +161,8 @@ class TiledTrace:
             paired = store_of.get((block, thread, epoch, self.array_of[name]), [])
             if len(paired) != 1:
                 problems.append(_("thread {thread} of block {block} fetched {element} in epoch {epoch} but made {n} "
-                                  "stores into s{name} then").format(thread=thread, block=block, epoch=epoch,
-                                                                     element=f"{name}{list(cell)}", n=len(paired),
-                                                                     name=name))
+                                  "stores into s{name} then").format(thread=thread, block=block, epoch=epoch, name=name,
+                                                                     element=f"{name}{list(cell)}", n=len(paired)))
                 continue
             (a, b), = paired
             offsets[(block, epoch // 2, name)].add((cell[0] - a, cell[1] - b))
@@ -221,8 +218,7 @@ def _naive(N, T, seed):
 
 
 class TileStepper:
-    """One block and thread of a tiled kernel (the library's by default) at N×N, tile T, phase by phase:
-    `frames()` as plain dicts, `strip()` every phase drawn, `frame_figure(t)` one, `widget()` the sliders."""
+    """One block and thread of a tiled kernel (the library's by default) at N×N, tile T, phase by phase."""
 
     def __init__(self, N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
         _validate(N, T, seed, block, thread)
@@ -238,10 +234,8 @@ class TileStepper:
         return list(self._frames)
 
     def frame(self, t):
-        """What phase t shows ((row, column) coordinates): tiles[name] = origin, fetched_by {element: (ty, tx)},
-        zero (padding); thread_view = C, computes, fetched[name], stored[sA|sB], reads[sA|sB], reads_at[name];
-        counts: totals over phases 0…t for block and thread, and naive's over the same k range;
-        loads_so_far[name]: this block's global loads of each element (padded grid), phases 0…t."""
+        """What phase t shows, (row, column) coordinates: tiles[name] (origin, fetched_by, zero), thread_view,
+        counts (phases 0…t: block, thread, naive over the same k), loads_so_far[name] (phases 0…t, padded grid)."""
         if not 0 <= t < self.phases:
             raise ValueError(f"phase t runs from 0 to {self.phases - 1} (N={self.N}, T={self.T}), got {t}")
         return self._frames[t]
@@ -256,33 +250,33 @@ class TileStepper:
                 "loads_so_far": self._loads_so_far(t)}
 
     def _tile(self, t, name):
-        tr, T, b = self.tiled, self.T, self.block
-        M, K, N = tr.shape
-        r0, c0 = tr.origin[(b, t, name)]
-        fetched = dict(tr.fetches[(b, t, name)])
+        tiled, T, b = self.tiled, self.T, self.block
+        M, K, N = tiled.shape
+        r0, c0 = tiled.origin[(b, t, name)]
+        fetched = dict(tiled.fetches[(b, t, name)])
         zero = [(r0 + a, c0 + c) for a in range(T) for c in range(T) if (r0 + a, c0 + c) not in fetched]
         rows, cols = (M, K) if name == "A" else (K, N)
         if any(i < rows and j < cols for i, j in zero):
-            raise TraceMismatch(tr.counted, [_("block {block} phase {t}: elements of {name} inside the matrix were "
-                                               "never fetched").format(block=b, t=t, name=name)])
+            raise TraceMismatch(tiled.counted, [_("block {block} phase {t}: elements of {name} inside the matrix were "
+                                                  "never fetched").format(block=b, t=t, name=name)])
         return {"origin": (r0, c0), "fetched_by": fetched, "zero": zero}
 
     def _thread_view(self, t, tiles):
-        tr, b, th = self.tiled, self.block, self.thread
+        tiled, b, th = self.tiled, self.block, self.thread
         view = {"fetched": {}, "stored": {}, "reads": {}, "reads_at": {}}
         for name in OPERANDS:
-            array, (r0, c0) = tr.array_of[name], tiles[name]["origin"]
+            array, (r0, c0) = tiled.array_of[name], tiles[name]["origin"]
             view["fetched"][name] = sorted(cell for cell, who in tiles[name]["fetched_by"].items() if who == th)
-            view["stored"]["s" + name] = sorted(cell for cell, who in tr.stores[(b, t, array)].items() if who == th)
-            view["reads"]["s" + name] = tr.reads[(b, t, th, array)]
+            view["stored"]["s" + name] = sorted(cell for cell, who in tiled.stores[(b, t, array)].items() if who == th)
+            view["reads"]["s" + name] = tiled.reads[(b, t, th, array)]
             view["reads_at"][name] = [(r0 + a, c0 + c) for a, c in view["reads"]["s" + name]]
         rows, cols = {i for i, _ in view["reads_at"]["A"]}, {j for _, j in view["reads_at"]["B"]}
         if len(rows) != 1 or len(cols) != 1:
-            raise TraceMismatch(tr.counted, [_("thread {thread} of block {block} read A rows {rows} and B columns "
-                                               "{cols} in phase {t}: expected one row and one column").format(
-                                                   thread=th, block=b, rows=sorted(rows), cols=sorted(cols), t=t)])
+            raise TraceMismatch(tiled.counted, [_("thread {thread} of block {block} read A rows {rows} and B columns "
+                                                  "{cols} in phase {t}: expected one row and one column").format(
+                                                      thread=th, block=b, rows=sorted(rows), cols=sorted(cols), t=t)])
         view["C"] = (rows.pop(), cols.pop())
-        view["computes"] = view["C"][0] < tr.shape[0] and view["C"][1] < tr.shape[2]
+        view["computes"] = view["C"][0] < tiled.shape[0] and view["C"][1] < tiled.shape[2]
         return view
 
     def _counts(self, t, k_end):
@@ -312,13 +306,13 @@ class TileStepper:
     # ---- pictures ------------------------------------------------------------------------------
     def strip(self):
         """Every phase of the chosen block, one row each: A and B (who fetched what), C, the counts."""
-        phases = plots.tr(N_(", all {n} phases")).format(n=self.phases) if self.phases > 1 else plots.tr(N_(", 1 phase"))
+        phases = tr(N_(", all {n} phases")).format(n=self.phases) if self.phases > 1 else tr(N_(", 1 phase"))
         return self._figure(self.frames(), phases)
 
     def frame_figure(self, t, counts=True):
         """Phase t alone (the widget's, counts=False: its counts are HTML, so the picture stays large)."""
-        return self._figure([self.frame(t)], plots.tr(N_(", phase t = {t} of 0…{last}")).format(
-            t=t, last=self.phases - 1), counts)
+        return self._figure([self.frame(t)], tr(N_(", phase t = {t} of 0…{last}")).format(t=t, last=self.phases - 1),
+                            counts)
 
     def _figure(self, frames, subtitle, counts=True):
         """The frames one row each on one colour scale: up to the most loads of one element (1 when tiling works)."""
@@ -331,7 +325,7 @@ class TileStepper:
             _draw_C(row[2], frame)
             if counts:
                 _text_panel(row[3], frame)
-        title = plots.tr(N_("Tiled kernel {kernel}, N = {N}, T = {T}: block (by, bx) = {block}, thread (ty, tx) = "
+        title = tr(N_("Tiled kernel {kernel}, N = {N}, T = {T}: block (by, bx) = {block}, thread (ty, tx) = "
                             "{thread}")).format(kernel=self.kernel.name, N=self.N, T=self.T, block=self.block,
                                                 thread=self.thread)
         _finish(fig, image, title + subtitle, vmax, size)
@@ -383,26 +377,26 @@ def counts_text(frame):
     (label, block, thread); style None, "bold", "header" or a colour (FETCH, READ)."""
     c, t, th, view = frame["counts"], frame["phase"], frame["thread"], frame["thread_view"]
     k_lo, k_hi = frame["k"]
-    fetched = ", ".join(f"{n}[{i},{j}]" for n in OPERANDS for i, j in view["fetched"][n]) or plots.tr(N_("nothing (padding)"))
+    fetched = ", ".join(f"{n}[{i},{j}]" for n in OPERANDS for i, j in view["fetched"][n]) or tr(N_("nothing (padding)"))
     ci, cj = view["C"]
     ks = f"{k_lo}" + (f"…{k_hi - 1}" if k_hi - 1 > k_lo else "")
     return [
-        ((plots.tr(N_("phase t = {t}: k = {ks}")).format(t=t, ks=ks),), "bold"),
-        ((plots.tr(N_("epochs {load} (load, store), {read} (read)")).format(load=frame["epochs"][0], read=frame["epochs"][1]),),
-         None),
+        ((tr(N_("phase t = {t}: k = {ks}")).format(t=t, ks=ks),), "bold"),
+        ((tr(N_("epochs {load} (load, store), {read} (read)")).format(load=frame["epochs"][0],
+                                                                      read=frame["epochs"][1]),), None),
         (("",), None),
-        ((plots.tr(N_("running totals, phases 0…{t}")).format(t=t),), "bold"),
-        (("", plots.tr(N_("block")), plots.tr(N_("thread"))), "header"),
-        ((plots.tr(N_("global loads")), c["block"]["global"], c["thread"]["global"]), None),
-        (("  " + plots.tr(N_("naive kernel")), c["naive"]["block"], c["naive"]["thread"]), None),
-        ((plots.tr(N_("shared stores")), c["block"]["shared_stores"], c["thread"]["shared_stores"]), None),
-        ((plots.tr(N_("shared reads")), c["block"]["shared_reads"], c["thread"]["shared_reads"]), None),
-        ((plots.tr(N_("(naive: same block, k < {k})")).format(k=c["naive"]["k_end"]),), None),
+        ((tr(N_("running totals, phases 0…{t}")).format(t=t),), "bold"),
+        (("", tr(N_("block")), tr(N_("thread"))), "header"),
+        ((tr(N_("global loads")), c["block"]["global"], c["thread"]["global"]), None),
+        (("  " + tr(N_("naive kernel")), c["naive"]["block"], c["naive"]["thread"]), None),
+        ((tr(N_("shared stores")), c["block"]["shared_stores"], c["thread"]["shared_stores"]), None),
+        ((tr(N_("shared reads")), c["block"]["shared_reads"], c["thread"]["shared_reads"]), None),
+        ((tr(N_("(naive: same block, k < {k})")).format(k=c["naive"]["k_end"]),), None),
         (("",), None),
-        ((plots.tr(N_("thread {ty},{tx} → C[{i},{j}]")).format(ty=th[0], tx=th[1], i=ci, j=cj)
-          + ("" if view["computes"] else plots.tr(N_(" (outside C)"))),), "bold"),
-        ((plots.tr(N_("fetched {what}")).format(what=fetched),), FETCH),
-        ((plots.tr(N_("reads sA row {ty}, sB column {tx}")).format(ty=th[0], tx=th[1]),), READ),
+        ((tr(N_("thread {ty},{tx} → C[{i},{j}]")).format(ty=th[0], tx=th[1], i=ci, j=cj)
+          + ("" if view["computes"] else tr(N_(" (outside C)"))),), "bold"),
+        ((tr(N_("fetched {what}")).format(what=fetched),), FETCH),
+        ((tr(N_("reads sA row {ty}, sB column {tx}")).format(ty=th[0], tx=th[1]),), READ),
     ]
 
 
@@ -426,8 +420,8 @@ def _grid(ax, shape, n_true, title):
         ax.add_patch(Rectangle((n_true[1] - 0.5, -0.5), cols - n_true[1], n_true[0], **pad))
         ax.add_patch(Rectangle((-0.5, -0.5), n_true[1], n_true[0], fill=False, lw=2, color="black", zorder=6))
     ax.set_title(title, fontsize=FONT + 1)
-    ax.set_xlabel(plots.tr(N_("column")), fontsize=FONT)
-    ax.set_ylabel(plots.tr(N_("row")), fontsize=FONT)
+    ax.set_xlabel(tr(N_("column")), fontsize=FONT)
+    ax.set_ylabel(tr(N_("row")), fontsize=FONT)
 
 
 def _box(ax, i, j, h, w, color, lw, inset=0.0, ls="-", z=7):
@@ -443,7 +437,7 @@ def _draw_operand(ax, frame, name, vmax):
     alpha = np.full(counts.shape, EARLIER)
     alpha[r0:r0 + T, c0:c0 + T] = 1.0
     image = ax.imshow(np.ma.masked_equal(counts, 0), cmap=CMAP, vmin=0, vmax=vmax, zorder=2, alpha=alpha)
-    _grid(ax, counts.shape, (N, N), plots.tr(N_("phase t = {t}: {name} tile in s{name}")).format(t=t, name=name))
+    _grid(ax, counts.shape, (N, N), tr(N_("phase t = {t}: {name} tile in s{name}")).format(t=t, name=name))
     _box(ax, r0, c0, T, T, "black", 2.6)
     for (i, j), (ty, tx) in tile["fetched_by"].items():
         ax.text(j, i, f"{ty},{tx}", ha="center", va="center", fontsize=CELL_FONT, zorder=8)
@@ -461,7 +455,7 @@ def _draw_operand(ax, frame, name, vmax):
 def _draw_C(ax, frame):
     T, t, th, N = frame["T"], frame["phase"], frame["thread"], frame["N"]
     Mp, Np = frame["loads_so_far"]["A"].shape[0], frame["loads_so_far"]["B"].shape[1]
-    _grid(ax, (Mp, Np), (N, N), plots.tr(N_("phase t = {t}: C tile of block {block}")).format(t=t, block=frame["block"]))
+    _grid(ax, (Mp, Np), (N, N), tr(N_("phase t = {t}: C tile of block {block}")).format(t=t, block=frame["block"]))
     rb, cb = frame["tiles"]["A"]["origin"][0], frame["tiles"]["B"]["origin"][1]
     ax.add_patch(Rectangle((cb - 0.5, rb - 0.5), T, T, facecolor=OWN, alpha=0.18, zorder=2))
     _box(ax, rb, cb, T, T, "black", 2.6)
@@ -480,10 +474,6 @@ def _text_panel(ax, frame):
         for text, x, ha in zip(cells, (0.0, 0.72, 0.97), ("left", "right", "right")):
             ax.text(x, y, str(text), transform=ax.transAxes, va="top", ha=ha, fontsize=FONT, fontweight=weight,
                     color=_colour(style))
-
-
-# Figure layout in inches, fixed (a layout engine took most of the drawing time of a tall strip).
-_LEFT, _GAP, _TEXT, _TOP, _ROW_EXTRA, _BOTTOM = 0.7, 0.7, 3.6, 0.5, 1.05, 1.3
 
 
 def _layout(rows, size, counts=True):
@@ -507,16 +497,16 @@ def _finish(fig, image, title, vmax, size):
     fig.suptitle(title, fontsize=FONT + 3, y=1 - 0.18 / height, va="top")
     cax = fig.add_axes([_LEFT / width, 0.8 / height, size / width, 0.16 / height])
     bar = fig.colorbar(image, cax=cax, orientation="horizontal")
-    bar.set_label(plots.tr(N_("global loads of each element\nby this block so far (one scale)")), fontsize=FONT)
+    bar.set_label(tr(N_("global loads of each element\nby this block so far (one scale)")), fontsize=FONT)
     bar.set_ticks(range(0, vmax + 1))
     bar.ax.tick_params(labelsize=10)
     legend = [
-        Patch(facecolor="none", edgecolor="black", lw=2.6, label=plots.tr(N_("tile in shared memory"))),
-        Patch(facecolor="none", edgecolor=FETCH, lw=3, label=plots.tr(N_("fetched by the thread"))),
-        Patch(facecolor="none", edgecolor=READ, lw=2.4, ls="--", label=plots.tr(N_("read by the thread from shared"))),
-        Patch(facecolor=CMAP(1.0), alpha=EARLIER, label=plots.tr(N_("fetched in an earlier phase"))),
-        Patch(facecolor=OWN, label=plots.tr(N_("the thread's element of C"))),
-        Patch(facecolor="0.93", edgecolor="0.6", hatch="//", label=plots.tr(N_("outside the matrix: stored as 0")))]
+        Patch(facecolor="none", edgecolor="black", lw=2.6, label=tr(N_("tile in shared memory"))),
+        Patch(facecolor="none", edgecolor=FETCH, lw=3, label=tr(N_("fetched by the thread"))),
+        Patch(facecolor="none", edgecolor=READ, lw=2.4, ls="--", label=tr(N_("read by the thread from shared"))),
+        Patch(facecolor=CMAP(1.0), alpha=EARLIER, label=tr(N_("fetched in an earlier phase"))),
+        Patch(facecolor=OWN, label=tr(N_("the thread's element of C"))),
+        Patch(facecolor="0.93", edgecolor="0.6", hatch="//", label=tr(N_("outside the matrix: stored as 0")))]
     fig.legend(handles=legend, loc="lower left", ncols=2, fontsize=FONT, frameon=False,
                bbox_to_anchor=((_LEFT + size + _GAP + 0.1) / width, 0.05 / height))
 
@@ -577,12 +567,8 @@ def _new_stepper(c, old, status):
     return new
 
 
-_seen = set()  # (N, T, seed, kernel) already counted: the status line says "counting" only for new ones
-
-
 def step_through(N=8, T=4, block=(0, 0), thread=(1, 2), seed=0, kernel=None):
-    """One output: the widget in a live JupyterLab, the strip of every phase elsewhere (or without ipywidgets);
-    a kernel the stepper cannot replay is named, with why."""
+    """The widget in a live JupyterLab, else (or without ipywidgets) the strip; a refused kernel is named, with why."""
     from IPython.display import display
     try:
         s = TileStepper(N, T, block, thread, seed, kernel)

@@ -123,9 +123,8 @@ def caches():
 
 
 def headline():
-    """The series in bars at the largest N, (N, [(label, TFLOP/s, % of cuBLAS in the same run, colour)]): the
-    lesson's naive kernel, whose signed indices cost numba's fix-ups (never tiling's), and the fair pair
-    (bench.csv, the medians of its runs), then register tiling, the fastest kernel and cuBLAS (ladder.csv)."""
+    """(N, [(label, TFLOP/s, % of cuBLAS in the same run, colour)]) at the largest N: the lesson's naive kernel (its
+    signed indices cost numba's fix-ups), the fair pair (bench.csv), register tiling, the fastest and cuBLAS."""
     bench, ladder = claims.points(data.load("h200/bench.csv")), data.load("h200/ladder.csv")
     n = int(ladder["N"].max())
     at = ladder.query("N == @n").set_index("kernel")
