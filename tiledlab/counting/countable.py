@@ -1,14 +1,7 @@
-"""What the counting rewrite can follow, checked on a kernel's syntax tree before it is rewritten.
-
-The rewrite sees `X[i, j]` of an argument or a shared array, and the barriers `cuda.syncthreads()`, `_count`, `_and`,
-`_or`. Whatever an access or a barrier could go unseen through is refused, with its line and what to write instead:
-another name for an array or for numba's `cuda` and its parts (however imported), a view, an index that is not one
-element, iteration over an array, a lambda or nested function, `global`/`nonlocal`, a barrier inside an expression, a
-helper that uses `cuda` (one of numbers only, like the generated kernels' `row_fma`, is fine). core.ptx's calls must
-stand by their own names in the kernel, arguments by position: `ldg4(A, i, j)` of an input; `cp_async4(sA, di, dj, A,
-si, sj)` into a shared array declared with alignment=16; `cp_async_commit()` and `cp_async_wait(n)` (n known when it
-compiles) as statements of their own.
-"""
+"""What the counting rewrite can follow, checked on a kernel's syntax tree before it is rewritten: whatever a load,
+a store or a barrier could go unseen through (another name for an array or for numba's `cuda`, a view, an index that
+is not one element, a nested function, `global`, a barrier inside an expression, a helper that uses `cuda`, core.ptx's
+calls other than by their own names with arguments by position) is refused, with its line and what to write instead."""
 import ast
 import builtins
 import functools
@@ -155,23 +148,21 @@ class _Scan:
             return None if parent.attr in ARRAY_ATTRIBUTES else \
                 _("read only {name}.shape of an array; {name}.{attr} could read its elements uncounted").format(
                     name=name, attr=parent.attr)
-        if self._ptx_array_argument(node, parent):
+        if any(node is parent.args[k] for k in _ARRAY_ARGUMENTS.get(ptx_call(parent, self.namespace, self.local), {})
+               if k < len(parent.args)):
             return None  # ldg4(A, i, j), cp_async4(sA, di, dj, A, si, sj): _Call checks which array goes where
         if name == self.output and is_atomic_add(parent, name) and parent.args[0] is node:
-            return self._atomic_add(parent)
+            index = parent.args[1] if len(parent.args) == 3 and not parent.keywords else None
+            if isinstance(self.parents.get(parent), ast.Expr) and isinstance(index, ast.Tuple) and \
+                    len(index.elts) == 2 and not any(isinstance(e, (ast.Slice, ast.Starred)) for e in index.elts):
+                return None
+            return _("write the add as a statement of its own, cuda.atomic.add({name}, (i, j), value): one element of "
+                     "{name}, so that it can be counted").format(name=self.output)
         if isinstance(parent, ast.Call) and node in parent.args + [k.value for k in parent.keywords]:
             return _("passing {name} to {function}: loads and stores inside a function are not counted; index "
                      "{name}[i, j] in the kernel itself").format(name=name, function=ast.unparse(parent.func))
         return _("use {name} only as {name}[i, j] (or {name}.shape); through another name, a container or a "
                  "loop its loads could not be counted").format(name=name)
-
-    def _atomic_add(self, call):
-        index = call.args[1] if len(call.args) == 3 and not call.keywords else None
-        if not (isinstance(self.parents.get(call), ast.Expr) and isinstance(index, ast.Tuple) and len(index.elts) == 2
-                and not any(isinstance(e, (ast.Slice, ast.Starred)) for e in index.elts)):
-            return _("write the add as a statement of its own, cuda.atomic.add({name}, (i, j), value): one element of "
-                     "{name}, so that it can be counted").format(name=self.output)
-        return None
 
     def _Subscript(self, node):
         if not (isinstance(node.value, ast.Name) and node.value.id in self.arrays):
@@ -292,10 +283,6 @@ class _Scan:
         return _("call {name}(...) where it stands; under another name (an alias, a container, an argument) "
                  "the loads, stores and groups it makes would not be counted").format(name=name)
 
-    def _ptx_array_argument(self, node, parent):
-        positions = _ARRAY_ARGUMENTS.get(ptx_call(parent, self.namespace, self.local), {})
-        return any(node is parent.args[k] for k in positions if k < len(parent.args))
-
     def _ptx_call(self, node, name):
         params = ptx.SIGNATURES[name]
         if node.keywords or len(node.args) != len(params) or any(isinstance(a, ast.Starred) for a in node.args):
@@ -306,7 +293,10 @@ class _Scan:
         if why:
             return why
         if name == "shared_view":
-            return self._view(node)
+            target = self.parents.get(node)
+            return None if isinstance(target, ast.Assign) and len(target.targets) == 1 and \
+                isinstance(target.targets[0], ast.Name) and target.targets[0].id in self.shared else \
+                _("declare each view as a shared tile of its own, sA = shared_view(smem, offset, rows, cols)")
         if name != "ldg4" and not isinstance(self.parents.get(node), ast.Expr):
             return _("write {name}(...) as a statement of its own, so that the count sees where it happens").format(
                 name=name)
@@ -332,12 +322,6 @@ class _Scan:
             return _("cp_async4 writes 16 bytes at once into {given}: declare it with "
                      "cuda.shared.array(shape, float32, alignment=16)").format(given=given)
         return None
-
-    def _view(self, node):
-        parent = self.parents.get(node)
-        return None if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and \
-            isinstance(parent.targets[0], ast.Name) and parent.targets[0].id in self.shared else \
-            _("declare each view as a shared tile of its own, sA = shared_view(smem, offset, rows, cols)")
 
     def _wait_count(self, arg):
         if isinstance(arg, ast.Constant):

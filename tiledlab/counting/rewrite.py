@@ -1,15 +1,11 @@
 """Rewrite a kernel so that it tallies its own memory traffic while it computes the same result.
 
-Each read `X[i, j]` of an argument becomes `_tl_gload(...)`: one global load counted (per element, per thread,
-optionally traced), `X[i, j]` returned. A store `C[i, j] = v` is counted per element, with the first thread that stored
-it and any other (a race); `X[i, j] += v` is a load and a store, its index evaluated once. Shared reads and stores are
-counted and checked for hazards: two threads touching one element between the same two barriers (each barrier form
-starts an epoch), one of them writing. core.ptx's `ldg4` and `cp_async4` count the four elements they move (a copy's
-four shared stores checked in the epoch it is issued in); what a copy writes is pending until its thread's
-`cp_async_wait(n)` leaves at most n newer committed groups (uncommitted copies stay pending), and touching it before is
-a hazard (the simulator's copies land at once: only this shows it). Each helper call carries its line; an access outside
-its array is skipped, and the first one and the first hazard of each kind are kept for the message. What the rewrite
-cannot follow is refused (`countable`), never skipped.
+Each read `X[i, j]` of an argument becomes `_tl_gload(...)`, which counts one load (per element, per thread, optionally
+traced) and returns `X[i, j]`; a store into C keeps its highest and lowest thread (two in a race); `X[i, j] += v` is a
+load and a store, its index evaluated once. Shared accesses are checked for hazards: two threads touching one element
+between the same two barriers, one of them writing, or a cp_async4 copy touched before its thread's cp_async_wait
+covered it (the simulator's copies land at once: only this shows it). An access outside its array is skipped, the
+first one kept for the message. What the rewrite cannot follow is refused (`countable`), never skipped.
 """
 import ast
 import copy
