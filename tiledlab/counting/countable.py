@@ -130,9 +130,13 @@ class _Scan:
             return self._cuda_use(node)
         if ptx_name(node, self.namespace, self.local):
             return self._ptx_use(node)
-        if node.id not in self.local:
-            return self._global_use(node)
-        return None
+        if node.id in self.local:
+            return None
+        value = self.namespace.get(node.id)
+        if isinstance(value, slice):
+            return _(_SLICE)
+        part = cuda_part(value)
+        return _renamed(node.id, part) if part else None
 
     def _array_use(self, node):
         name, parent = node.id, self.parents.get(node)
@@ -203,13 +207,6 @@ class _Scan:
             return None
         return _("name numba's cuda module only cuda, and use it as cuda.<name>, e.g. cuda.syncthreads()")
 
-    def _global_use(self, node):
-        value = self.namespace.get(node.id)
-        if isinstance(value, slice):
-            return _(_SLICE)
-        part = cuda_part(value)
-        return _renamed(node.id, part) if part else None
-
     def _Attribute(self, node):
         if node.attr in _NAMESPACES:
             return _(_LOOKUP).format(what=ast.unparse(node))
@@ -268,10 +265,7 @@ class _Scan:
             return _("call {name}: call only functions defined outside the kernel").format(name=func.id)
         if not isinstance(func, (ast.Name, ast.Attribute)):
             return _("call functions by name: {call}(...) could not be followed").format(call=ast.unparse(func))
-        value = _callable(func, self.namespace, self.local)
-        if _looks_up(value):
-            return _(_LOOKUP).format(what=f"{ast.unparse(func)}()")
-        return helper_problem(value, ast.unparse(func))
+        return helper_problem(_callable(func, self.namespace, self.local), ast.unparse(func))
 
     # --- tiledlab.core.ptx: wide loads and asynchronous copies -------------------------------------------
     def _ptx_use(self, node):
@@ -386,6 +380,8 @@ def helper_problem(value, name, seen=None):
     and return numbers, but not use cuda (under any name), nor call a helper that does."""
     if value is slice:
         return _(_SLICE)
+    if _looks_up(value):
+        return _(_LOOKUP).format(what=f"{name}()")
     if _ptx_of(value):
         return _("{name} is tiledlab.core.ptx's {ptx} inside a helper: its loads, stores and "
                  "groups would not be counted; call it in the kernel itself").format(name=name, ptx=_ptx_of(value))
@@ -410,10 +406,7 @@ def helper_problem(value, name, seen=None):
         if isinstance(node, ast.Attribute) and node.attr in _NAMESPACES:
             return _(_LOOKUP).format(what=f"{name} → {ast.unparse(node)}")
         if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
-            callee = _callable(node.func, namespace, local)
-            if _looks_up(callee):
-                return _(_LOOKUP).format(what=f"{name} → {ast.unparse(node.func)}()")
-            inner = helper_problem(callee, f"{name} → {ast.unparse(node.func)}", seen)
+            inner = helper_problem(_callable(node.func, namespace, local), f"{name} → {ast.unparse(node.func)}", seen)
             if inner:
                 return inner
     return None
