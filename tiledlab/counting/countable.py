@@ -122,14 +122,26 @@ class _Scan:
             node = self.parents[node]
         return ast.unparse(node).strip().splitlines()[0]
 
-    # --- the arrays: A, B, C and the shared arrays -----------------------------------------------------
+    # --- names: the arrays (A, B, C and the shared arrays), numba's cuda, core.ptx's functions ----------------
     def _Name(self, node):
         if node.id in self.arrays:
             return self._array_use(node)
+        parent = self.parents.get(node)
         if node.id == "cuda":
-            return self._cuda_use(node)
-        if ptx_name(node, self.namespace, self.local):
-            return self._ptx_use(node)
+            if self.namespace.get("cuda") is not cuda:
+                return _("the kernel's global cuda is not numba's cuda module: import it as `from numba import cuda`, "
+                         "so that every barrier is seen")
+            if isinstance(node.ctx, ast.Load) and isinstance(parent, ast.Attribute) and parent.value is node:
+                return None
+            return _("name numba's cuda module only cuda, and use it as cuda.<name>, e.g. cuda.syncthreads()")
+        name = ptx_name(node, self.namespace, self.local)
+        if name:  # tiledlab.core.ptx's function
+            if isinstance(parent, ast.Call) and parent.func is node:
+                return None if node.id == name else \
+                    _("{used} is tiledlab.core.ptx's {name} under another name: call it as {name}(...)").format(
+                        used=node.id, name=name)
+            return _("call {name}(...) where it stands; under another name (an alias, a container, an argument) "
+                     "the loads, stores and groups it makes would not be counted").format(name=name)
         if node.id in self.local:
             return None
         value = self.namespace.get(node.id)
@@ -198,15 +210,6 @@ class _Scan:
             kind=kind, name=name)
 
     # --- numba's cuda module and its barriers -----------------------------------------------------------
-    def _cuda_use(self, node):
-        if self.namespace.get("cuda") is not cuda:
-            return _("the kernel's global cuda is not numba's cuda module: import it as `from numba import cuda`, "
-                     "so that every barrier is seen")
-        parent = self.parents.get(node)
-        if isinstance(node.ctx, ast.Load) and isinstance(parent, ast.Attribute) and parent.value is node:
-            return None
-        return _("name numba's cuda module only cuda, and use it as cuda.<name>, e.g. cuda.syncthreads()")
-
     def _Attribute(self, node):
         if node.attr in _NAMESPACES:
             return _(_LOOKUP).format(what=ast.unparse(node))
@@ -268,15 +271,6 @@ class _Scan:
         return helper_problem(_callable(func, self.namespace, self.local), ast.unparse(func))
 
     # --- tiledlab.core.ptx: wide loads and asynchronous copies -------------------------------------------
-    def _ptx_use(self, node):
-        name, parent = ptx_name(node, self.namespace, self.local), self.parents.get(node)
-        if isinstance(parent, ast.Call) and parent.func is node:
-            return None if node.id == name else \
-                _("{used} is tiledlab.core.ptx's {name} under another name: call it as {name}(...)").format(
-                    used=node.id, name=name)
-        return _("call {name}(...) where it stands; under another name (an alias, a container, an argument) "
-                 "the loads, stores and groups it makes would not be counted").format(name=name)
-
     def _ptx_call(self, node, name):
         params = ptx.SIGNATURES[name]
         if node.keywords or len(node.args) != len(params) or any(isinstance(a, ast.Starred) for a in node.args):
