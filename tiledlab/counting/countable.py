@@ -261,9 +261,7 @@ class _Scan:
             return self._ptx_call(node, name)
         if ptx_name(node.func, self.namespace, self.local):
             return None  # under another name: _Name or _Attribute refuses it
-        return self._callee(node.func)
-
-    def _callee(self, func):
+        func = node.func
         if isinstance(func, ast.Name) and func.id in self.local:
             return _("call {name}: call only functions defined outside the kernel").format(name=func.id)
         if not isinstance(func, (ast.Name, ast.Attribute)):

@@ -35,7 +35,7 @@ NOTEBOOK_HINTS = (N_("read each A[row, k] once into a register and use it for bo
 def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
           hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None, barriers_per_step=None):
     """Check a student's @cuda.jit(A, B, C) kernel; print what went wrong, or return True: hazards and races on C,
-    then the product against numpy (float64), then its global loads on `count_shapes`. limit_loads=True allows the
+    the product against numpy on odd shapes, then its global loads on `count_shapes`. limit_loads=True allows the
     tiled formula's loads, `max_loads(M, K, N, T)` another limit; `max_shared_reads(M, K, N, T)` or
     `max_shared_reads_per_fma` (of the T×T tiles, as formulas.shared_traffic counts) limit shared reads;
     `barriers_per_step` caps the barriers per tile step (feedback then suggests no other); `hint` says what to try
@@ -147,9 +147,8 @@ def _refuse_limit(name, got):
 
 
 def count_shapes(kernel, tile):
-    """COUNT_SHAPES, and two shapes with a partial block of C in M and in N and a partial tile step in K, derived
-    from `kernel`'s block tile at `tile` (a step of K is T, or BK); a ValueError for what is not a kernel, a
-    WrongArgument for a tile the kernel's rules refuse."""
+    """COUNT_SHAPES and two with a partial block of C in M and N and a partial tile step (T, or BK) in K, from
+    `kernel`'s block tile at `tile`; a ValueError for what is not a kernel, a WrongArgument for a refused tile."""
     spec = resolve(kernel)
     try:
         bound = spec.bind(None, tile if "T" in spec.constants else None)
@@ -171,8 +170,7 @@ def _partial(step, whole, extra):
 
 
 def _safe(c, A, B, tile, barriers_per_step):
-    """False after saying so when the counted launch `c` had a hazard, a race on C, or passed more barriers per
-    tile step than the exercise allows."""
+    """False, after saying why, when the counted launch `c` had a hazard, a race on C or too many barriers a step."""
     steps = -(-A.shape[1] // tile)
     if any(c.hazards.values()):  # another barrier is advised only where the exercise allows one more
         more = barriers_per_step is None or c.barriers < barriers_per_step * steps

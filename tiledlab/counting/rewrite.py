@@ -5,8 +5,7 @@ traced) and returns `X[i, j]`; a store into C keeps its highest and lowest threa
 load and a store, its index evaluated once. Shared accesses are checked for hazards: two threads touching one element
 between the same two barriers, one of them writing, or a cp_async4 copy touched before its thread's cp_async_wait
 covered it (the simulator's copies land at once: only this shows it). An access outside its array is skipped, the
-first one kept for the message. What the rewrite cannot follow is refused (`countable`), never skipped.
-"""
+first one kept for the message. What the rewrite cannot follow is refused (`countable`), never skipped."""
 import ast
 import copy
 import inspect
@@ -250,8 +249,7 @@ def _name(node):
 
 
 def _unplaced(tree):
-    """`tree` without positions: compiling takes them from the node around it, so an error in the rewrite's code
-    names the student's line."""
+    """`tree` without positions: compiled, it takes the student's line from the node around it, errors included."""
     for node in ast.walk(tree):
         for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
             if hasattr(node, attr):
