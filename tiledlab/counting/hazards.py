@@ -41,10 +41,14 @@ def example(h):
         line=_line(h.line, h.code), other_line=_line(h.other_line, h.other_code)))
 
 
-def _barrier_advice(h):
+def _barrier_advice(h, more_barriers):
+    first, second = sorted((h.line, h.other_line or h.line))
+    if not more_barriers:  # a pass of the loop meeting the next (or a write after a read): a second buffer
+        return _(ANOTHER_BUFFER) if h.across_loop or h.kind == "write_after_read" else \
+            _("this exercise keeps one cuda.syncthreads() per tile step: move it to stand between line {first} and "
+              "line {second}").format(first=first, second=second)
     if h.kind == "write_after_write":
         return _("let one thread store each element between two barriers")
-    first, second = sorted((h.line, h.other_line or h.line))
     if h.across_loop:  # a barrier stands between the two lines: they met in two passes of a loop
         return _("add a cuda.syncthreads() that every thread of the block passes after line {second}, at the end "
                  "of the loop, before line {first} runs again").format(first=first, second=second)
@@ -101,13 +105,8 @@ def hazard_message(hazards, count=True, more_barriers=True):
                                                          "run to run.")
         said.append(missing.format(found=found, effect=_(EFFECT)))
         if h:
-            # a pass of the loop meeting the next (or a write after a read): a second buffer; else a barrier misplaced
-            across = h.across_loop or h.kind == "write_after_read"
-            advice = _barrier_advice(h) if more_barriers else _(ANOTHER_BUFFER) if across else \
-                _("this exercise keeps one cuda.syncthreads() per tile step: move it to stand between line {first} and "
-                  "line {second}").format(first=min(h.line, h.other_line or h.line),
-                                         second=max(h.line, h.other_line or h.line))
-            said.append(_("For example, {example}: {advice}.").format(example=example(h), advice=advice))
+            said.append(_("For example, {example}: {advice}.").format(example=example(h),
+                                                                      advice=_barrier_advice(h, more_barriers)))
     if copies:
         found = _("{n:,} copies in flight").format(n=copies) if count else _("copies in flight")
         said.append(_("{found}: {effect}. A cp_async_wait (after its cp_async_commit) is missing or waits for too "
