@@ -214,8 +214,8 @@ class _Scan:
         if node.attr in _NAMESPACES:
             return _(_LOOKUP).format(what=ast.unparse(node))
         on_cuda = isinstance(node.value, ast.Name) and node.value.id == "cuda"
-        if (node.attr in BARRIERS or node.attr in _HIDDEN) and not on_cuda and \
-                _global_value(node.value, self.namespace, self.local) is not cuda:
+        owner, parent = _global_value(node.value, self.namespace, self.local), self.parents.get(node)
+        if node.attr in _HIDDEN and not on_cuda and owner is not cuda:  # _HIDDEN: the barriers too
             return _("{used}: write cuda.{attr} with the module named cuda, as it stands, so that every barrier "
                      "and shared array is seen").format(used=ast.unparse(node), attr=node.attr)
         name = ptx_name(node, self.namespace, self.local)
@@ -226,20 +226,17 @@ class _Scan:
             root = node.value
             while isinstance(root, ast.Attribute):
                 root = root.value
-            if isinstance(root, ast.Name) and root.id == "cuda" or \
-                    _global_value(node.value, self.namespace, self.local) is cuda:
+            if isinstance(root, ast.Name) and root.id == "cuda" or owner is cuda:
                 return None  # cuda.<name>.<more>, and cu.<name>: cuda.<name> and the name cu are checked
             part = cuda_part(_global_value(node, self.namespace, self.local))
             return _renamed(ast.unparse(node), part) if part else None
         if node.attr == "shared":
-            declared = self.parents.get(node)
-            if isinstance(declared, ast.Attribute) and declared.attr == "array" and \
-                    isinstance(self.parents.get(declared), ast.Call) and self.parents[declared].func is declared:
+            if isinstance(parent, ast.Attribute) and parent.attr == "array" and \
+                    isinstance(self.parents.get(parent), ast.Call) and self.parents[parent].func is parent:
                 return None  # a declaration: contract.shared_declarations refuses any other form of it
             return _("use cuda.shared only to declare a shared array, name = cuda.shared.array(shape, dtype); "
                      "under another name its reads and stores would not be counted")
         if node.attr in BARRIERS:
-            parent = self.parents.get(node)
             return None if isinstance(parent, ast.Call) and parent.func is node else \
                 _("call cuda.{attr}(...) where it stands; under another name it would be an unseen barrier").format(
                     attr=node.attr)
