@@ -306,9 +306,6 @@ class _Rewrite(ast.NodeTransformer):
         return ast.Expr(_call(f"_tl_gstore({name}, _tl_C_stores, _tl_C_writer, _tl_C_lowest_writer, "
                               f"_tl_b * _STAMP + _tl_me, {line}, _tl_examples, i, j, v)", i, j, value))
 
-    def _stored(self, name):
-        return name == self.output or name in self.shared
-
     def visit_Subscript(self, node):
         self.generic_visit(node)
         name = _name(node)
@@ -342,14 +339,14 @@ class _Rewrite(ast.NodeTransformer):
         if is_barrier(node.value):  # n = cuda.syncthreads_count(p)
             return self._barrier(node)
         name = _name(node.targets[0])
-        if not self._stored(name):
+        if not (name == self.output or name in self.shared):
             return node
         i, j = node.targets[0].slice.elts
         return ast.copy_location(self._store(name, i, j, node.value, node.lineno), node)
 
     def visit_AugAssign(self, node):
         name = _name(node.target)
-        if not self._stored(name):
+        if not (name == self.output or name in self.shared):
             return self.generic_visit(node)
         first = []  # X[i, j] += v evaluates i and j once, before v: into temporaries, unless constants
         index = []
