@@ -9,7 +9,7 @@ first one kept for the message. What the rewrite cannot follow is refused (`coun
 import ast
 import copy
 import inspect
-from collections import namedtuple
+from dataclasses import dataclass
 
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
@@ -418,8 +418,13 @@ def _rewrite(bound):
     return func, code, names, CountingBuffers(shared, targets, asynchronous, tuple(rewrite.barriers))
 
 
-# The compiled counting kernel, its extra arguments (`buffers`), its names for A, B, C and its file.
-CountingBuild = namedtuple("CountingBuild", "kernel buffers params filename")
+@dataclass(frozen=True)
+class CountingBuild:
+    """The compiled counting kernel, its extra arguments (`buffers`), its names for A, B, C and its file."""
+    kernel: object
+    buffers: CountingBuffers
+    params: tuple
+    filename: str
 
 
 def instrumented(bound):
