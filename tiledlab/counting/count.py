@@ -146,8 +146,7 @@ def _code(counting, line):
 
 
 def _hazards(got, launch, counting):
-    """The launch's Hazards: the rewrite's counts and examples, and the barriers not every thread of a block
-    reached alike (from the arrivals at each barrier, alike on both backends)."""
+    """The launch's Hazards: the rewrite's counts and examples, and the barriers a block's threads reached unalike."""
     names = list(counting.buffers.shared)
     examples = {}
     for kind, row in zip(HAZARDS, got["examples"]):
@@ -183,8 +182,7 @@ def _divergent_hazard(arrivals, b, site, launch, counting):
 
 
 def _refuse_failure(f, failure, launch, counting):
-    """Raise a LaunchFailed for the launch's first access outside its array (`f`, the row _tl_inside kept)
-    or for the kernel's own error (`failure`), naming the kernel's line; nothing when neither."""
+    """A LaunchFailed naming the line of the first access outside its array (`f`) or of the kernel's `failure`."""
     if f["claimed"]:
         name = [*counting.params, *counting.buffers.shared][f["what"]]
         rows, cols = (launch.A, launch.B, launch.C)[f["what"]].shape if f["what"] < 3 else counting.buffers.shared[name]

@@ -1,6 +1,5 @@
-"""Shared-memory hazards in words (the six kinds of buffers.HAZARDS; the barrier kinds, and how many, depend on
-the order the threads happened to run in). A count carries one example of each kind seen (`Hazards.examples`): the
-message names its array, element, threads and lines, and where the missing barrier or wait belongs."""
+"""Shared-memory hazards in words (buffers.HAZARDS), each kind with its example (`Hazards.examples`): its array,
+element, threads and lines, and where the missing barrier or wait belongs."""
 from ..i18n import N_, _
 
 EFFECT = N_("two threads touched one shared element between the same two barriers, one of them writing")
@@ -79,9 +78,8 @@ ANOTHER_BUFFER = N_("this exercise keeps one cuda.syncthreads() per tile step, s
 
 
 def hazard_message(hazards, count=True, more_barriers=True):
-    """What a launch's `hazards` (LoadCount.hazards, or the LoadCount) say, with the example of each kind when it has
-    one. count=False leaves out the totals, which depend on the order the threads ran in; more_barriers=False never
-    advises another barrier (an exercise that forbids one) but a second buffer."""
+    """What a launch's `hazards` (or its LoadCount) say. count=False leaves out the totals, which depend on the order
+    the threads ran in; more_barriers=False advises a second buffer, never another barrier."""
     hazards = getattr(hazards, "hazards", hazards)  # the LoadCount itself says the same
     if not isinstance(hazards, dict):
         raise TypeError(_("hazard_message takes a count's hazards, as in hazard_message(count.hazards), got {value}")
