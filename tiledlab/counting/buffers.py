@@ -25,9 +25,8 @@ STAMP = 2048  # a thread's stamp: block or epoch * STAMP + its index in the bloc
 
 
 class CountingBuffers:
-    """Extra kernel arguments for counting, for a kernel whose shared arrays are `shared` ({name: shape});
-    `targets` are those that cp_async4 copies into, `asynchronous` says the kernel copies or waits, and `barriers`
-    are the lines of its barriers."""
+    """Extra kernel arguments for counting a kernel with shared arrays `shared` ({name: shape}), `targets` of them
+    copied into by cp_async4, `asynchronous` if it copies or waits, and its barriers' lines."""
 
     def __init__(self, shared, targets=(), asynchronous=False, barriers=()):
         self.shared = dict(shared)

@@ -27,10 +27,8 @@ class LaunchFailed(ValueError):
 
 class Hazard(namedtuple("Hazard", "kind array element block thread other line other_line code other_code across_loop",
                         defaults=(False,))):
-    """One example of a hazard kind: `thread` met `other` (both (ty, tx) in `block`, (by, bx)) at `element` (i, j)
-    of the shared array `array`, on their lines (`other_line` None: unknown) and code. `across_loop`: a barrier
-    stands between the lines, so they met in two passes of a loop. For a divergent barrier, `line` is the barrier
-    `thread` reached more often than `other`, `element` how often each reached it."""
+    """`thread` met `other` ((ty, tx) in `block`, (by, bx)) at `element` (i, j) of `array`, on their lines and code;
+    `across_loop`: a barrier stands between the lines. A divergent barrier's `element` is how often each reached it."""
     __slots__ = ()
 
 
@@ -80,11 +78,9 @@ def trace_room(launch):
 
 
 def count_loads(kernel, A, B, tile=None, trace=False, **constants):
-    """Launch `kernel` (a name such as 'tiled' or 'regtile_2d', or a @cuda.jit(A, B, C) function) with counting on,
-    at tile width `tile` (the lesson's kernels, 16 by default) or at named constants (BM=32, TM=4); trace=True also
-    records every global load and shared access with its thread (`trace`, `shared_trace`). On the simulator every
-    launch is counted twice (`recorded`): counts that differ raise a RuntimeError. A read or store outside its array,
-    or an error of the kernel, is a LaunchFailed (a ValueError) naming line and thread."""
+    """Launch `kernel` (a name or a @cuda.jit(A, B, C) function) with counting on, at `tile` or named constants
+    (BM=32); trace=True records every access with its thread. On the simulator a count the second count (`recorded`)
+    contradicts is a RuntimeError; an access outside its array or an error is a LaunchFailed naming the line."""
     if isinstance(kernel, (np.ndarray, list)):  # matmul's order, A and B first
         raise ValueError(_("count_loads takes the kernel first: count_loads('tiled', A, B, tile=4)"))
     A, B, bound = bind(kernel, A, B, tile, **constants)
@@ -150,8 +146,7 @@ def _code(counting, line):
 
 
 def _hazards(got, launch, counting):
-    """The launch's Hazards: the rewrite's counts and examples, and the barriers not every thread of a block
-    reached alike (from the arrivals at each barrier, alike on both backends)."""
+    """The launch's Hazards: the rewrite's counts and examples, and the barriers a block's threads reached unalike."""
     names = list(counting.buffers.shared)
     examples = {}
     for kind, row in zip(HAZARDS, got["examples"]):
@@ -187,8 +182,7 @@ def _divergent_hazard(arrivals, b, site, launch, counting):
 
 
 def _refuse_failure(f, failure, launch, counting):
-    """Raise a LaunchFailed for the launch's first access outside its array (`f`, the row _tl_inside kept)
-    or for the kernel's own error (`failure`), naming the kernel's line; nothing when neither."""
+    """A LaunchFailed naming the line of the first access outside its array (`f`) or of the kernel's `failure`."""
     if f["claimed"]:
         name = [*counting.params, *counting.buffers.shared][f["what"]]
         rows, cols = (launch.A, launch.B, launch.C)[f["what"]].shape if f["what"] < 3 else counting.buffers.shared[name]

@@ -1,14 +1,7 @@
-"""What the counting rewrite can follow, checked on a kernel's syntax tree before it is rewritten.
-
-The rewrite sees `X[i, j]` of an argument or a shared array, and the barriers `cuda.syncthreads()`, `_count`, `_and`,
-`_or`. Whatever an access or a barrier could go unseen through is refused, with its line and what to write instead:
-another name for an array or for numba's `cuda` and its parts (however imported), a view, an index that is not one
-element, iteration over an array, a lambda or nested function, `global`/`nonlocal`, a barrier inside an expression, a
-helper that uses `cuda` (one of numbers only, like the generated kernels' `row_fma`, is fine). core.ptx's calls must
-stand by their own names in the kernel, arguments by position: `ldg4(A, i, j)` of an input; `cp_async4(sA, di, dj, A,
-si, sj)` into a shared array declared with alignment=16; `cp_async_commit()` and `cp_async_wait(n)` (n known when it
-compiles) as statements of their own.
-"""
+"""What the counting rewrite can follow, checked on a kernel's syntax tree before it is rewritten: whatever a load,
+a store or a barrier could go unseen through (another name for an array or for numba's `cuda`, a view, an index that
+is not one element, a nested function, `global`, a barrier inside an expression, a helper that uses `cuda`, core.ptx's
+calls other than by their own names with arguments by position) is refused, with its line and what to write instead."""
 import ast
 import builtins
 import functools
@@ -129,17 +122,33 @@ class _Scan:
             node = self.parents[node]
         return ast.unparse(node).strip().splitlines()[0]
 
-    # --- the arrays: A, B, C and the shared arrays -----------------------------------------------------
+    # --- names: the arrays (A, B, C and the shared arrays), numba's cuda, core.ptx's functions ----------------
     def _Name(self, node):
         if node.id in self.arrays:
             return self._array_use(node)
+        parent = self.parents.get(node)
         if node.id == "cuda":
-            return self._cuda_use(node)
-        if ptx_name(node, self.namespace, self.local):
-            return self._ptx_use(node)
-        if node.id not in self.local:
-            return self._global_use(node)
-        return None
+            if self.namespace.get("cuda") is not cuda:
+                return _("the kernel's global cuda is not numba's cuda module: import it as `from numba import cuda`, "
+                         "so that every barrier is seen")
+            if isinstance(node.ctx, ast.Load) and isinstance(parent, ast.Attribute) and parent.value is node:
+                return None
+            return _("name numba's cuda module only cuda, and use it as cuda.<name>, e.g. cuda.syncthreads()")
+        name = ptx_name(node, self.namespace, self.local)
+        if name:  # tiledlab.core.ptx's function
+            if isinstance(parent, ast.Call) and parent.func is node:
+                return None if node.id == name else \
+                    _("{used} is tiledlab.core.ptx's {name} under another name: call it as {name}(...)").format(
+                        used=node.id, name=name)
+            return _("call {name}(...) where it stands; under another name (an alias, a container, an argument) "
+                     "the loads, stores and groups it makes would not be counted").format(name=name)
+        if node.id in self.local:
+            return None
+        value = self.namespace.get(node.id)
+        if isinstance(value, slice):
+            return _(_SLICE)
+        part = cuda_part(value)
+        return _renamed(node.id, part) if part else None
 
     def _array_use(self, node):
         name, parent = node.id, self.parents.get(node)
@@ -155,23 +164,21 @@ class _Scan:
             return None if parent.attr in ARRAY_ATTRIBUTES else \
                 _("read only {name}.shape of an array; {name}.{attr} could read its elements uncounted").format(
                     name=name, attr=parent.attr)
-        if self._ptx_array_argument(node, parent):
+        if any(node is parent.args[k] for k in _ARRAY_ARGUMENTS.get(ptx_call(parent, self.namespace, self.local), {})
+               if k < len(parent.args)):
             return None  # ldg4(A, i, j), cp_async4(sA, di, dj, A, si, sj): _Call checks which array goes where
         if name == self.output and is_atomic_add(parent, name) and parent.args[0] is node:
-            return self._atomic_add(parent)
+            index = parent.args[1] if len(parent.args) == 3 and not parent.keywords else None
+            if isinstance(self.parents.get(parent), ast.Expr) and isinstance(index, ast.Tuple) and \
+                    len(index.elts) == 2 and not any(isinstance(e, (ast.Slice, ast.Starred)) for e in index.elts):
+                return None
+            return _("write the add as a statement of its own, cuda.atomic.add({name}, (i, j), value): one element of "
+                     "{name}, so that it can be counted").format(name=self.output)
         if isinstance(parent, ast.Call) and node in parent.args + [k.value for k in parent.keywords]:
             return _("passing {name} to {function}: loads and stores inside a function are not counted; index "
                      "{name}[i, j] in the kernel itself").format(name=name, function=ast.unparse(parent.func))
         return _("use {name} only as {name}[i, j] (or {name}.shape); through another name, a container or a "
                  "loop its loads could not be counted").format(name=name)
-
-    def _atomic_add(self, call):
-        index = call.args[1] if len(call.args) == 3 and not call.keywords else None
-        if not (isinstance(self.parents.get(call), ast.Expr) and isinstance(index, ast.Tuple) and len(index.elts) == 2
-                and not any(isinstance(e, (ast.Slice, ast.Starred)) for e in index.elts)):
-            return _("write the add as a statement of its own, cuda.atomic.add({name}, (i, j), value): one element of "
-                     "{name}, so that it can be counted").format(name=self.output)
-        return None
 
     def _Subscript(self, node):
         if not (isinstance(node.value, ast.Name) and node.value.id in self.arrays):
@@ -203,28 +210,12 @@ class _Scan:
             kind=kind, name=name)
 
     # --- numba's cuda module and its barriers -----------------------------------------------------------
-    def _cuda_use(self, node):
-        if self.namespace.get("cuda") is not cuda:
-            return _("the kernel's global cuda is not numba's cuda module: import it as `from numba import cuda`, "
-                     "so that every barrier is seen")
-        parent = self.parents.get(node)
-        if isinstance(node.ctx, ast.Load) and isinstance(parent, ast.Attribute) and parent.value is node:
-            return None
-        return _("name numba's cuda module only cuda, and use it as cuda.<name>, e.g. cuda.syncthreads()")
-
-    def _global_use(self, node):
-        value = self.namespace.get(node.id)
-        if isinstance(value, slice):
-            return _(_SLICE)
-        part = cuda_part(value)
-        return _renamed(node.id, part) if part else None
-
     def _Attribute(self, node):
         if node.attr in _NAMESPACES:
             return _(_LOOKUP).format(what=ast.unparse(node))
         on_cuda = isinstance(node.value, ast.Name) and node.value.id == "cuda"
-        if (node.attr in BARRIERS or node.attr in _HIDDEN) and not on_cuda and \
-                _global_value(node.value, self.namespace, self.local) is not cuda:
+        owner, parent = _global_value(node.value, self.namespace, self.local), self.parents.get(node)
+        if node.attr in _HIDDEN and not on_cuda and owner is not cuda:  # _HIDDEN: the barriers too
             return _("{used}: write cuda.{attr} with the module named cuda, as it stands, so that every barrier "
                      "and shared array is seen").format(used=ast.unparse(node), attr=node.attr)
         name = ptx_name(node, self.namespace, self.local)
@@ -235,20 +226,17 @@ class _Scan:
             root = node.value
             while isinstance(root, ast.Attribute):
                 root = root.value
-            if isinstance(root, ast.Name) and root.id == "cuda" or \
-                    _global_value(node.value, self.namespace, self.local) is cuda:
+            if isinstance(root, ast.Name) and root.id == "cuda" or owner is cuda:
                 return None  # cuda.<name>.<more>, and cu.<name>: cuda.<name> and the name cu are checked
             part = cuda_part(_global_value(node, self.namespace, self.local))
             return _renamed(ast.unparse(node), part) if part else None
         if node.attr == "shared":
-            declared = self.parents.get(node)
-            if isinstance(declared, ast.Attribute) and declared.attr == "array" and \
-                    isinstance(self.parents.get(declared), ast.Call) and self.parents[declared].func is declared:
+            if isinstance(parent, ast.Attribute) and parent.attr == "array" and \
+                    isinstance(self.parents.get(parent), ast.Call) and self.parents[parent].func is parent:
                 return None  # a declaration: contract.shared_declarations refuses any other form of it
             return _("use cuda.shared only to declare a shared array, name = cuda.shared.array(shape, dtype); "
                      "under another name its reads and stores would not be counted")
         if node.attr in BARRIERS:
-            parent = self.parents.get(node)
             return None if isinstance(parent, ast.Call) and parent.func is node else \
                 _("call cuda.{attr}(...) where it stands; under another name it would be an unseen barrier").format(
                     attr=node.attr)
@@ -270,32 +258,14 @@ class _Scan:
             return self._ptx_call(node, name)
         if ptx_name(node.func, self.namespace, self.local):
             return None  # under another name: _Name or _Attribute refuses it
-        return self._callee(node.func)
-
-    def _callee(self, func):
+        func = node.func
         if isinstance(func, ast.Name) and func.id in self.local:
             return _("call {name}: call only functions defined outside the kernel").format(name=func.id)
         if not isinstance(func, (ast.Name, ast.Attribute)):
             return _("call functions by name: {call}(...) could not be followed").format(call=ast.unparse(func))
-        value = _callable(func, self.namespace, self.local)
-        if _looks_up(value):
-            return _(_LOOKUP).format(what=f"{ast.unparse(func)}()")
-        return helper_problem(value, ast.unparse(func))
+        return helper_problem(_callable(func, self.namespace, self.local), ast.unparse(func))
 
     # --- tiledlab.core.ptx: wide loads and asynchronous copies -------------------------------------------
-    def _ptx_use(self, node):
-        name, parent = ptx_name(node, self.namespace, self.local), self.parents.get(node)
-        if isinstance(parent, ast.Call) and parent.func is node:
-            return None if node.id == name else \
-                _("{used} is tiledlab.core.ptx's {name} under another name: call it as {name}(...)").format(
-                    used=node.id, name=name)
-        return _("call {name}(...) where it stands; under another name (an alias, a container, an argument) "
-                 "the loads, stores and groups it makes would not be counted").format(name=name)
-
-    def _ptx_array_argument(self, node, parent):
-        positions = _ARRAY_ARGUMENTS.get(ptx_call(parent, self.namespace, self.local), {})
-        return any(node is parent.args[k] for k in positions if k < len(parent.args))
-
     def _ptx_call(self, node, name):
         params = ptx.SIGNATURES[name]
         if node.keywords or len(node.args) != len(params) or any(isinstance(a, ast.Starred) for a in node.args):
@@ -306,7 +276,10 @@ class _Scan:
         if why:
             return why
         if name == "shared_view":
-            return self._view(node)
+            target = self.parents.get(node)
+            return None if isinstance(target, ast.Assign) and len(target.targets) == 1 and \
+                isinstance(target.targets[0], ast.Name) and target.targets[0].id in self.shared else \
+                _("declare each view as a shared tile of its own, sA = shared_view(smem, offset, rows, cols)")
         if name != "ldg4" and not isinstance(self.parents.get(node), ast.Expr):
             return _("write {name}(...) as a statement of its own, so that the count sees where it happens").format(
                 name=name)
@@ -332,12 +305,6 @@ class _Scan:
             return _("cp_async4 writes 16 bytes at once into {given}: declare it with "
                      "cuda.shared.array(shape, float32, alignment=16)").format(given=given)
         return None
-
-    def _view(self, node):
-        parent = self.parents.get(node)
-        return None if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and \
-            isinstance(parent.targets[0], ast.Name) and parent.targets[0].id in self.shared else \
-            _("declare each view as a shared tile of its own, sA = shared_view(smem, offset, rows, cols)")
 
     def _wait_count(self, arg):
         if isinstance(arg, ast.Constant):
@@ -402,6 +369,8 @@ def helper_problem(value, name, seen=None):
     and return numbers, but not use cuda (under any name), nor call a helper that does."""
     if value is slice:
         return _(_SLICE)
+    if _looks_up(value):
+        return _(_LOOKUP).format(what=f"{name}()")
     if _ptx_of(value):
         return _("{name} is tiledlab.core.ptx's {ptx} inside a helper: its loads, stores and "
                  "groups would not be counted; call it in the kernel itself").format(name=name, ptx=_ptx_of(value))
@@ -426,10 +395,7 @@ def helper_problem(value, name, seen=None):
         if isinstance(node, ast.Attribute) and node.attr in _NAMESPACES:
             return _(_LOOKUP).format(what=f"{name} → {ast.unparse(node)}")
         if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
-            callee = _callable(node.func, namespace, local)
-            if _looks_up(callee):
-                return _(_LOOKUP).format(what=f"{name} → {ast.unparse(node.func)}()")
-            inner = helper_problem(callee, f"{name} → {ast.unparse(node.func)}", seen)
+            inner = helper_problem(_callable(node.func, namespace, local), f"{name} → {ast.unparse(node.func)}", seen)
             if inner:
                 return inner
     return None

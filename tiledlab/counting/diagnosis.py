@@ -1,6 +1,5 @@
-"""Why a kernel's product is wrong, found by experiments that each change one thing: the element of C its owner
-stored more than once without reading it back, the first tile step whose partial product differs (the kernel run
-on K cut after each step), and the operand whose values reach the wrong place (the other one made the identity)."""
+"""Why a kernel's product is wrong: C read before stored or stored again (from its count), the first tile step whose
+partial product differs (K cut after each step), or the operand whose values go astray (the other the identity)."""
 import ast
 import contextlib
 import warnings

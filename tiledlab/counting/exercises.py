@@ -34,18 +34,12 @@ NOTEBOOK_HINTS = (N_("read each A[row, k] once into a register and use it for bo
 @recorded
 def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
           hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None, barriers_per_step=None):
-    """Check a student's @cuda.jit(A, B, C) kernel; print what went wrong, or return True. Barrier hazards and
-    elements of C stored by two threads first, then the product against numpy (float64) on odd shapes and on the
-    counted launches, then its global loads on `count_shapes` (partial blocks and tile steps included).
-
-    limit_loads=True allows no more loads than the tiled formula (a naive kernel fails); `max_loads(M, K, N, T)`
-    sets another limit; `max_shared_reads(M, K, N, T)`, or `max_shared_reads_per_fma` per multiply-add of the T×T
-    tiles (edge tiles' zeros included, as formulas.shared_traffic counts), limits shared reads; `barriers_per_step`
-    caps the cuda.syncthreads() a thread passes per tile step (feedback then suggests no other); `hint` says what
-    to try when loads exceed the limit. What the lab cannot follow, or a kernel that fails, fails with the line (and
-    the thread); a wrong product with the first cause an experiment finds (`diagnosis`). A thread storing its own
-    element of C more than once passes, with a note.
-    """
+    """Check a student's @cuda.jit(A, B, C) kernel; print what went wrong, or return True: hazards and races on C,
+    the product against numpy on odd shapes, then its global loads on `count_shapes`. limit_loads=True allows the
+    tiled formula's loads, `max_loads(M, K, N, T)` another limit; `max_shared_reads(M, K, N, T)` or
+    `max_shared_reads_per_fma` (of the T×T tiles, as formulas.shared_traffic counts) limit shared reads;
+    `barriers_per_step` caps the barriers per tile step (feedback then suggests no other); `hint` says what to try
+    when loads exceed the limit. A wrong product is told with the first cause `diagnosis` finds."""
     if max_shared_reads is not None and max_shared_reads_per_fma is not None:
         raise ValueError(_("give max_shared_reads or max_shared_reads_per_fma, not both"))
     if max_shared_reads_per_fma is not None:  # per multiply-add of the T×T tiles
@@ -74,12 +68,11 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
     for M, K, N in shapes:
         A, B = operands(M, K, N, rng)
         C = _run(kernel, A, B, tile)
-        if C is None or not _same(C, _spec(A, B), _what(A, B, tile, joined=True)):
-            _explain(kernel, A, B, tile, C)
+        if C is None or not _same(kernel, A, B, tile, C, _what(A, B, tile, joined=True)):
             return False
     for c, A, B in counted:  # the counted launches computed the product too (a count of wrong work is no count)
-        if not _same(c.C, _spec(A, B), _("{what}, a counted launch").format(what=_what(A, B, tile, joined=True))):
-            _explain(kernel, A, B, tile, c.C, c)
+        what = _("{what}, a counted launch").format(what=_what(A, B, tile, joined=True))
+        if not _same(kernel, A, B, tile, c.C, what, c):
             return False
     counted = [c for c, *_operands in counted]
     print(_("Correct on {shapes} shapes. Global loads of A and B:").format(shapes=len(shapes)))
@@ -154,9 +147,8 @@ def _refuse_limit(name, got):
 
 
 def count_shapes(kernel, tile):
-    """COUNT_SHAPES, and two shapes with a partial block of C in M and in N and a partial tile step in K, derived
-    from `kernel`'s block tile at `tile` (a step of K is T, or BK); a ValueError for what is not a kernel, a
-    WrongArgument for a tile the kernel's rules refuse."""
+    """COUNT_SHAPES and two with a partial block of C in M and N and a partial tile step (T, or BK) in K, from
+    `kernel`'s block tile at `tile`; a ValueError for what is not a kernel, a WrongArgument for a refused tile."""
     spec = resolve(kernel)
     try:
         bound = spec.bind(None, tile if "T" in spec.constants else None)
@@ -178,15 +170,21 @@ def _partial(step, whole, extra):
 
 
 def _safe(c, A, B, tile, barriers_per_step):
-    """False after saying so when the counted launch `c` had a hazard, a race on C, or passed more barriers per
-    tile step than the exercise allows."""
+    """False, after saying why, when the counted launch `c` had a hazard, a race on C or too many barriers a step."""
     steps = -(-A.shape[1] // tile)
     if any(c.hazards.values()):  # another barrier is advised only where the exercise allows one more
         more = barriers_per_step is None or c.barriers < barriers_per_step * steps
         print(f"{_what(A, B, tile)}: {hazard_message(c.hazards, more_barriers=more)}")
         return False
     if c.C_races:
-        _print_race(c.C_races[0], _what(A, B, tile))
+        i, j, first, other = c.C_races[0]
+        threads = [_("thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx})").format(ty=ty, tx=tx, by=by, bx=bx)
+                   for by, bx, ty, tx in (first, other)]
+        between = _("a race between blocks") if first[:2] != other[:2] else _("a race between threads of one block")
+        print(_("C[{i}, {j}] is stored by two threads ({what}): by {first} and by {other}. Which value "
+                "stays is {between}: on a GPU it changes from run to run. Let each element of C be stored by one "
+                "thread only.").format(i=i, j=j, what=_what(A, B, tile), first=threads[0], other=threads[1],
+                                       between=between))
         return False
     if barriers_per_step is not None and c.barriers > barriers_per_step * steps:
         print(_("{what}: a thread passes {barriers} cuda.syncthreads() in {steps} tile steps; this exercise allows "
@@ -196,31 +194,11 @@ def _safe(c, A, B, tile, barriers_per_step):
     return True
 
 
-def _explain(kernel, A, B, tile, C, count=None):
-    """Print the first cause of a wrong product an experiment finds (tiledlab.counting.diagnosis), if any."""
-    if C is None:
-        return  # it failed, and said where
-    bad = ~np.isclose(C, _spec(A, B), rtol=1e-4, atol=1e-4)
-    i, j = (int(v) for v in np.argwhere(bad)[0])
-    if count is None:
-        with contextlib.redirect_stdout(io.StringIO()):  # no count, no cause from it: the check has said why it failed
-            count = _counted(kernel, A, B, tile)
-    step = count.constants.get("T", count.constants.get("BK", tile)) if count else tile
-    cause = (count and (diagnosis.read_before_stored(count, C, i, j) or diagnosis.stored_again(count, i, j))) or \
-        diagnosis.first_wrong_step(kernel, A, B, tile, step) or diagnosis.wrong_operand(kernel, A, B, tile)
-    if cause:
-        print(cause)
-
-
 def _what(A, B, tile, joined=False):
     (M, K), N = A.shape, B.shape[1]
     if not joined:
         return f"A {M}×{K} · B {K}×{N}, tile={tile}"
     return _("A {M}×{K} · B {K}×{N} with tile={tile}").format(M=M, K=K, N=N, tile=tile)
-
-
-def _spec(A, B):
-    return A.astype(np.float64) @ B.astype(np.float64)
 
 
 def _counted(kernel, A, B, tile):
@@ -255,16 +233,6 @@ def _note_unused(counted):
                 "without {them}.").format(names=", ".join(unused), them=_("it") if len(unused) == 1 else _("them")))
 
 
-def _print_race(race, what):
-    i, j, first, other = race
-    threads = [_("thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx})").format(ty=ty, tx=tx, by=by, bx=bx)
-               for by, bx, ty, tx in (first, other)]
-    between = _("a race between blocks") if first[:2] != other[:2] else _("a race between threads of one block")
-    print(_("C[{i}, {j}] is stored by two threads ({what}): by {first} and by {other}. Which value "
-            "stays is {between}: on a GPU it changes from run to run. Let each element of C be stored by one "
-            "thread only.").format(i=i, j=j, what=what, first=threads[0], other=threads[1], between=between))
-
-
 def _few_shared_reads(counted, tile, max_shared_reads):
     print(_("Shared-memory reads:"))
     for c in counted:
@@ -283,7 +251,9 @@ def _few_shared_reads(counted, tile, max_shared_reads):
     return True
 
 
-def _same(C, spec, what):
+def _same(kernel, A, B, tile, C, what, count=None):
+    """True when C is A @ B; else False, after printing where it differs and the first cause `diagnosis` finds."""
+    spec = A.astype(np.float64) @ B.astype(np.float64)
     bad = ~np.isclose(C, spec, rtol=1e-4, atol=1e-4)
     if not bad.any():
         return True
@@ -301,6 +271,14 @@ def _same(C, spec, what):
     for name, block in ((_("Yours:"), C[rows, cols]), (_("Spec :"), spec[rows, cols])):
         indent = "\n" + " " * (width(name) + 1)  # continuation lines under the first number
         print(name, np.array2string(block, precision=3).replace("\n", indent))
+    if count is None:
+        with contextlib.redirect_stdout(io.StringIO()):  # no count, no cause from it: the check has said why it failed
+            count = _counted(kernel, A, B, tile)
+    step = count.constants.get("T", count.constants.get("BK", tile)) if count else tile
+    cause = (count and (diagnosis.read_before_stored(count, C, i, j) or diagnosis.stored_again(count, i, j))) or \
+        diagnosis.first_wrong_step(kernel, A, B, tile, step) or diagnosis.wrong_operand(kernel, A, B, tile)
+    if cause:
+        print(cause)
     return False
 
 

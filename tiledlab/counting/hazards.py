@@ -1,6 +1,5 @@
-"""Shared-memory hazards in words (the six kinds of buffers.HAZARDS; the barrier kinds, and how many, depend on
-the order the threads happened to run in). A count carries one example of each kind seen (`Hazards.examples`): the
-message names its array, element, threads and lines, and where the missing barrier or wait belongs."""
+"""Shared-memory hazards in words (buffers.HAZARDS), each kind with its example (`Hazards.examples`): its array,
+element, threads and lines, and where the missing barrier or wait belongs."""
 from ..i18n import N_, _
 
 EFFECT = N_("two threads touched one shared element between the same two barriers, one of them writing")
@@ -41,10 +40,14 @@ def example(h):
         line=_line(h.line, h.code), other_line=_line(h.other_line, h.other_code)))
 
 
-def _barrier_advice(h):
+def _barrier_advice(h, more_barriers):
+    first, second = sorted((h.line, h.other_line or h.line))
+    if not more_barriers:  # a pass of the loop meeting the next (or a write after a read): a second buffer
+        return _(ANOTHER_BUFFER) if h.across_loop or h.kind == "write_after_read" else \
+            _("this exercise keeps one cuda.syncthreads() per tile step: move it to stand between line {first} and "
+              "line {second}").format(first=first, second=second)
     if h.kind == "write_after_write":
         return _("let one thread store each element between two barriers")
-    first, second = sorted((h.line, h.other_line or h.line))
     if h.across_loop:  # a barrier stands between the two lines: they met in two passes of a loop
         return _("add a cuda.syncthreads() that every thread of the block passes after line {second}, at the end "
                  "of the loop, before line {first} runs again").format(first=first, second=second)
@@ -75,9 +78,8 @@ ANOTHER_BUFFER = N_("this exercise keeps one cuda.syncthreads() per tile step, s
 
 
 def hazard_message(hazards, count=True, more_barriers=True):
-    """What a launch's `hazards` (LoadCount.hazards, or the LoadCount) say, with the example of each kind when it has
-    one. count=False leaves out the totals, which depend on the order the threads ran in; more_barriers=False never
-    advises another barrier (an exercise that forbids one) but a second buffer."""
+    """What a launch's `hazards` (or its LoadCount) say. count=False leaves out the totals, which depend on the order
+    the threads ran in; more_barriers=False advises a second buffer, never another barrier."""
     hazards = getattr(hazards, "hazards", hazards)  # the LoadCount itself says the same
     if not isinstance(hazards, dict):
         raise TypeError(_("hazard_message takes a count's hazards, as in hazard_message(count.hazards), got {value}")
@@ -101,13 +103,8 @@ def hazard_message(hazards, count=True, more_barriers=True):
                                                          "run to run.")
         said.append(missing.format(found=found, effect=_(EFFECT)))
         if h:
-            # a pass of the loop meeting the next (or a write after a read): a second buffer; else a barrier misplaced
-            across = h.across_loop or h.kind == "write_after_read"
-            advice = _barrier_advice(h) if more_barriers else _(ANOTHER_BUFFER) if across else \
-                _("this exercise keeps one cuda.syncthreads() per tile step: move it to stand between line {first} and "
-                  "line {second}").format(first=min(h.line, h.other_line or h.line),
-                                         second=max(h.line, h.other_line or h.line))
-            said.append(_("For example, {example}: {advice}.").format(example=example(h), advice=advice))
+            said.append(_("For example, {example}: {advice}.").format(example=example(h),
+                                                                      advice=_barrier_advice(h, more_barriers)))
     if copies:
         found = _("{n:,} copies in flight").format(n=copies) if count else _("copies in flight")
         said.append(_("{found}: {effect}. A cp_async_wait (after its cp_async_commit) is missing or waits for too "

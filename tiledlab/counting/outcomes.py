@@ -1,7 +1,6 @@
-"""What each exercise check said, for the teacher's `class-report`: `check()` and `predict()` append a line to
-tiledlab-outcomes.jsonl beside the notebook (exercise, passed, the feedback's first line, the time, when the kernel
-started). Nothing is sent anywhere. Only a working copy (a folder git ignores wholly, as `lab` and `hub` make it)
-gets the file; an unwritable folder, or a check outside an exercise cell, records nothing."""
+"""What each exercise check said, for the teacher's `class-report`: `check()` and `predict()` append a line (exercise,
+passed, the feedback's first line, the time, when the kernel started) to tiledlab-outcomes.jsonl in a working copy (a
+folder git ignores wholly, as `lab` and `hub` make it), and nowhere else. Nothing is sent anywhere."""
 import contextlib
 import datetime
 import functools
@@ -80,14 +79,6 @@ def handouts(folder):
     return found
 
 
-def in_working_copy(folder):
-    """Whether git ignores all of `folder` (its .gitignore holds `*`): a working copy of the notebooks."""
-    try:
-        return "*" in (pathlib.Path(folder) / ".gitignore").read_text().split()
-    except (OSError, UnicodeDecodeError):
-        return False
-
-
 def kernel_started():
     """When this kernel started (IPython's history session), ISO 8601; None outside IPython."""
     try:
@@ -100,7 +91,10 @@ def kernel_started():
 def record(exercise, passed, said, folder=None):
     """Append an outcome to FILE in `folder` (the current one) if a working copy; its path, or None if not written."""
     folder = pathlib.Path.cwd() if folder is None else pathlib.Path(folder)
-    if not in_working_copy(folder):
+    try:  # only in a working copy of the notebooks: git ignores all of it (its .gitignore holds `*`)
+        if "*" not in (folder / ".gitignore").read_text().split():
+            return None
+    except (OSError, UnicodeDecodeError):
         return None
     line = {"exercise": exercise, "passed": bool(passed), "feedback": next(iter(said.strip().splitlines()), ""),
             "time": datetime.datetime.now().astimezone().isoformat(timespec="seconds"), "started": kernel_started()}

@@ -1,7 +1,6 @@
 """The second count: on the simulator, A, B and C go to the kernel as arrays that count every element read and
-stored, whatever the source looks like (the simulator keeps an ndarray subclass on its "device" copy and forwards
-each `X[i, j]` to it). `count_loads` compares this with the rewrite's count on every launch: a disagreement is a
-RuntimeError naming the operand and element, never a number. On a GPU only the rewrite counts."""
+stored, whatever the source looks like (the simulator keeps an ndarray subclass on its "device" copy). `count_loads`
+compares it with the rewrite's count on every launch: a disagreement is a RuntimeError, never a number."""
 import threading
 from contextlib import contextmanager
 

@@ -1,16 +1,11 @@
 """Rewrite a kernel so that it tallies its own memory traffic while it computes the same result.
 
-Each read `X[i, j]` of an argument becomes `_tl_gload(...)`: one global load counted (per element, per thread,
-optionally traced), `X[i, j]` returned. A store `C[i, j] = v` is counted per element, with the first thread that stored
-it and any other (a race); `X[i, j] += v` is a load and a store, its index evaluated once. Shared reads and stores are
-counted and checked for hazards: two threads touching one element between the same two barriers (each barrier form
-starts an epoch), one of them writing. core.ptx's `ldg4` and `cp_async4` count the four elements they move (a copy's
-four shared stores checked in the epoch it is issued in); what a copy writes is pending until its thread's
-`cp_async_wait(n)` leaves at most n newer committed groups (uncommitted copies stay pending), and touching it before is
-a hazard (the simulator's copies land at once: only this shows it). Each helper call carries its line; an access outside
-its array is skipped, and the first one and the first hazard of each kind are kept for the message. What the rewrite
-cannot follow is refused (`countable`), never skipped.
-"""
+Each read `X[i, j]` of an argument becomes `_tl_gload(...)`, which counts one load (per element, per thread, optionally
+traced) and returns `X[i, j]`; a store into C keeps its highest and lowest thread (two in a race); `X[i, j] += v` is a
+load and a store, its index evaluated once. Shared accesses are checked for hazards: two threads touching one element
+between the same two barriers, one of them writing, or a cp_async4 copy touched before its thread's cp_async_wait
+covered it (the simulator's copies land at once: only this shows it). An access outside its array is skipped, the
+first one kept for the message. What the rewrite cannot follow is refused (`countable`), never skipped."""
 import ast
 import copy
 import inspect
@@ -254,8 +249,7 @@ def _name(node):
 
 
 def _unplaced(tree):
-    """`tree` without positions: compiling takes them from the node around it, so an error in the rewrite's code
-    names the student's line."""
+    """`tree` without positions: compiled, it takes the student's line from the node around it, errors included."""
     for node in ast.walk(tree):
         for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
             if hasattr(node, attr):
@@ -312,9 +306,6 @@ class _Rewrite(ast.NodeTransformer):
         return ast.Expr(_call(f"_tl_gstore({name}, _tl_C_stores, _tl_C_writer, _tl_C_lowest_writer, "
                               f"_tl_b * _STAMP + _tl_me, {line}, _tl_examples, i, j, v)", i, j, value))
 
-    def _stored(self, name):
-        return name == self.output or name in self.shared
-
     def visit_Subscript(self, node):
         self.generic_visit(node)
         name = _name(node)
@@ -348,14 +339,14 @@ class _Rewrite(ast.NodeTransformer):
         if is_barrier(node.value):  # n = cuda.syncthreads_count(p)
             return self._barrier(node)
         name = _name(node.targets[0])
-        if not self._stored(name):
+        if not (name == self.output or name in self.shared):
             return node
         i, j = node.targets[0].slice.elts
         return ast.copy_location(self._store(name, i, j, node.value, node.lineno), node)
 
     def visit_AugAssign(self, node):
         name = _name(node.target)
-        if not self._stored(name):
+        if not (name == self.output or name in self.shared):
             return self.generic_visit(node)
         first = []  # X[i, j] += v evaluates i and j once, before v: into temporaries, unless constants
         index = []

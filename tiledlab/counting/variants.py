@@ -1,6 +1,5 @@
-"""Deliberately changed copies of a kernel, derived from its one source, for experiments. Each is a Kernel like any
-other (matmul, count_loads and the experiments take it); constants given here (T, or a generated kernel's BM=...,
-whose code depends on them) become its defaults."""
+"""Deliberately changed copies of a kernel, derived from its one source, for experiments: each is a Kernel like any
+other, and constants given here (T, or a generated kernel's BM=..., whose code depends on them) become its defaults."""
 import ast
 import copy
 
@@ -154,8 +153,7 @@ def padded(kernel, name="sB", T=None, **constants):
 
 
 def without_write_back(kernel, T=None, **constants):
-    """`kernel` storing into C (its third argument) only where the value is NaN: for finite data it computes,
-    but never stores."""
+    """`kernel` storing into C (its third argument) only where the value is NaN: it computes, but never stores."""
     return _changed(kernel, _StoreNever(), "without_write_back", T, constants)
 
 
