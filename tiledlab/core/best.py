@@ -161,9 +161,14 @@ def facts(kernel):
     return c, c.block, math.prod(c.threads), kernel.needs(c)
 
 
+def registers(kernel, card):
+    """Registers per thread of `kernel`'s default build on `card`'s architecture (None if never recorded)."""
+    return _registers().get((kernel.name, card.arch))
+
+
 def per_sm(kernel, card):
     """Blocks of `kernel`'s default build one SM of `card` holds at once; None when its registers are unknown."""
-    used = _registers().get((kernel.name, card.arch))  # per thread, as ptxas recorded them
+    used = registers(kernel, card)
     _, _, threads, needs = facts(kernel)
     return cards.blocks_per_sm(card, used, threads, needs.shared.bytes) if used else None
 
