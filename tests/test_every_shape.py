@@ -383,3 +383,55 @@ def two_threads_add(A, B, C):  # two threads per element of C, each adding half 
 def test_adds_by_several_threads_are_no_repeated_store(capsys):
     assert check(two_threads_add, tile=4, limit_loads=False)
     assert "stored more than once by the thread that owns it" not in out(capsys)
+
+
+@cuda.jit
+def whole_rows_of_a(A, B, C):  # exercise 2.1 with the block's rows of A kept whole: right only while K ≤ 32
+    sA = cuda.shared.array((T, 32), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    for k in range(tx, K, T):
+        if row < M:
+            sA[ty, k] = A[row, k]
+    cuda.syncthreads()  # the rows complete
+    if row < M and col < N:
+        acc = float32(0.0)
+        for k in range(K):
+            acc += sA[ty, k] * B[k, col]
+        C[row, col] = acc
+
+
+def test_a_shared_buffer_sized_for_small_matrices_is_written_past_its_end(capsys):
+    """Every fixed shape has K ≤ 23 at tile 4: without a shape past the largest shared extent this kernel passed."""
+    assert count_shapes(whole_rows_of_a, 4)[-1] == (37, 37, 37)
+    assert check(whole_rows_of_a, tile=4, limit_loads=False) is False
+    said = capsys.readouterr().out
+    assert "stores sA[0, 32], outside sA (4×32" in said and "37×37" in said
+
+
+@pytest.mark.parametrize("kernel", ["tiled", "naive"])
+def test_no_larger_shape_where_the_shapes_already_pass_every_shared_extent(kernel):
+    assert all(max(shape) < 37 for shape in count_shapes(kernel, 4))
+
+
+@cuda.jit
+def skips_small_a(A, B, C):  # no shared memory; a careless "optimisation" drops the small values of A
+    col, row = cuda.grid(2)
+    M, K = A.shape
+    N = B.shape[1]
+    if row < M and col < N:
+        acc = float32(0.0)
+        for k in range(K):
+            a = A[row, k]
+            if a < 0.5:
+                continue
+            acc += a * B[k, col]
+        C[row, col] = acc
+
+
+def test_a_kernel_without_shared_memory_is_not_told_of_a_shared_tile(capsys):
+    assert check(skips_small_a, tile=4, limit_loads=False, seed=1) is False
+    said = capsys.readouterr().out
+    assert "Look at every read of A in the kernel" in said and "shared tile" not in said

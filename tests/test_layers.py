@@ -164,8 +164,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # misspelt command or option, a pasteable dry run, tune --shape with --n tunes both: 8,407). A round of cuts that
 # keep behaviour, messages and generated source (dead code: none found; one-use helpers folded, docstrings that
 # restated their code cut, constants at the top): 8,153; above 7,500 remain the 879 lines of issues 36 and 38 (above).
-# Lowering it further would take docstrings that say why, or code a student runs.
-LINE_BUDGET = 8153
+# Lowering it further would take docstrings that say why, or code a student runs. A shape past the largest shared
+# extent in check() and a wrong product's cause for a kernel with no shared tile (a probe's findings): 8,176.
+LINE_BUDGET = 8176
 
 
 def test_the_installed_package_stays_within_its_line_budget():

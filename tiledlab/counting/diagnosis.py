@@ -84,23 +84,31 @@ def wrong_operand(kernel, A, B, tile):
         found = _tile_of(kernel, tile, 0 if a_wrong else 1)
     except Exception:  # noqa: BLE001  a kernel whose code cannot be read here: the operand alone is named
         found = None
-    where = _("Look at {tile}, the shared tile {name} goes through: the index it is stored at (line {store}: {stored}) "
-              "and the one it is read at (line {read}: {read_code}); one of them has its indices swapped or "
-              "offset.").format(name=name, **found) if found else \
-        _("Look at the shared tile {name} goes through: the index it is stored at and the one it is read at.").format(
-            name=name)
+    if found == {}:
+        where = _("Look at every read of {name} in the kernel: its index, and any condition that skips it or "
+                  "changes the value it adds.").format(name=name)
+    elif found:
+        where = _("Look at {tile}, the shared tile {name} goes through: the index it is stored at (line {store}: "
+                  "{stored}) and the one it is read at (line {read}: {read_code}); one of them has its indices "
+                  "swapped or offset.").format(name=name, **found)
+    else:
+        where = _("Look at the shared tile {name} goes through: the index it is stored at and the one it is read "
+                  "at.").format(name=name)
     return _("With {other} the identity matrix, C should hold {name}'s values and does not, while with {name} the "
              "identity C is right: {name}'s values reach the wrong place.").format(name=name, other=other) + " " + where
 
 
 def _tile_of(kernel, tile, operand):
     """{tile, store, stored, read, read_code}: the shared array the kernel stores operand `operand` (0: A, 1: B)
-    into, the line of that store and of its first read, with their code; None when there is no such array."""
+    into, the line of that store and of its first read, with their code; None when there is no such array, {} when
+    the kernel has no shared array."""
     spec = resolve(kernel)
     tree = spec.bind(None, tile if "T" in spec.constants else None).code.tree
     source = tree.args.args[operand].arg
     shared = {node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign) and
               is_call(node.value, "cuda.shared.array") and isinstance(node.targets[0], ast.Name)}
+    if not shared:  # {}: no tile at all, the operand is read from global memory
+        return {}
     stores = [node for node in ast.walk(tree) if isinstance(node, ast.Assign) and _subscript_of(node.targets[0], shared)
               and any(_subscript_of(n, {source}) for n in ast.walk(node.value))]
     if not stores:
