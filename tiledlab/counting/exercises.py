@@ -157,21 +157,21 @@ def count_shapes(kernel, tile):
         try:
             spec.bind()
         except ValueError:
-            rows = cols = step = tile
+            bound, rows, cols, step = None, tile, tile, tile
         else:
             raise WrongArgument(_("check(..., tile={tile}): {refusal}").format(tile=tile, refusal=refused)) from None
     shapes = COUNT_SHAPES + [(_partial(rows, 3, 1), _partial(step, 4, 3), _partial(cols, 2, 3)),
                              (_partial(rows, 2, rows - 1), _partial(step, 2, 1), _partial(cols, 1, 1))]
-    return shapes + _past_shared(spec, tile, step, shapes)
+    return shapes + _past_shared(bound, step, shapes)
 
 
-def _past_shared(spec, tile, step, shapes):
-    """[a cube each of whose sizes exceeds every extent of the kernel's shared arrays] where none of `shapes` does:
+def _past_shared(bound, step, shapes):
+    """[a cube each of whose sizes exceeds every extent of the build's shared arrays] where none of `shapes` does:
     a buffer sized for small matrices (a whole row of A in 32 floats) is then written past its end."""
-    try:
-        declared = spec.bind(None, tile if "T" in spec.constants else None).shared_declarations
+    try:  # bound is None where the count refuses the kernel: it says why
+        declared = bound.shared_declarations
         largest = max((int(n) for _name, shape, *_ in declared for n in np.atleast_1d(shape)), default=0)
-    except Exception:  # noqa: BLE001  the count refuses such a declaration by its line
+    except Exception:  # noqa: BLE001  and a declaration the count refuses by its line
         return []
     if any(min(shape) > largest for shape in shapes):
         return []
