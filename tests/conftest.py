@@ -1,3 +1,4 @@
+import importlib.util
 import linecache
 from types import SimpleNamespace
 import pathlib
@@ -47,6 +48,8 @@ def recording():
 
 
 simulator_only = pytest.mark.skipif(not tiledlab.SIMULATOR, reason="records loads through the simulator's arrays")
+needs_jupyterlab = pytest.mark.skipif(importlib.util.find_spec("jupyter_server") is None,
+                                      reason="`tiledlab lab` starts JupyterLab, which is not installed here")
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from tools import edition, links
 from tiledlab.core import launch
 from tiledlab.core.launch import matmul, prepare
 from tiledlab.core import best, card
+from conftest import needs_jupyterlab
 from tools.edition import catalogs, sources
 
 F32 = np.float32
@@ -406,6 +407,7 @@ def test_lab_refuses_a_working_copy_inside_the_committed_notebooks(dest, lang, c
 
 @pytest.mark.parametrize("extra, words", [(["--port", "abc"], ["--port abc", "int"]),
                                           (["--ServerApp.port_retries=x"], ["port_retries", "int"])])
+@needs_jupyterlab
 def test_lab_refuses_options_jupyterlab_would_refuse_before_writing(extra, words, tmp_path, capsys, monkeypatch):
     from tiledlab.notebook import lab
     monkeypatch.setattr(lab.os, "execve", lambda *a: pytest.fail("JupyterLab started"))

@@ -11,6 +11,7 @@ from classroom import capacity, cli as classroom_cli, report, student_copy
 from tiledlab.core import best
 from tiledlab.counting import outcomes
 from tiledlab.experiments import bench, tune
+from conftest import simulator_only
 
 NOT_WRITABLE = pathlib.Path("/proc/tiledlab-cannot-write-here")  # mkdir fails there, even as root
 
@@ -44,6 +45,7 @@ def test_tune_refuses_a_kernel_it_cannot_time_in_one_line(kernels, says, tmp_pat
     assert refused(result, says), result.stderr  # was a KeyError traceback, exit 4
 
 
+@simulator_only  # on a GPU the same tune is minutes, not days
 def test_tune_on_the_simulator_forecasts_and_refuses_days_of_work(tmp_path, cache, never_run, tiledlab_cli):
     result = tiledlab_cli("tune", "--out", tmp_path / "out")  # the defaults: N up to 8192
     assert refused(result, "--shape 64x64x64", "--force"), result.stderr

@@ -6,6 +6,7 @@ import threading
 
 import pytest
 
+from conftest import needs_jupyterlab
 from tiledlab import cli
 from tiledlab.notebook import lab
 
@@ -65,6 +66,7 @@ def test_default_source_is_the_series_notebooks():
     assert lab.SOURCE.name == "notebooks" and any(lab.SOURCE.glob("*.ipynb"))
 
 
+@needs_jupyterlab
 def test_cli_lab_dry_run_writes_nothing_and_passes_options_on(src, tmp_path, capsys):
     out = dry_run(capsys, "--src", str(src), "--dest", str(tmp_path / "w"), "--no-browser", "--port", "9999")
     assert not (tmp_path / "w").exists() and "would copy 2 notebooks" in out and "keeping" not in out
@@ -127,6 +129,7 @@ def zh_src(src):
     return src
 
 
+@needs_jupyterlab
 def test_cli_lab_lang_zh_dry_run_copies_the_chinese_edition_into_its_own_folder(zh_src, tmp_path, capsys):
     out = dry_run(capsys, "--src", str(zh_src), "--dest", str(tmp_path / "w"), "--lang", "zh", "--no-browser")
     assert not (tmp_path / "w").exists()
@@ -155,6 +158,7 @@ def started(monkeypatch, argv):
     return calls[0]  # execve, mocked, returns: the subprocess fallback follows
 
 
+@needs_jupyterlab
 def test_lab_lang_zh_makes_a_chinese_working_copy_with_chinese_lab_settings(zh_src, tmp_path, monkeypatch):
     mine = tmp_path / "my-settings"
     (mine / "@jupyterlab" / "apputils-extension").mkdir(parents=True)

@@ -60,7 +60,10 @@ def last_thread_reads_early(A, B, C):
 
 def test_a_hazard_of_the_last_thread_is_found(rng):
     c = count_loads(last_thread_reads_early, *operands(rng, 32, 32, 32), 32)
-    assert c.hazards["read_after_write"] + c.hazards["write_after_read"] + c.hazards["unstored_read"] == 1, c.hazards
+    # the one read ran before thread 0's store (no value; the store may then overwrite a read element) or after it,
+    # as a GPU's warps please: it is one hazard of the read either way, never both
+    assert c.hazards["read_after_write"] + c.hazards["unstored_read"] == 1, c.hazards
+    assert c.hazards["write_after_read"] <= 1, c.hazards
 
 
 @cuda.jit

@@ -161,9 +161,10 @@ def _tl_sload(s, shared_reads, wrote, read, hazards, strace, strace_pos, array, 
         return s[0, 0]
     shared_reads[y, x] += 1
     _tl_shared_record(strace, strace_pos, array, i, j, mine // _STAMP, 0)
-    if wrote[b, i, j, 0] < 0:  # no thread of this block has stored it: it holds no value
+    high = wrote[b, i, j, 0]  # read once: on a GPU another thread's store may land between two reads
+    if high < 0:  # no thread of this block has stored it: it holds no value
         _tl_hazard(hazards, examples, 5, array, i, j, b, mine, 0, line, 0)
-    other = _tl_other(wrote[b, i, j, 0], wrote[b, i, j, 1], mine)
+    other = _tl_other(high, wrote[b, i, j, 1], mine)
     if other:  # read-after-write with no barrier between
         _tl_hazard(hazards, examples, 0, array, i, j, b, mine, other, line, wrote[b, i, j, 2])
     _tl_touch(read, b, i, j, mine, line)
