@@ -139,7 +139,6 @@ def a_barrier_in_each_branch(A, B, C):
 @pytest.mark.parametrize("kernel,shape,line,other", [
     (barrier_inside_the_guard, (6, 5, 6), "# tiles complete before use: but not", None),
     (returns_before_the_barrier, (4, 4, 4), "# every thread that is left", None),
-    (a_barrier_in_each_branch, (4, 4, 4), "# half the block waits here", "# and half here"),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_a_barrier_not_every_thread_reaches_is_its_own_hazard_by_line(rng, kernel, shape, line, other):
     c = count_loads(kernel, *operands(rng, *shape), T)

@@ -165,8 +165,10 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # keep behaviour, messages and generated source (dead code: none found; one-use helpers folded, docstrings that
 # restated their code cut, constants at the top): 8,153; above 7,500 remain the 879 lines of issues 36 and 38 (above).
 # Lowering it further would take docstrings that say why, or code a student runs. A shape past the largest shared
-# extent in check() and a wrong product's cause for a kernel with no shared tile (a probe's findings): 8,176.
-LINE_BUDGET = 8176
+# extent in check() and a wrong product's cause for a kernel with no shared tile (a probe's findings): 8,176. The
+# first GPU suite's findings (a kernel whose threads wait at two barriers, which hangs an H100, refused by its lines
+# on both backends; a shared read classified once): 8,280.
+LINE_BUDGET = 8280
 
 
 def test_the_installed_package_stays_within_its_line_budget():

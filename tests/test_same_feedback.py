@@ -30,7 +30,7 @@ CASES = [
 ]
 KINDS = ("Passed.", "is reached by thread", "barrier hazards", "is stored by two threads", "outside",
          "no thread of the block had stored", "an index is not a whole number", "Right answer, but", "Wrong result",
-         "cuda.syncthreads() in", "stored", "tile step", "reach the wrong place")
+         "cuda.syncthreads() in", "stored", "tile step", "reach the wrong place", "sent apart by line")
 
 
 def feedback(module, name, options):

@@ -10,6 +10,7 @@ from collections import Counter
 import numpy as np
 
 from ..i18n import _
+from . import barriers
 
 OPERANDS = ("A", "B", "C")
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -104,6 +105,8 @@ def enforce(func, name):
             raise ValueError(_("kernel {name}, line {line}: {n} cuda.shared.array declarations on one line; write one "
                                "per line (numba's simulator merges them into one array)").format(name=name, line=line,
                                                                                                 n=n))
+    if found := barriers.apart(func):
+        raise barriers.BarriersApart(refused(*found))
 
 
 def _check_shape(node, name):

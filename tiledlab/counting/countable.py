@@ -12,19 +12,14 @@ import types
 from numba import cuda
 
 from ..core import ptx
+from ..core.barriers import BARRIERS, is_barrier
 from ..core.contract import is_call, local_names, refused
 from ..core.rules import is_whole
 from ..i18n import N_, _
 
-BARRIERS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
 ARRAY_ATTRIBUTES = ("shape",)  # reading these reads no element
 # core.ptx's functions: argument position → the kind of array it takes (ptx.SIGNATURES names them)
 _ARRAY_ARGUMENTS = {"ldg4": {0: "input"}, "cp_async4": {0: "shared", 3: "input"}, "shared_view": {0: "dynamic"}}
-
-
-def is_barrier(node):
-    """True for a call cuda.syncthreads(), cuda.syncthreads_count(p), _and(p) or _or(p)."""
-    return isinstance(node, ast.Call) and ast.unparse(node.func) in {f"cuda.{b}" for b in BARRIERS}
 
 
 def is_atomic_add(node, output):

@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 
 from . import diagnosis
+from ..core.barriers import BarriersApart
 from ..core.formulas import naive_loads, shared_traffic, tiled_loads
 from ..core.contract import is_kernel
 from ..core.kernel import validate_tile
@@ -54,7 +55,7 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
         print(wrong)
         return False
     except ValueError as refused:
-        print(_("tiledlab cannot count this kernel: {refusal}").format(refusal=refused))
+        _refused(refused)
         return False
     rng = np.random.default_rng(seed)  # one stream for the whole check: operands(..., rng) draws from it too
     shapes += [tuple(int(n) for n in rng.integers(1, 3 * tile + 5, size=3)) for _draw in range(2)]
@@ -216,6 +217,12 @@ def _what(A, B, tile, joined=False):
     return _("A {M}×{K} · B {K}×{N} with tile={tile}").format(M=M, K=K, N=N, tile=tile)
 
 
+def _refused(refusal):
+    """Print why a kernel was refused: its fault (it would hang a GPU), or what the count cannot follow."""
+    print(refusal if isinstance(refusal, BarriersApart) else
+          _("tiledlab cannot count this kernel: {refusal}").format(refusal=refusal))
+
+
 def _counted(kernel, A, B, tile):
     """count_loads(kernel, A, B, tile), or None after printing why it gave no count."""
     try:
@@ -224,7 +231,7 @@ def _counted(kernel, A, B, tile):
     except LaunchFailed as failed:
         print(f"{_what(A, B, tile)}: {failed}")
     except ValueError as refused:
-        print(_("tiledlab cannot count this kernel: {refusal}").format(refusal=refused))
+        _refused(refused)
     except Exception as error:  # noqa: BLE001  the two counts disagree, or the kernel did not compile: said plainly
         print(f"{_what(A, B, tile)}: {said(error, None)}")
     return None

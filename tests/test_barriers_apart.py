@@ -1,0 +1,94 @@
+"""Threads of one block sent by a condition to two different barriers hang a GPU's block (on an H100 the lab's
+count of `a_barrier_in_each_branch` never finished) while the simulator lets them meet: the contract refuses such a
+kernel by both lines, before anything runs, on both backends. One barrier skipped by some threads is left to the
+count (a divergent-barrier hazard, tests/test_hazards.py), and a condition every thread of the block shares is fine."""
+import re
+
+import pytest
+from conftest import operands, source_line
+from numba import cuda, float32
+
+from tiledlab.core.launch import matmul
+from tiledlab.counting import count_loads
+from tiledlab.counting.exercises import check
+from test_hazards import a_barrier_in_each_branch
+
+T = 4
+
+
+@cuda.jit
+def waits_inside_then_after(A, B, C):
+    s = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    s[ty, tx] = A[ty, tx]
+    if tx == 0:
+        cuda.syncthreads()  # the first column waits here
+    cuda.syncthreads()  # the others already here
+    C[ty, tx] = s[ty, tx]
+
+
+@cuda.jit
+def a_loop_of_its_own_length(A, B, C):
+    s = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row = cuda.blockIdx.y * T + ty
+    for k in range(row):  # each row of threads its own number of passes
+        s[ty, tx] = A[ty, tx]
+        cuda.syncthreads()  # inside the loop
+    cuda.syncthreads()  # after it
+    C[ty, tx] = s[ty, tx]
+
+
+@cuda.jit
+def apart_through_a_value_read(A, B, C):
+    s = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    s[ty, tx] = A[ty, tx]
+    v = A[ty, tx]  # a value each thread reads for itself
+    if v > 0:
+        cuda.syncthreads()  # the positive ones
+    else:
+        cuda.syncthreads()  # the rest
+    C[ty, tx] = s[ty, tx]
+
+
+@cuda.jit
+def both_arms_alike_for_the_block(A, B, C):
+    s = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    s[ty, tx] = A[cuda.blockIdx.y * T + ty, tx]
+    if cuda.blockIdx.x % 2 == 0:  # one value for every thread of a block: they go together
+        cuda.syncthreads()
+    else:
+        cuda.syncthreads()
+    for k in range(A.shape[1] // T):  # as many passes for every thread
+        cuda.syncthreads()
+    C[cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx] = s[ty, tx] * float32(A.shape[1] == 4)
+
+
+@pytest.mark.parametrize("kernel, first, other, branch", [
+    (a_barrier_in_each_branch, "# half the block waits here", "# and half here", "if tx == 0:"),
+    (waits_inside_then_after, "# the first column waits here", "# the others already here", "if tx == 0:"),
+    (a_loop_of_its_own_length, "# inside the loop", "# after it", "for k in range(row):"),
+    (apart_through_a_value_read, "# the positive ones", "# the rest", "if v > 0:"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_barriers_threads_may_wait_at_apart_are_refused_by_both_lines(rng, kernel, first, other, branch):
+    lines = [source_line(kernel, w) for w in (first, other, branch)]
+    words = (f"line {lines[0]}: 'cuda.syncthreads()': threads of one block can wait here and at the "
+             f"cuda.syncthreads() of line {lines[1]} at the same time, sent apart by line {lines[2]}")
+    with pytest.raises(ValueError, match=re.escape(words)):
+        count_loads(kernel, *operands(rng, 4, 4, 4), T)
+    with pytest.raises(ValueError, match="the block hangs"):
+        matmul(*operands(rng, 4, 4, 4), kernel, T)
+
+
+def test_check_says_so_in_one_line_and_runs_nothing(capsys):
+    assert not check(a_barrier_in_each_branch, tile=4, limit_loads=False)
+    out = capsys.readouterr().out
+    assert "sent apart by line" in out and "Traceback" not in out, out
+
+
+def test_a_condition_the_whole_block_shares_is_not_refused(rng):
+    A, B = operands(rng, 8, 4, 8)
+    c = count_loads(both_arms_alike_for_the_block, A, B, T)
+    assert not c.hazards["divergent_barrier"], c.hazards
