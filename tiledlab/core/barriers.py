@@ -10,10 +10,6 @@ from ..i18n import _
 BARRIERS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
 
 
-class BarriersApart(ValueError):
-    """A kernel that would hang a GPU's block: a fault of the kernel, not a limit of the count."""
-
-
 def is_barrier(node):
     """True for a call cuda.syncthreads(), cuda.syncthreads_count(p), _and(p) or _or(p)."""
     return isinstance(node, ast.Call) and ast.unparse(node.func) in {f"cuda.{b}" for b in BARRIERS}
@@ -29,22 +25,22 @@ def thread_dependent(func):
     while size != len(found):
         size = len(found)
         for node in ast.walk(func):
-            for target, value in _assignments(node):
+            for target, value in assignments(node):
                 if varies(value, found):
-                    found.update(_names(target))
+                    found.update(names(target))
     return found
 
 
-def _names(target):
+def names(target):
     """The names a target binds: an element stored into an array leaves the array's other reads alike for all."""
     if isinstance(target, ast.Name):
         return [target.id]
     if isinstance(target, (ast.Tuple, ast.List, ast.Starred)):
-        return [n for t in getattr(target, "elts", [getattr(target, "value", None)]) for n in _names(t)]
+        return [n for t in getattr(target, "elts", [getattr(target, "value", None)]) for n in names(t)]
     return []
 
 
-def _assignments(node):
+def assignments(node):
     if isinstance(node, ast.Assign):
         for target in node.targets:
             if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and \

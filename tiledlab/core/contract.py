@@ -105,8 +105,32 @@ def enforce(func, name):
             raise ValueError(_("kernel {name}, line {line}: {n} cuda.shared.array declarations on one line; write one "
                                "per line (numba's simulator merges them into one array)").format(name=name, line=line,
                                                                                                 n=n))
-    if found := barriers.apart(func):
-        raise barriers.BarriersApart(refused(*found))
+    if found := barriers.apart(func) or _endless(func):
+        raise Hangs(refused(*found))
+
+
+class Hangs(ValueError):
+    """A kernel that would never finish on a GPU: a fault of the kernel, not a limit of the count."""
+
+
+def _endless(func):
+    """(loop, why, its first line) for a while loop no pass can leave: nothing in it changes a name its condition
+    reads (only names and shapes: memory may change) and nothing in it breaks or returns."""
+    for loop in (n for n in ast.walk(func) if isinstance(n, ast.While)):
+        parts = list(ast.walk(loop.test))
+        memory = (isinstance(n, ast.Call) or isinstance(n, ast.Subscript) and not ast.unparse(n.value).endswith(".shape")
+                  for n in parts)
+        if any(memory) or any(isinstance(n, (ast.Break, ast.Return)) for n in ast.walk(loop)):
+            continue
+        read = sorted({n.id for n in parts if isinstance(n, ast.Name)} - {"cuda", *(a.arg for a in func.args.args)})
+        changed = {t for n in ast.walk(loop) for target, _value in barriers.assignments(n)
+                   for t in barriers.names(target)}
+        if not changed & set(read):
+            why = _("nothing in this loop changes {names} and nothing leaves it (break or return), so a thread that "
+                    "enters it never comes out and the kernel never finishes: step the loop (e.g. k += 1), or write it "
+                    "as a for loop over range(...)").format(names=_(" or ").join(read) or _("its condition"))
+            return loop, why, f"while {ast.unparse(loop.test)}:"
+    return None
 
 
 def _check_shape(node, name):

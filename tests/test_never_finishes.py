@@ -1,9 +1,13 @@
-"""Threads of one block sent by a condition to two different barriers hang a GPU's block (on an H100 the lab's
+"""Kernels that never finish on a GPU are refused by their lines before anything runs, on both backends.
+
+Threads of one block sent by a condition to two different barriers hang a GPU's block (on an H100 the lab's
 count of `a_barrier_in_each_branch` never finished) while the simulator lets them meet: the contract refuses such a
 kernel by both lines, before anything runs, on both backends. One barrier skipped by some threads is left to the
-count (a divergent-barrier hazard, tests/test_hazards.py), and a condition every thread of the block shares is fine."""
+count (a divergent-barrier hazard, tests/test_hazards.py), and a condition every thread of the block shares is fine.
+A while loop that nothing inside changes or leaves (a forgotten k += 1) spins forever on both."""
 import re
 
+import numpy as np
 import pytest
 from conftest import operands, source_line
 from numba import cuda, float32
@@ -92,3 +96,55 @@ def test_a_condition_the_whole_block_shares_is_not_refused(rng):
     A, B = operands(rng, 8, 4, 8)
     c = count_loads(both_arms_alike_for_the_block, A, B, T)
     assert not c.hazards["divergent_barrier"], c.hazards
+
+
+@cuda.jit
+def forgot_the_step(A, B, C):
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        k = 0
+        while k < A.shape[1]:  # k never moves
+            acc += A[row, k] * B[k, col]
+        C[row, col] = acc
+
+
+@cuda.jit
+def forever(A, B, C):
+    while True:  # nothing leaves
+        C[0, 0] = A[0, 0]
+
+
+@cuda.jit
+def steps_or_leaves(A, B, C):
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        k = 0
+        while k < A.shape[1]:
+            acc += A[row, k] * B[k, col]
+            k += 1
+        n = 0
+        while True:
+            n += 1
+            if n > 2:
+                break
+        C[row, col] = acc
+
+
+@pytest.mark.parametrize("kernel, line, names", [
+    (forgot_the_step, "# k never moves", "changes k and"),
+    (forever, "# nothing leaves", "changes its condition and"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_loop_nothing_changes_or_leaves_is_refused_by_line(rng, capsys, kernel, line, names):
+    want = f"line {source_line(kernel, line)}: 'while "
+    with pytest.raises(ValueError, match=re.escape(want)):
+        count_loads(kernel, *operands(rng, 4, 4, 4), T)
+    assert not check(kernel, tile=4)
+    out = capsys.readouterr().out
+    assert out.startswith(want) and names in out and "never finishes" in out and "cannot count" not in out, out
+
+
+def test_a_loop_that_steps_or_breaks_runs(rng):
+    A, B = operands(rng, 5, 7, 6)
+    np.testing.assert_allclose(matmul(A, B, steps_or_leaves, T), A @ B, rtol=1e-5, atol=1e-5)
