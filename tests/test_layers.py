@@ -168,8 +168,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # extent in check() and a wrong product's cause for a kernel with no shared tile (a probe's findings): 8,176. The
 # first GPU suite's findings (a kernel whose threads wait at two barriers, which hangs an H100, refused by its lines
 # on both backends; a shared read classified once) and a while loop nothing changes or leaves, refused alike:
-# 8,299.
-LINE_BUDGET = 8299
+# 8,299; the barrier check made flow-sensitive (a name reassigned, breaks and continues, a hostile review's 15
+# cases): 8,376.
+LINE_BUDGET = 8376
 
 
 def test_the_installed_package_stays_within_its_line_budget():

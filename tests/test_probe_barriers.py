@@ -1,5 +1,6 @@
 """Probes of the static checks that refuse kernels which never finish on a GPU (contract.enforce: barriers.apart,
-_endless). Cases marked xfail(strict) are bugs found by review: false refusals of correct code, misses, wording."""
+_endless). Cases marked xfail(strict) are still open: what a static reading cannot follow (a value kept in a local array,
+a step in a branch never taken, k += 0, a barrier inside an expression); the others were found and fixed in review."""
 import ast
 import re
 import textwrap
@@ -498,12 +499,9 @@ def bug(reason):
 @pytest.mark.parametrize("kernel", [
     base, sync_first_if_t_gt_0, double_buffer, while_tile_loop_tuple_step, while_walrus,
     while_step_in_branch_and_flag, uniform_value_read, early_exit_whole_block, block_row_from_grid,
-    pytest.param(reused_name_i, marks=bug("false refusal: names are thread-dependent flow-insensitively; "
-                                          "i of an earlier thread-strided loop taints the uniform tile counter")),
-    pytest.param(block_exit_by_syncthreads_or, marks=bug("false refusal: cuda.syncthreads_or/_and/_count return one "
-                                                         "value for the whole block, yet their argument taints it")),
-    pytest.param(list_unpack_block, marks=bug("false refusal: a, b = [uniform, per-thread] taints both names "
-                                              "(only tuples are zipped)")),
+    reused_name_i,
+    block_exit_by_syncthreads_or,
+    list_unpack_block,
 ], ids=lambda k: k.__name__)
 def test_correct_kernels_run(rng, kernel):
     A, B = operands(rng, 6, 7, 5)
@@ -514,13 +512,11 @@ def test_correct_kernels_run(rng, kernel):
 
 @pytest.mark.parametrize("kernel", [
     elif_chain, thread_while_then_after, helper_variable_tuple,
-    pytest.param(flag_set_in_branch, marks=bug("miss: a flag set under a per-thread if (control dependence) is "
-                                               "not thread-dependent")),
-    pytest.param(counted_by_while, marks=bug("miss: a counter stepped by a per-thread while loop")),
-    pytest.param(for_target_after_break, marks=bug("miss: a for target left by a per-thread break")),
-    pytest.param(break_before_barrier_after, marks=bug("miss: a per-thread break skips the loop's barrier and "
-                                                       "waits at the one after the loop")),
-    pytest.param(continue_between_barriers, marks=bug("miss: a per-thread continue between two barriers of a loop")),
+    flag_set_in_branch,
+    counted_by_while,
+    for_target_after_break,
+    break_before_barrier_after,
+    continue_between_barriers,
     pytest.param(local_array_flag, marks=bug("miss: a per-thread value kept in a cuda.local.array")),
 ], ids=lambda k: k.__name__)
 def test_kernels_threads_may_wait_apart_are_refused_by_line(kernel):
@@ -534,9 +530,8 @@ def test_kernels_threads_may_wait_apart_are_refused_by_line(kernel):
     forgot_step_with_global,
     pytest.param(step_in_branch_never_taken, marks=bug("miss (count_loads spins forever on the simulator): "
                                                        "k += 1 under `if k < 0` counts as a step")),
-    pytest.param(break_of_inner_loop_only, marks=bug("miss: a break of a nested for loop counts as leaving the while")),
-    pytest.param(forgot_step_with_min, marks=bug("miss: any call in the condition (min, len, float32) skips the "
-                                                 "check, though these cannot change")),
+    break_of_inner_loop_only,
+    forgot_step_with_min,
     pytest.param(step_by_zero, marks=bug("miss: k += 0 counts as a step (low: heuristic)")),
 ], ids=lambda k: k.__name__)
 def test_endless_loops_are_refused_by_line(kernel):
@@ -570,7 +565,8 @@ ENDLESS = {
 }
 
 
-@pytest.mark.parametrize("src", [pytest.param(s, id=n, marks=bug("miss")) for n, s in ENDLESS.items()])
+@pytest.mark.parametrize("src", [pytest.param(s, id=n, marks=[bug("miss")] * (n != "true_break_of_inner_loop"))
+                                 for n, s in ENDLESS.items()])
 def test_endless_snippets_are_refused(src):
     why = snippet_refusal(src)
     assert why and "never finishes" in why, why
@@ -631,13 +627,11 @@ FINE = {
 }
 
 
-@pytest.mark.parametrize("src", [pytest.param(s, id=n, marks=bug("false refusal")) for n, s in FINE.items()])
+@pytest.mark.parametrize("src", [pytest.param(s, id=n) for n, s in FINE.items()])
 def test_uniform_snippets_are_not_refused(src):
     assert snippet_refusal(src) is None
 
 
-@bug("wording: a barrier every thread passes before the branch is said to be waited at 'at the same time' as the "
-     "one inside; one barrier skipped is the count's divergent-barrier hazard, as barriers.py's docstring says")
 def test_a_barrier_before_the_branch_is_not_said_to_be_waited_at_the_same_time():
     why = snippet_refusal("""
         def k(A, B, C):

@@ -18,77 +18,141 @@ def is_barrier(node):
 PER_THREAD = ("cuda.threadIdx", "cuda.laneid", "cuda.grid", "cuda.atomic")  # differ between a block's threads
 
 
-def thread_dependent(func):
-    """Names in `func` whose value may differ between threads of one block: those computed from threadIdx,
-    cuda.grid or laneid, or read from an array at such an index, and from them in turn."""
-    found, size = set(), -1
-    while size != len(found):
-        size = len(found)
-        for node in ast.walk(func):
-            for target, value in assignments(node):
-                if varies(value, found):
-                    found.update(names(target))
-    return found
-
-
 def names(target):
     """The names a target binds: an element stored into an array leaves the array's other reads alike for all."""
     if isinstance(target, ast.Name):
-        return [target.id]
+        return {target.id}
     if isinstance(target, (ast.Tuple, ast.List, ast.Starred)):
-        return [n for t in getattr(target, "elts", [getattr(target, "value", None)]) for n in names(t)]
-    return []
+        return {n for t in getattr(target, "elts", [getattr(target, "value", None)]) for n in names(t)}
+    return set()
 
 
 def assignments(node):
+    """(target, value) of each binding `node` makes: an assignment's (element by element where both sides are
+    written out), a loop's target and the values it takes."""
     if isinstance(node, ast.Assign):
         for target in node.targets:
-            if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and \
+            if isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List)) and \
                     len(target.elts) == len(node.value.elts):
                 yield from zip(target.elts, node.value.elts)
             else:
                 yield target, node.value
-    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+    elif isinstance(node, ast.AugAssign):
+        yield node.target, ast.BinOp(node.target, node.op, node.value)
+    elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
         yield node.target, node.value
     elif isinstance(node, (ast.For, ast.comprehension)):
         yield node.target, node.iter
 
 
-def varies(expr, names):
-    """True when `expr` may have a different value in different threads of a block (`names`: thread_dependent)."""
-    for n in ast.walk(expr):
-        if isinstance(n, ast.Name) and n.id in names or \
-                isinstance(n, ast.Attribute) and any(ast.unparse(n) in (p, f"{p}.{n.attr}") for p in PER_THREAD):
-            return True
-    return False
+def varies(expr, found):
+    """True when `expr` may have a different value in different threads of a block (`found`: such names). A
+    barrier's result (syncthreads_count, _and, _or) is one value for the whole block."""
+    if is_barrier(expr):
+        return False
+    if isinstance(expr, ast.Name) and expr.id in found or \
+            isinstance(expr, ast.Attribute) and any(ast.unparse(expr) in (p, f"{p}.{expr.attr}") for p in PER_THREAD):
+        return True
+    return any(varies(child, found) for child in ast.iter_child_nodes(expr))
 
 
-def _branches(node):
-    """The arms of a statement that threads may take apart (an if's two, a loop's body and else) and what decides."""
-    if isinstance(node, (ast.If, ast.While, ast.For)):
-        return [node.body, node.orelse], getattr(node, "test", None) or node.iter
-    return [], None
+class _Flow:
+    """The kernel's statements in order, tracking which names may differ between threads at each point (a name
+    assigned a value alike for all threads is alike again); `decisions` are the ifs and loops whose outcome varies
+    (with what decides), `jumps` the breaks and continues a varying if takes (that if, its test, the loop)."""
+
+    def __init__(self, func):
+        self.decisions, self.jumps, self.loops = [], [], []
+        self.block(func.body, set(), False, False)
+
+    def block(self, body, found, ctl, local):
+        for statement in body:
+            found = self.statement(statement, found, ctl, local)
+        return found
+
+    def statement(self, s, found, ctl, local):
+        if isinstance(s, ast.If):
+            split = self.walrus(s.test, found, ctl) or varies(s.test, found)
+            if split:
+                self.decisions.append((s, s.test))
+                self.guard = (s, s.test)
+            return self.block(s.body, set(found), ctl or split, local or split) | \
+                self.block(s.orelse, set(found), ctl or split, local or split)
+        if isinstance(s, (ast.For, ast.While)):
+            return self.loop(s, found, ctl)
+        if isinstance(s, (ast.Break, ast.Continue)) and local and self.loops:
+            self.jumps.append((*self.guard, s, self.loops[-1]))
+        for node in ast.walk(s):
+            for target, value in assignments(node):
+                bound = names(target)
+                found = found | bound if ctl or varies(value, found) else found - bound
+        return found
+
+    def walrus(self, expr, found, ctl):
+        return any(ctl or varies(n.value, found) for n in ast.walk(expr) if isinstance(n, ast.NamedExpr))
+
+    def loop(self, s, found, ctl):
+        test = getattr(s, "test", None) or s.iter
+        self.loops.append(s)
+        jumps, split, before = len(self.jumps), False, None
+        while before != found:  # to a fixed point: what one pass makes varying, the next pass starts with
+            before = found
+            split = split or self.walrus(test, found, ctl) or varies(test, found)
+            if isinstance(s, ast.For):
+                bound = names(s.target)
+                found = found | bound if ctl or split else found - bound
+            if split:
+                self.guard = (s, test)
+            found = before | self.block(s.body, set(found), ctl or split, split)
+        self.loops.pop()
+        if split:
+            self.decisions.append((s, test))
+        if split or len(self.jumps) > jumps:  # threads leave it after different numbers of passes
+            found = found | {n for node in ast.walk(s) for t, _v in assignments(node) for n in names(t)}
+        return self.block(s.orelse, found, ctl or split, False)
+
+
+def _within(node):
+    """The ids of `node` and everything in it."""
+    return {id(n) for n in ast.walk(node)}
 
 
 def apart(func):
-    """(barrier, why) when threads of one block may wait at two different barriers of `func` at once: a barrier
-    inside a branch whose condition varies between threads, and another outside that branch; else None."""
-    names = thread_dependent(func)
+    """(barrier, why) when threads of one block may wait at two different barriers of `func` at once: a varying
+    if or loop with a barrier inside one arm and another in the other arm, after it, or in a loop around it; or a
+    varying break or continue that takes some threads past a barrier of their loop to another one; else None."""
+    flow = _Flow(func)
     sites = [n for n in ast.walk(func) if is_barrier(n)]
-    for node in ast.walk(func):
-        arms, test = _branches(node)
-        if not arms or not varies(test, names):
-            continue
-        inside = [{id(n) for s in arm for n in ast.walk(s)} for arm in arms]
-        for arm in inside:
-            here = [s for s in sites if id(s) in arm]
-            elsewhere = [s for s in sites if id(s) not in arm]
+    loops = [n for n in ast.walk(func) if isinstance(n, (ast.For, ast.While))]
+
+    def around(node):  # the sites of the loops that hold `node`: met again on the next pass
+        return {id(x) for loop in loops if id(node) in _within(loop) and loop is not node for x in sites
+                if id(x) in _within(loop)}
+    for node, test in flow.decisions:
+        arms = [node.body, node.orelse] if isinstance(node, ast.If) else [node.body]
+        for arm in arms:
+            inside = {i for statement in arm for i in _within(statement)}
+            here = [x for x in sites if id(x) in inside]
+            elsewhere = [x for x in sites if id(x) not in inside and (
+                x.lineno > node.end_lineno or id(x) in around(node) or id(x) in _within(node))]
             if here and elsewhere:
-                first, other = sorted((here[0], elsewhere[0]), key=lambda s: s.lineno)
-                return first, _("threads of one block can wait here and at the cuda.syncthreads() of line {other} at "
-                                "the same time, sent apart by line {branch} ({test} differs between threads). On a GPU "
-                                "every thread of a warp must reach the same barrier, so the block hangs (the simulator "
-                                "lets them meet). Put one cuda.syncthreads() where every thread of the block passes "
-                                "it, and guard only the loads and stores.").format(
-                                    other=other.lineno, branch=node.lineno, test=ast.unparse(test))
+                return _said(here[0], elsewhere[0], node, test)
+    for guard, test, jump, loop in flow.jumps:
+        inside = _within(loop)
+        after = [x for x in sites if id(x) in inside and x.lineno > guard.end_lineno]
+        if isinstance(jump, ast.Break):
+            met = [x for x in sites if id(x) not in inside and (x.lineno > loop.end_lineno or id(x) in around(loop))]
+        else:
+            met = [x for x in sites if id(x) in inside and x.lineno < guard.lineno]
+        if after and met:
+            return _said(after[0], met[0], guard, test)
     return None
+
+
+def _said(one, other, branch, test):
+    first, other = sorted((one, other), key=lambda x: x.lineno)
+    return first, _("threads of one block can wait here and at the cuda.syncthreads() of line {other} at the same "
+                    "time, sent apart by line {branch} ({test} differs between threads). On a GPU every thread of a "
+                    "warp must reach the same barrier, so the block hangs (the simulator lets them meet). Put one "
+                    "cuda.syncthreads() where every thread of the block passes it, and guard only the loads and "
+                    "stores.").format(other=other.lineno, branch=branch.lineno, test=ast.unparse(test))

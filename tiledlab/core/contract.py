@@ -113,16 +113,20 @@ class Hangs(ValueError):
     """A kernel that would never finish on a GPU: a fault of the kernel, not a limit of the count."""
 
 
+PURE = ("min", "max", "len", "abs", "int", "float", "float32", "int32", "int64")  # calls that change nothing
+
+
 def _endless(func):
     """(loop, why, its first line) for a while loop no pass can leave: nothing in it changes a name its condition
-    reads (only names and shapes: memory may change) and nothing in it breaks or returns."""
+    reads (names, shapes and pure calls only: memory may change), and no break of its own or return leaves it."""
     for loop in (n for n in ast.walk(func) if isinstance(n, ast.While)):
         parts = list(ast.walk(loop.test))
-        memory = (isinstance(n, ast.Call) or isinstance(n, ast.Subscript) and not ast.unparse(n.value).endswith(".shape")
-                  for n in parts)
-        if any(memory) or any(isinstance(n, (ast.Break, ast.Return)) for n in ast.walk(loop)):
+        memory = (isinstance(n, ast.Call) and ast.unparse(n.func) not in PURE or isinstance(n, ast.Subscript) and
+                  not ast.unparse(n.value).endswith(".shape") for n in parts)
+        if any(memory) or any(isinstance(n, ast.Return) for n in ast.walk(loop)) or _breaks(loop.body + loop.orelse):
             continue
-        read = sorted({n.id for n in parts if isinstance(n, ast.Name)} - {"cuda", *(a.arg for a in func.args.args)})
+        read = sorted({n.id for n in parts if isinstance(n, ast.Name)} & local_names(func) - {
+            a.arg for a in func.args.args})
         changed = {t for n in ast.walk(loop) for target, _value in barriers.assignments(n)
                    for t in barriers.names(target)}
         if not changed & set(read):
@@ -131,6 +135,15 @@ def _endless(func):
                     "as a for loop over range(...)").format(names=_(" or ").join(read) or _("its condition"))
             return loop, why, f"while {ast.unparse(loop.test)}:"
     return None
+
+
+def _breaks(body):
+    """True when a break in `body` leaves the loop `body` belongs to (not one of a loop nested in it)."""
+    for node in body:
+        if isinstance(node, ast.Break) or not isinstance(node, (ast.For, ast.While, *DEFINITIONS)) and \
+                _breaks([c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]):
+            return True
+    return False
 
 
 def _check_shape(node, name):
