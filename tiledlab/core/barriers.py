@@ -15,7 +15,8 @@ def is_barrier(node):
     return isinstance(node, ast.Call) and ast.unparse(node.func) in {f"cuda.{b}" for b in BARRIERS}
 
 
-PER_THREAD = ("cuda.threadIdx", "cuda.laneid", "cuda.grid", "cuda.atomic")  # differ between a block's threads
+PER_THREAD = ("cuda.threadIdx", "cuda.laneid", "cuda.lanemask_lt", "cuda.activemask", "cuda.grid",
+              "cuda.atomic")  # values that differ between a block's threads
 
 
 def names(target):
