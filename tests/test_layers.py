@@ -169,8 +169,8 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # first GPU suite's findings (a kernel whose threads wait at two barriers, which hangs an H100, refused by its lines
 # on both backends; a shared read classified once) and a while loop nothing changes or leaves, refused alike:
 # 8,299; the barrier check made flow-sensitive (a name reassigned, breaks and continues, a hostile review's 15
-# cases): 8,377.
-LINE_BUDGET = 8377
+# cases; each barrier's holders found once, not per pair: 2.3 s → 0.03 s for the largest rung): 8,380.
+LINE_BUDGET = 8380
 
 
 def test_the_installed_package_stays_within_its_line_budget():

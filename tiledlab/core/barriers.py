@@ -63,7 +63,7 @@ class _Flow:
     (with what decides), `jumps` the breaks and continues a varying if takes (that if, its test, the loop)."""
 
     def __init__(self, func):
-        self.decisions, self.jumps, self.loops = [], [], []
+        self.decisions, self.jumps, self.loops, self.guard = [], [], [], None
         self.block(func.body, set(), False, False)
 
     def block(self, body, found, ctl, local):
@@ -113,38 +113,41 @@ class _Flow:
         return self.block(s.orelse, found, ctl or split, False)
 
 
-def _within(node):
-    """The ids of `node` and everything in it."""
-    return {id(n) for n in ast.walk(node)}
-
-
 def apart(func):
     """(barrier, why) when threads of one block may wait at two different barriers of `func` at once: a varying
     if or loop with a barrier inside one arm and another in the other arm, after it, or in a loop around it; or a
     varying break or continue that takes some threads past a barrier of their loop to another one; else None."""
     flow = _Flow(func)
-    sites = [n for n in ast.walk(func) if is_barrier(n)]
-    loops = [n for n in ast.walk(func) if isinstance(n, (ast.For, ast.While))]
+    parent = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
 
-    def around(node):  # the sites of the loops that hold `node`: met again on the next pass
-        return {id(x) for loop in loops if id(node) in _within(loop) and loop is not node for x in sites
-                if id(x) in _within(loop)}
-    for node, test in flow.decisions:
-        arms = [node.body, node.orelse] if isinstance(node, ast.If) else [node.body]
-        for arm in arms:
-            inside = {i for statement in arm for i in _within(statement)}
-            here = [x for x in sites if id(x) in inside]
-            elsewhere = [x for x in sites if id(x) not in inside and (
-                x.lineno > node.end_lineno or id(x) in around(node) or id(x) in _within(node))]
+    def up(node):  # the ids of `node` and of every node that holds it
+        found = {id(node)}
+        while node in parent:
+            node = parent[node]
+            found.add(id(node))
+        return found
+    sites = {x: up(x) for x in ast.walk(func) if is_barrier(x)}  # each barrier with what holds it
+    loops = {id(n) for n in ast.walk(func) if isinstance(n, (ast.For, ast.While))}
+
+    def around(node):  # the barriers of the loops that hold `node`: met again on the next pass
+        held = (up(node) - {id(node)}) & loops
+        return [x for x, holders in sites.items() if holders & held]
+    for node, test in dict.fromkeys(flow.decisions):  # a loop's passes record a decision more than once
+        again = around(node)
+        for arm in [node.body, node.orelse] if isinstance(node, ast.If) else [node.body]:
+            ids = {id(statement) for statement in arm}
+            here = [x for x, holders in sites.items() if holders & ids]
+            elsewhere = [x for x, holders in sites.items() if not holders & ids and (
+                x.lineno > node.end_lineno or x in again or id(node) in holders)]
             if here and elsewhere:
                 return _said(here[0], elsewhere[0], node, test)
     for guard, test, jump, loop in flow.jumps:
-        inside = _within(loop)
-        after = [x for x in sites if id(x) in inside and x.lineno > guard.end_lineno]
+        after = [x for x, holders in sites.items() if id(loop) in holders and x.lineno > guard.end_lineno]
         if isinstance(jump, ast.Break):
-            met = [x for x in sites if id(x) not in inside and (x.lineno > loop.end_lineno or id(x) in around(loop))]
+            met = [x for x, holders in sites.items() if id(loop) not in holders and (
+                x.lineno > loop.end_lineno or x in around(loop))]
         else:
-            met = [x for x in sites if id(x) in inside and x.lineno < guard.lineno]
+            met = [x for x, holders in sites.items() if id(loop) in holders and x.lineno < guard.lineno]
         if after and met:
             return _said(after[0], met[0], guard, test)
     return None
