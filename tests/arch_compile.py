@@ -127,6 +127,45 @@ def registers_csv(results):
     return "\n".join(["kernel,arch,registers,compiler", *rows]) + "\n"
 
 
+def counting_build(constants, arch="sm_90"):
+    """The counting build of a generated cp.async rung at `constants`, compiled for `arch` as a GPU compiles it:
+    {"seconds": compiling, "overloads": {helper: how many numba compiled}, "calls": {helper: calls in the PTX},
+    "assembles": ptxas's verdict}. Run it in a process of its own: it sets numba up for a card it cannot see."""
+    import time
+    from types import SimpleNamespace
+
+    import numpy as np
+    numba = _setup()
+    from numba import types
+    from numba.cuda import compiler
+
+    from tiledlab.core import card, unrolled
+    from tiledlab.core.generated import generated
+    from tiledlab.counting.rewrite import ASYNC_HELPERS, HELPERS, instrumented
+    card.current = card.modelled
+    bound = generated("t_counted", **constants, **unrolled.ASYNC).bind()
+    start, counting = time.perf_counter(), instrumented(bound)
+    kernel = getattr(counting.kernel, "kernel", counting.kernel)
+    launch = SimpleNamespace(blockspergrid=(2, 2), threadsperblock=(*bound.threads, 1), shape=(34, 45, 70))
+    argtypes = [types.float32[:, ::1]] * 3 + [types.Array(numba.from_dtype(np.dtype(dtype)), len(shape(launch, 16)),
+                                                          "C") for _, dtype, shape, _ in counting.buffers.layout]
+    cc = (int(arch[3]), int(arch[4]))
+    numba.config.FORCE_CUDA_CC = cc
+    library, _ = compiler._compile_pyfunc_with_fixup(
+        kernel.py_func, tuple(argtypes), device=False, cc=cc, abi="numba", launch_bounds=None, debug=None,
+        lineinfo=False, fastmath=False, opt=None, abi_info=None, forceinline=False, lto=False)
+    ptx = library.get_asm_strs(cc=cc)[0]
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
+        f.write(ptx)
+    run = subprocess.run([str(nvcc_dir() / "bin" / "ptxas"), f"-arch={arch}", f.name, "-o", os.devnull],
+                         capture_output=True, text=True)
+    os.unlink(f.name)
+    helpers = {h.__name__: kernel.py_func.__globals__[h.__name__] for h in HELPERS + ASYNC_HELPERS}
+    calls = {name: len(re.findall(rf"call[^;]*\b\w*{name}\w*", ptx)) for name in helpers}
+    return {"seconds": time.perf_counter() - start, "overloads": {n: len(h.overloads) for n, h in helpers.items()},
+            "calls": calls, "assembles": run.returncode == 0}
+
+
 def main(argv):
     _setup()
     from tiledlab.core import card
@@ -152,4 +191,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--counting"]:  # the constants as JSON
+        print(json.dumps(counting_build(json.loads(sys.argv[2]))))
+        sys.exit(0)
     sys.exit(main(sys.argv[1:]))

@@ -169,8 +169,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # first GPU suite's findings (a kernel whose threads wait at two barriers, which hangs an H100, refused by its lines
 # on both backends; a shared read classified once) and a while loop nothing changes or leaves, refused alike:
 # 8,299; the barrier check made flow-sensitive (a name reassigned, breaks and continues, a hostile review's 15
-# cases; each barrier's holders found once, not per pair: 2.3 s → 0.03 s for the largest rung): 8,380.
-LINE_BUDGET = 8380
+# cases; each barrier's holders found once, not per pair: 2.3 s → 0.03 s for the largest rung): 8,380. A counting
+# build's helpers compiled once per kind of argument and called, not inlined (a rung's count on a GPU: minutes): 8,401.
+LINE_BUDGET = 8401
 
 
 def test_the_installed_package_stays_within_its_line_budget():

@@ -10,6 +10,7 @@ import linecache
 import types
 
 from numba import cuda
+from numba.core.types import unliteral
 
 from ..backend import SIMULATOR
 
@@ -59,10 +60,11 @@ def from_function(fn, constants, launch_bounds=None):
     return _cached(("function", fn, key(constants), launch_bounds, reads(fn)), make)
 
 
-def from_tree(func, namespace, filename, tag, launch_bounds=None, helpers=""):
-    """The FunctionDef `func` compiled in a copy of `namespace`; cached under `tag`, which names all they came from."""
+def from_tree(func, namespace, filename, tag, launch_bounds=None, helpers="", called=False):
+    """The FunctionDef `func` compiled in a copy of `namespace`; cached under `tag`, which names all they came from.
+    A counting build's helpers are called, not inlined (`_called`)."""
     def make():
-        scope = with_helpers(dict(namespace), helpers)
+        scope = with_helpers(dict(namespace), helpers, called)
         module = ast.fix_missing_locations(ast.Module(body=[copy.deepcopy(func)], type_ignores=[]))
         exec(compile(module, filename, "exec"), scope)
         return jit(scope[func.name], launch_bounds)
@@ -79,8 +81,8 @@ def from_source(text, name, namespace, launch_bounds=None, helpers=""):
     return _cached(("source", text, name, helpers, tuple(sorted(namespace)), launch_bounds), make)
 
 
-def with_helpers(namespace, helpers):
-    """`namespace` with the functions of the source text `helpers` compiled into it."""
+def with_helpers(namespace, helpers, called=False):
+    """`namespace` with the functions of the source text `helpers` compiled into it (`_called` ones if `called`)."""
     if not helpers:
         return namespace
     filename = remember(helpers, f"<tiledlab helpers {digest(helpers)}>")
@@ -88,8 +90,27 @@ def with_helpers(namespace, helpers):
     if not SIMULATOR:
         for node in ast.parse(helpers).body:
             if isinstance(node, ast.FunctionDef):
-                namespace[node.name] = cuda.jit(device=True)(namespace[node.name])
+                namespace[node.name] = (_called if called else cuda.jit(device=True))(namespace[node.name])
     return namespace
+
+
+def _called(fn):
+    """`fn` as a device function that numba compiles once per kind of argument and NVVM keeps out of line. numba
+    types each constant passed as its own literal type (line numbers, indices: 1,277 compiles of the counting
+    helpers for one generated rung, not a dozen), and NVVM inlines every call (at a rung's 600 shared accesses:
+    300,000 lines of PTX, minutes of NVVM and ptxas for a kernel only counted)."""
+    helper = cuda.jit(device=True)(fn)
+    template, compile_device = type(helper).get_call_template, type(helper).compile_device
+
+    def out_of_line(args, return_type=None):
+        new = args not in helper.overloads
+        result = compile_device(helper, args, return_type)
+        if new:
+            result.library.get_function(result.fndesc.llvm_func_name).attributes.add("noinline")
+        return result
+    helper.compile_device = out_of_line
+    helper.get_call_template = lambda args, kws: template(helper, tuple(map(unliteral, args)), kws)
+    return helper
 
 
 def remember(source, filename):
