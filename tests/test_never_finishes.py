@@ -4,7 +4,8 @@ Threads of one block sent by a condition to two different barriers hang a GPU's 
 count of `a_barrier_in_each_branch` never finished) while the simulator lets them meet: the contract refuses such a
 kernel by both lines, before anything runs, on both backends. One barrier skipped by some threads is left to the
 count (a divergent-barrier hazard, tests/test_hazards.py), and a condition every thread of the block shares is fine.
-A while loop that nothing inside changes or leaves (a forgotten k += 1) spins forever on both."""
+A while loop that nothing inside changes or leaves (a forgotten k += 1) spins forever on both: refused by its line;
+one the static reading misses is left by the count after more passes than the arrays have elements, and named."""
 import re
 
 import numpy as np
@@ -148,3 +149,68 @@ def test_a_loop_nothing_changes_or_leaves_is_refused_by_line(rng, capsys, kernel
 def test_a_loop_that_steps_or_breaks_runs(rng):
     A, B = operands(rng, 5, 7, 6)
     np.testing.assert_allclose(matmul(A, B, steps_or_leaves, T), A @ B, rtol=1e-5, atol=1e-5)
+
+
+# What the static reading misses, the count stops: each while loop of the counting build is left after more passes
+# than A, B, C and the shared arrays have elements, and the launch names its line and thread.
+
+@cuda.jit
+def steps_only_where_it_never_goes(A, B, C):
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        k = 0
+        while k < A.shape[1]:  # a step that never happens
+            acc += A[row, k] * B[k, col]
+            if k < 0:
+                k += 1
+        C[row, col] = acc
+
+
+@cuda.jit
+def steps_by_nothing(A, B, C):
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        k = 0
+        while k < A.shape[1]:  # a step of zero
+            acc += A[row, k] * B[k, col]
+            k += 0
+        C[row, col] = acc
+
+
+@cuda.jit
+def one_thread_walks_all_of_c(A, B, C):
+    x, y = cuda.grid(2)
+    if x == 0 and y == 0:  # one thread, one loop, one pass per element of C, each a dot product
+        e = 0
+        while e < C.shape[0] * C.shape[1]:
+            i, j = e // C.shape[1], e % C.shape[1]
+            acc = float32(0.0)
+            k = 0
+            while k < A.shape[1]:
+                acc += A[i, k] * B[k, j]
+                k += 1
+            C[i, j] = acc
+            e += 1
+
+
+@pytest.mark.parametrize("kernel, line", [(steps_only_where_it_never_goes, "# a step that never happens"),
+                                          (steps_by_nothing, "# a step of zero")], ids=lambda v: getattr(v, "__name__", v))
+def test_a_loop_that_never_ends_is_left_by_the_count_and_named(rng, capsys, kernel, line):
+    A, B = operands(rng, 3, 5, 4)
+    passes = A.size + B.size + 3 * 4 + 64  # no shared arrays
+    want = f"line {source_line(kernel, line)}: 'while "
+    with pytest.raises(ValueError, match=re.escape(want)) as said:
+        count_loads(kernel, A, B, T)
+    assert f"more than {passes} times" in str(said.value) and "thread (ty=" in str(said.value)
+    assert not check(kernel, tile=4)
+    out = capsys.readouterr().out
+    assert want in out and "would never finish" in out and "cannot count" not in out, out
+
+
+def test_a_loop_as_long_as_c_is_counted_exactly(rng):
+    A, B = operands(rng, 7, 9, 11)  # 77 passes of the outer loop by one thread, 9 of each inner one
+    c = count_loads(one_thread_walks_all_of_c, A, B, T)
+    np.testing.assert_allclose(c.C, A @ B, rtol=1e-5, atol=1e-5)
+    assert (c.A, c.B) == (7 * 11 * 9, 7 * 11 * 9)

@@ -528,11 +528,11 @@ def test_kernels_threads_may_wait_apart_are_refused_by_line(kernel):
 
 @pytest.mark.parametrize("kernel", [
     forgot_step_with_global,
-    pytest.param(step_in_branch_never_taken, marks=bug("miss (count_loads spins forever on the simulator): "
-                                                       "k += 1 under `if k < 0` counts as a step")),
+    pytest.param(step_in_branch_never_taken, marks=bug("miss: k += 1 under `if k < 0` counts as a step (the count "
+                                                       "stops the loop and names it: test_never_finishes)")),
     break_of_inner_loop_only,
     forgot_step_with_min,
-    pytest.param(step_by_zero, marks=bug("miss: k += 0 counts as a step (low: heuristic)")),
+    pytest.param(step_by_zero, marks=bug("miss: k += 0 counts as a step (the count stops it: test_never_finishes)")),
 ], ids=lambda k: k.__name__)
 def test_endless_loops_are_refused_by_line(kernel):
     why = refusal(kernel)

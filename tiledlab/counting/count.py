@@ -97,6 +97,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         except Exception as error:  # noqa: BLE001  the kernel's own error: said below with its line
             failure = error
     got = buffers.read(arrays)
+    _refuse_endless(got["spun"], counting)
     _refuse_failure(dict(zip(OUTSIDE_FIELDS, map(int, got["examples"][-1]))), failure, launch, counting)
     if second:
         second.compare(got, launch.name)
@@ -179,6 +180,18 @@ def _divergent_hazard(arrivals, b, site, launch, counting):
     times = (int(reached[thread, site]), int(reached[other, site]))  # the element field: how often each reached it
     return Hazard("divergent_barrier", None, times, (by, bx), _thread(launch, thread + 1), _thread(launch, other + 1),
                   line, other_line, _code(counting, line), _code(counting, other_line))
+
+
+def _refuse_endless(spun, counting):
+    """A LaunchFailed naming the while loop a thread went round more often than A, B, C and the shared arrays have
+    elements (the rewrite's _tl_passes), if one did: it was left there, so the count is of another program."""
+    line, by, bx, ty, tx, passes = map(int, spun)
+    if line:
+        raise LaunchFailed(_("line {line}: {code}: thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx}) went round "
+                             "this loop more than {passes:,} times without leaving it, more often than A, B, C and the "
+                             "shared arrays have elements: the kernel would never finish. Make each pass step the loop "
+                             "towards its end (e.g. k += 1), or write it as a for loop over range(...)").format(
+            line=line, code=repr(_code(counting, line)), ty=ty, tx=tx, by=by, bx=bx, passes=passes))
 
 
 def _refuse_failure(f, failure, launch, counting):

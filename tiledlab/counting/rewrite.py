@@ -230,6 +230,16 @@ def _tl_cp_async4(dst, di, dj, src, si, sj, operand, counts, thread_loads, trace
     _tl_ptx_cp_async4(dst, di, dj, src, si, sj)
 
 
+def _tl_spun_at(spun, line, passes):
+    # The first thread to go round a while loop too often keeps its line and place (the loop is left after it).
+    if cuda.atomic.cas(spun, 0, 0, line) == 0:
+        spun[5] = passes
+        spun[1] = cuda.blockIdx.y
+        spun[2] = cuda.blockIdx.x
+        spun[3] = cuda.threadIdx.y
+        spun[4] = cuda.threadIdx.x
+
+
 def _tl_async_wait(done, b, mine, groups, n):
     # cp.async.wait_group n: all but the n most recent committed groups of this thread have completed.
     if groups - n > done[b, mine % _STAMP]:
@@ -237,7 +247,7 @@ def _tl_async_wait(done, b, mine, groups, n):
 
 
 HELPERS = (_tl_row, _tl_slot, _tl_shared_record, _tl_inside, _tl_gcount, _tl_gload, _tl_gstore, _tl_gatomic,
-           _tl_arrive, _tl_other, _tl_touch, _tl_hazard, _tl_sload, _tl_scount, _tl_sstore)
+           _tl_arrive, _tl_other, _tl_touch, _tl_hazard, _tl_sload, _tl_scount, _tl_sstore, _tl_spun_at)
 ASYNC_HELPERS = (_tl_ldg4, _tl_in_flight, _tl_sload_async, _tl_sstore_async, _tl_cp_async4, _tl_async_wait)
 HELPER_SOURCE = "\n\n".join(inspect.getsource(h) for h in HELPERS)  # read once, at import
 ASYNC_HELPER_SOURCE = "\n\n".join(inspect.getsource(h) for h in ASYNC_HELPERS)
@@ -279,6 +289,7 @@ class _Rewrite(ast.NodeTransformer):
         self.targets = targets  # shared arrays that cp_async4 copies into
         self.temporaries = 0  # indices of X[i, j] += v, evaluated once
         self.barriers = []  # the line of each barrier, in the order their sites are numbered
+        self.loops = 0  # while loops, each with its count of passes
 
     def _global_args(self, name, line):
         k = self.params.index(name)
@@ -378,6 +389,16 @@ class _Rewrite(ast.NodeTransformer):
             return [node, ast.copy_location(ast.Expr(wait), node)]
         return self._barrier(node) if is_barrier(node.value) else node
 
+    def visit_While(self, node):
+        """The loop, left after more passes than a product of this size needs (`_tl_passes`), its line kept: a
+        loop that never ends is said by its line on both backends, not waited for."""
+        self.generic_visit(node)
+        self.loops += 1
+        passes = f"_tl_pass{self.loops}"
+        node.body[:0] = [_at(f"{passes} += 1", node),
+                         _at(f"if {passes} > _tl_passes:\n    _tl_spun_at(_tl_spun, {node.lineno}, _tl_passes)\n    break", node)]
+        return [_at(f"{passes} = 0", node), node]
+
     def _barrier(self, node):
         """A barrier statement, with the arrival counted before it and a new epoch after it."""
         self.barriers.append(node.lineno)
@@ -416,6 +437,9 @@ def _rewrite(bound):
     func = rewrite.visit(func)
     if asynchronous:
         func.body[:0] = [_at("_tl_groups = 0", func)]  # cp.async groups this thread has committed
+    if rewrite.loops:  # more passes of one loop than elements in A, B, C and the shared arrays (and 64): too many
+        tiles = sum(rows * cols for rows, cols in shared.values()) + 64
+        func.body[:0] = [_at("_tl_passes = {}.size + {}.size + {}.size + {}".format(*params[:3], tiles), func)]
     return func, code, names, CountingBuffers(shared, targets, asynchronous, tuple(rewrite.barriers))
 
 
