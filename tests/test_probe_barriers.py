@@ -1,6 +1,6 @@
 """Probes of the static checks that refuse kernels which never finish on a GPU (contract.enforce: barriers.apart,
-_endless). Cases marked xfail(strict) are still open: what a static reading cannot follow (a value kept in a local array,
-a step in a branch never taken, k += 0, a barrier inside an expression); the others were found and fixed in review."""
+_endless). Cases marked xfail(strict) are still open: what a static reading cannot follow (a value kept in a local array;
+a step in a branch never taken or k += 0, which the count stops); the others were found and fixed in review."""
 import ast
 import re
 import textwrap
@@ -592,8 +592,7 @@ APART = {
 }
 
 
-@pytest.mark.parametrize("src", [pytest.param(s, id=n, marks=[bug("miss (matmul path: nothing else refuses it)")] * (
-    n != "per_lane_mask")) for n, s in APART.items()])
+@pytest.mark.parametrize("src", [pytest.param(s, id=n) for n, s in APART.items()])
 def test_apart_snippets_are_refused(src):
     why = snippet_refusal(src)
     assert why and "sent apart" in why, why
@@ -640,3 +639,12 @@ def test_a_barrier_before_the_branch_is_not_said_to_be_waited_at_the_same_time()
                 cuda.syncthreads()
     """)
     assert why is None or not re.search(r"line 3: .*at the same time", why), why
+
+
+def test_a_barrier_inside_an_expression_all_threads_evaluate_alike_is_not_refused():
+    assert snippet_refusal("""
+        def k(A, B, C):
+            n = cuda.syncthreads_count(1) if A.shape[0] > 4 else cuda.syncthreads_count(0)
+            ok = A.shape[1] > 2 and cuda.syncthreads_or(1)
+            cuda.syncthreads()
+    """) is None

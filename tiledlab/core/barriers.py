@@ -60,10 +60,11 @@ def varies(expr, found):
 class _Flow:
     """The kernel's statements in order, tracking which names may differ between threads at each point (a name
     assigned a value alike for all threads is alike again); `decisions` are the ifs and loops whose outcome varies
-    (with what decides), `jumps` the breaks and continues a varying if takes (that if, its test, the loop)."""
+    (with what decides), `jumps` the breaks and continues a varying if takes (that if, its test, the loop),
+    `parts` the parts of expressions a varying condition may skip (`x if c else y`, `c and y`): statement, c, part."""
 
     def __init__(self, func):
-        self.decisions, self.jumps, self.loops, self.guard = [], [], [], None
+        self.decisions, self.jumps, self.loops, self.parts, self.guard = [], [], [], [], None
         self.block(func.body, set(), False, False)
 
     def block(self, body, found, ctl, local):
@@ -72,6 +73,7 @@ class _Flow:
         return found
 
     def statement(self, s, found, ctl, local):
+        self.skipped(s, found)
         if isinstance(s, ast.If):
             split = self.walrus(s.test, found, ctl) or varies(s.test, found)
             if split:
@@ -88,6 +90,18 @@ class _Flow:
                 bound = names(target)
                 found = found | bound if ctl or varies(value, found) else found - bound
         return found
+
+    def skipped(self, s, found):
+        """Record the parts of `s`'s own expressions (not its body's) that threads may evaluate unalike."""
+        for e in [s.test] if isinstance(s, (ast.If, ast.While)) else [s.iter] if isinstance(s, ast.For) else [s]:
+            for node in ast.walk(e):
+                if isinstance(node, ast.IfExp) and varies(node.test, found):
+                    self.parts += [(s, node.test, node.body), (s, node.test, node.orelse)]
+                elif isinstance(node, ast.BoolOp):
+                    for k, value in enumerate(node.values[1:], 1):
+                        deciding = next((v for v in node.values[:k] if varies(v, found)), None)
+                        if deciding is not None:
+                            self.parts.append((s, deciding, value))
 
     def walrus(self, expr, found, ctl):
         return any(ctl or varies(n.value, found) for n in ast.walk(expr) if isinstance(n, ast.NamedExpr))
@@ -141,6 +155,13 @@ def apart(func):
                 x.lineno > node.end_lineno or x in again or id(node) in holders)]
             if here and elsewhere:
                 return _said(here[0], elsewhere[0], node, test)
+    for statement, test, part in flow.parts:  # a barrier inside an expression that some threads skip
+        held = {id(n) for n in ast.walk(part)}
+        here = [x for x in sites if id(x) in held]
+        elsewhere = [x for x, holders in sites.items() if id(x) not in held and (
+            x.lineno > statement.end_lineno or x in around(statement) or id(statement) in holders)]
+        if here and elsewhere:
+            return _said(here[0], elsewhere[0], statement, test)
     for guard, test, jump, loop in flow.jumps:
         after = [x for x, holders in sites.items() if id(loop) in holders and x.lineno > guard.end_lineno]
         if isinstance(jump, ast.Break):
