@@ -171,7 +171,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # 8,299; the barrier check made flow-sensitive (a name reassigned, breaks and continues, a hostile review's 15
 # cases; each barrier's holders found once, not per pair: 2.3 s → 0.03 s for the largest rung): 8,380. A counting
 # build's helpers compiled once per kind of argument and called, not inlined (a rung's count on a GPU: minutes): 8,401.
-LINE_BUDGET = 8401
+# A while loop left by the count after more passes than the arrays have elements, named by line and thread, and a
+# barrier inside an expression some threads skip refused as one in an if is (probe misses closed): 8,461.
+LINE_BUDGET = 8461
 
 
 def test_the_installed_package_stays_within_its_line_budget():
