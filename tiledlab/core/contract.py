@@ -105,12 +105,28 @@ def enforce(func, name):
             raise ValueError(_("kernel {name}, line {line}: {n} cuda.shared.array declarations on one line; write one "
                                "per line (numba's simulator merges them into one array)").format(name=name, line=line,
                                                                                                 n=n))
+    if walrus := next((n for n in ast.walk(func) if isinstance(n, ast.NamedExpr)), None):
+        raise Fault(refused(walrus, _("numba cannot compile an assignment expression (:=) for a GPU (the simulator "
+                                      "runs it): assign {name} on a line of its own").format(name=walrus.target.id)))
+    if flag := next((n for n in ast.walk(func) if barriers.is_barrier(n) and n.args and _is_truth(n.args[0])), None):
+        raise Fault(refused(flag, _("numba cannot compile {barrier} of a condition (True or False) for a GPU (the "
+                                    "simulator runs it): give it a whole number, as in {barrier}(1 if ... else 0)")
+                            .format(barrier=ast.unparse(flag.func))))
     if found := barriers.apart(func) or _endless(func):
         raise Hangs(refused(*found))
 
 
-class Hangs(ValueError):
-    """A kernel that would never finish on a GPU: a fault of the kernel, not a limit of the count."""
+def _is_truth(e):
+    """True for an expression whose value is True or False as written: a comparison, `and`, `or` or `not`."""
+    return isinstance(e, (ast.Compare, ast.BoolOp)) or isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not)
+
+
+class Fault(ValueError):
+    """A fault of the kernel (a GPU cannot build it, or it would never finish there), not a limit of the count."""
+
+
+class Hangs(Fault):
+    """A kernel that would never finish on a GPU."""
 
 
 PURE = ("min", "max", "len", "abs", "int", "float", "float32", "int32", "int64")  # calls that change nothing

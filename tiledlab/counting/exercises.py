@@ -9,7 +9,7 @@ import numpy as np
 
 from . import diagnosis
 from ..core.formulas import naive_loads, shared_traffic, tiled_loads
-from ..core.contract import Hangs, is_kernel
+from ..core.contract import Fault, is_kernel
 from ..core.kernel import validate_tile
 from ..core.launch import matmul, resolve
 from ..core.operands import operands
@@ -217,8 +217,9 @@ def _what(A, B, tile, joined=False):
 
 
 def _refused(refusal):
-    """Print why a kernel was refused: its fault (it would never finish on a GPU), or what the count cannot follow."""
-    print(refusal if isinstance(refusal, Hangs) else
+    """Print why a kernel was refused: its fault (a GPU cannot build it or it would never finish), or what the count
+    cannot follow."""
+    print(refusal if isinstance(refusal, Fault) else
           _("tiledlab cannot count this kernel: {refusal}").format(refusal=refusal))
 
 
