@@ -40,7 +40,7 @@ def assignments(node):
                 yield target, node.value
     elif isinstance(node, ast.AugAssign):
         yield node.target, ast.BinOp(node.target, node.op, node.value)
-    elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:  # a walrus is refused before (contract)
         yield node.target, node.value
     elif isinstance(node, (ast.For, ast.comprehension)):
         yield node.target, node.iter
@@ -75,7 +75,7 @@ class _Flow:
     def statement(self, s, found, ctl, local):
         self.skipped(s, found)
         if isinstance(s, ast.If):
-            split = self.walrus(s.test, found, ctl) or varies(s.test, found)
+            split = varies(s.test, found)
             if split:
                 self.decisions.append((s, s.test))
                 self.guard = (s, s.test)
@@ -103,16 +103,13 @@ class _Flow:
                         if deciding is not None:
                             self.parts.append((s, deciding, value))
 
-    def walrus(self, expr, found, ctl):
-        return any(ctl or varies(n.value, found) for n in ast.walk(expr) if isinstance(n, ast.NamedExpr))
-
     def loop(self, s, found, ctl):
         test = getattr(s, "test", None) or s.iter
         self.loops.append(s)
         jumps, split, before = len(self.jumps), False, None
         while before != found:  # to a fixed point: what one pass makes varying, the next pass starts with
             before = found
-            split = split or self.walrus(test, found, ctl) or varies(test, found)
+            split = split or varies(test, found)
             if isinstance(s, ast.For):
                 bound = names(s.target)
                 found = found | bound if ctl or split else found - bound

@@ -390,13 +390,13 @@ class _Rewrite(ast.NodeTransformer):
         return self._barrier(node) if is_barrier(node.value) else node
 
     def visit_While(self, node):
-        """The loop, left after more passes than a product of this size needs (`_tl_passes`), its line kept: a
-        loop that never ends is said by its line on both backends, not waited for."""
+        """The loop, left after more passes than A, B, C and the shared arrays have elements (`_tl_passes`), its
+        line kept: a loop that never ends is said by its line on both backends, not waited for."""
         self.generic_visit(node)
         self.loops += 1
         passes = f"_tl_pass{self.loops}"
-        node.body[:0] = [_at(f"{passes} += 1", node),
-                         _at(f"if {passes} > _tl_passes:\n    _tl_spun_at(_tl_spun, {node.lineno}, _tl_passes)\n    break", node)]
+        leave = f"if {passes} > _tl_passes:\n    _tl_spun_at(_tl_spun, {node.lineno}, _tl_passes)\n    break"
+        node.body[:0] = [_at(f"{passes} += 1", node), _at(leave, node)]
         return [_at(f"{passes} = 0", node), node]
 
     def _barrier(self, node):
