@@ -173,8 +173,8 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # build's helpers compiled once per kind of argument and called, not inlined (a rung's count on a GPU: minutes): 8,401.
 # A while loop left by the count after more passes than the arrays have elements, named by line and thread, and a
 # barrier inside an expression some threads skip refused as one in an if is (probe misses closed): 8,461. What numba
-# compiles for no GPU but the simulator runs (:=, a block vote of a condition), refused on both (and the barrier check's walrus
-# handling, now unreachable, gone): 8,475.
+# compiles for no GPU but the simulator runs (:=, a block vote of a condition), refused on both (the barrier check's
+# walrus handling, now unreachable, gone): 8,475.
 LINE_BUDGET = 8475
 
 
