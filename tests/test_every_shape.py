@@ -408,7 +408,8 @@ def test_a_shared_buffer_sized_for_small_matrices_is_written_past_its_end(capsys
     assert count_shapes(whole_rows_of_a, 4)[-1] == (37, 37, 37)
     assert check(whole_rows_of_a, tile=4, limit_loads=False) is False
     said = capsys.readouterr().out
-    assert "stores sA[0, 32], outside sA (4×32" in said and "37×37" in said
+    # whichever thread gets there first
+    assert re.search(r"stores sA\[\d, 32\], outside sA \(4×32", said) and "37×37" in said, said
 
 
 @pytest.mark.parametrize("kernel", ["tiled", "naive"])

@@ -5,7 +5,8 @@ count of `a_barrier_in_each_branch` never finished) while the simulator lets the
 kernel by both lines, before anything runs, on both backends. One barrier skipped by some threads is left to the
 count (a divergent-barrier hazard, tests/test_hazards.py), and a condition every thread of the block shares is fine.
 A while loop that nothing inside changes or leaves (a forgotten k += 1) spins forever on both: refused by its line;
-one the static reading misses is left by the count after more passes than the arrays have elements, and named."""
+one the static reading misses is left by the count after more passes than the arrays have elements, and named (a
+loop that needs more is told to be a for loop, which has no such limit)."""
 import re
 
 import numpy as np
@@ -152,7 +153,7 @@ def test_a_loop_that_steps_or_breaks_runs(rng):
 
 
 # What the static reading misses, the count stops: each while loop of the counting build is left after more passes
-# than A, B, C and the shared arrays have elements, and the launch names its line and thread.
+# than A, B, C and the shared arrays have elements (and 256); the launch names its line and thread.
 
 @cuda.jit
 def steps_only_where_it_never_goes(A, B, C):
@@ -195,18 +196,30 @@ def one_thread_walks_all_of_c(A, B, C):
             e += 1
 
 
+@cuda.jit
+def one_thread_walks_every_multiply_add(A, B, C):
+    x, y = cuda.grid(2)
+    if x == 0 and y == 0:  # one pass per multiply-add of the whole product, in one loop
+        M, K, N = A.shape[0], A.shape[1], B.shape[1]
+        for e in range(M * N * K):
+            i, j, k = e // (N * K), e // K % N, e % K
+            if k == 0:
+                C[i, j] = 0.0
+            C[i, j] += A[i, k] * B[k, j]
+
+
 @pytest.mark.parametrize("kernel, line", [(steps_only_where_it_never_goes, "# a step that never happens"),
                                           (steps_by_nothing, "# a step of zero")], ids=lambda v: getattr(v, "__name__", v))
 def test_a_loop_that_never_ends_is_left_by_the_count_and_named(rng, capsys, kernel, line):
     A, B = operands(rng, 3, 5, 4)
-    passes = A.size + B.size + 3 * 4 + 64  # no shared arrays
+    passes = A.size + B.size + 3 * 4 + 256  # no shared arrays
     want = f"line {source_line(kernel, line)}: 'while "
     with pytest.raises(ValueError, match=re.escape(want)) as said:
         count_loads(kernel, A, B, T)
-    assert f"more than {passes} times" in str(said.value) and "thread (ty=" in str(said.value)
+    assert f"more than {passes:,} times" in str(said.value) and "thread (ty=" in str(said.value)
     assert not check(kernel, tile=4)
     out = capsys.readouterr().out
-    assert want in out and "would never finish" in out and "cannot count" not in out, out
+    assert want in out and "never ends" in out and "cannot count" not in out, out
 
 
 def test_a_loop_as_long_as_c_is_counted_exactly(rng):
@@ -214,3 +227,12 @@ def test_a_loop_as_long_as_c_is_counted_exactly(rng):
     c = count_loads(one_thread_walks_all_of_c, A, B, T)
     np.testing.assert_allclose(c.C, A @ B, rtol=1e-5, atol=1e-5)
     assert (c.A, c.B) == (7 * 11 * 9, 7 * 11 * 9)
+
+
+def test_a_for_loop_of_one_pass_per_multiply_add_is_counted_exactly(rng):
+    """More passes than the arrays have elements: a for loop, which the count does not limit (told so above)."""
+    for M, K, N in ((1, 1, 1), (3, 4, 5), (8, 8, 8)):
+        A, B = operands(rng, M, K, N)
+        c = count_loads(one_thread_walks_every_multiply_add, A, B, T)
+        np.testing.assert_allclose(c.C, A @ B, rtol=1e-5, atol=1e-5)
+        assert (c.A, c.B) == (M * K * N, M * K * N)

@@ -183,14 +183,15 @@ def _divergent_hazard(arrivals, b, site, launch, counting):
 
 
 def _refuse_endless(spun, counting):
-    """A LaunchFailed naming the while loop a thread went round more often than A, B, C and the shared arrays have
-    elements (the rewrite's _tl_passes), if one did: it was left there, so the count is of another program."""
+    """A LaunchFailed naming the while loop a thread went round more often than the rewrite's _tl_passes allow, if one
+    did: it was left there, so the count is of another program."""
     line, by, bx, ty, tx, passes = map(int, spun)
     if line:
         raise LaunchFailed(_("line {line}: {code}: thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx}) went round "
-                             "this loop more than {passes:,} times without leaving it, more often than A, B, C and the "
-                             "shared arrays have elements: the kernel would never finish. Make each pass step the loop "
-                             "towards its end (e.g. k += 1), or write it as a for loop over range(...)").format(
+                             "this loop more than {passes:,} times without leaving it: more passes than A, B, C and the "
+                             "shared arrays have elements, which tiledlab takes for a loop that never ends. Make each "
+                             "pass step the loop towards its end (e.g. k += 1); a loop that needs so many passes can "
+                             "be a for loop over range(...), which has no such limit").format(
             line=line, code=repr(_code(counting, line)), ty=ty, tx=tx, by=by, bx=bx, passes=passes))
 
 

@@ -437,8 +437,8 @@ def _rewrite(bound):
     func = rewrite.visit(func)
     if asynchronous:
         func.body[:0] = [_at("_tl_groups = 0", func)]  # cp.async groups this thread has committed
-    if rewrite.loops:  # more passes of one loop than elements in A, B, C and the shared arrays (and 64): too many
-        tiles = sum(rows * cols for rows, cols in shared.values()) + 64
+    if rewrite.loops:  # more passes of one loop than elements in A, B, C and the shared arrays (and 256): too many
+        tiles = sum(rows * cols for rows, cols in shared.values()) + 256
         func.body[:0] = [_at("_tl_passes = {}.size + {}.size + {}.size + {}".format(*params[:3], tiles), func)]
     return func, code, names, CountingBuffers(shared, targets, asynchronous, tuple(rewrite.barriers))
 
