@@ -58,21 +58,27 @@ def key(kernel):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def lowered(py_func, argtypes, cc, launch_bounds=None):
+    """numba's library of kernel `py_func`, typed and lowered for compute capability `cc` (after _setup)."""
+    import numba
+    from numba.cuda import compiler
+    numba.config.FORCE_CUDA_CC = cc
+    return compiler._compile_pyfunc_with_fixup(
+        py_func, argtypes, device=False, cc=cc, abi="numba", launch_bounds=launch_bounds, debug=None,
+        lineinfo=False, fastmath=False, opt=None, abi_info=None, forceinline=False, lto=False)[0]
+
+
 def compile_kernel(name):
     """{arch: {"assembles", "registers", "ptxas"}} for registry kernel `name` at its default constants."""
     numba = _setup()
     from numba import types
-    from numba.cuda import compiler
 
     from tiledlab.core.registry import KERNELS
     kernel = KERNELS[name]
     bound = kernel.bind()
     bounds = kernel.launch_bounds(bound)
     built = kernel.code.compile(kernel.code.at(name, {c: bound[c] for c in kernel.constants}), bound, bounds)
-    numba.config.FORCE_CUDA_CC = (7, 5)
-    library, _ = compiler._compile_pyfunc_with_fixup(  # typed and lowered once, then NVVM per architecture
-        built.py_func, (types.float32[:, ::1],) * 3, device=False, cc=(7, 5), abi="numba", launch_bounds=bounds,
-        debug=None, lineinfo=False, fastmath=False, opt=None, abi_info=None, forceinline=False, lto=False)
+    library = lowered(built.py_func, (types.float32[:, ::1],) * 3, (7, 5), bounds)  # then NVVM per architecture
     found = {}
     for arch in ARCHS:
         cc = (int(arch[3]), int(arch[4]))
@@ -137,7 +143,6 @@ def counting_build(constants, arch="sm_90"):
     import numpy as np
     numba = _setup()
     from numba import types
-    from numba.cuda import compiler
 
     from tiledlab.core import card, unrolled
     from tiledlab.core.generated import generated
@@ -150,11 +155,7 @@ def counting_build(constants, arch="sm_90"):
     argtypes = [types.float32[:, ::1]] * 3 + [types.Array(numba.from_dtype(np.dtype(dtype)), len(shape(launch, 16)),
                                                           "C") for _, dtype, shape, _ in counting.buffers.layout]
     cc = (int(arch[3]), int(arch[4]))
-    numba.config.FORCE_CUDA_CC = cc
-    library, _ = compiler._compile_pyfunc_with_fixup(
-        kernel.py_func, tuple(argtypes), device=False, cc=cc, abi="numba", launch_bounds=None, debug=None,
-        lineinfo=False, fastmath=False, opt=None, abi_info=None, forceinline=False, lto=False)
-    ptx = library.get_asm_strs(cc=cc)[0]
+    ptx = lowered(kernel.py_func, tuple(argtypes), cc).get_asm_strs(cc=cc)[0]
     with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
         f.write(ptx)
     run = subprocess.run([str(nvcc_dir() / "bin" / "ptxas"), f"-arch={arch}", f.name, "-o", os.devnull],

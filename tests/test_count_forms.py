@@ -475,22 +475,9 @@ def test_a_form_the_count_cannot_follow_is_refused_with_its_line(rng, kernel, co
 
 @cuda.jit
 def while_walrus(A, B, C):
-    sA = cuda.shared.array((T, T), float32)
-    sB = cuda.shared.array((T, T), float32)
-    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
-    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
-    acc = float32(0.0)
     t = -1
-    while (t := t + 1) * T < A.shape[1]:
-        k0 = t * T
-        sA[ty, tx] = A[row, k0 + tx] if row < A.shape[0] and k0 + tx < A.shape[1] else 0.0
-        sB[ty, tx] = B[k0 + ty, col] if k0 + ty < B.shape[0] and col < B.shape[1] else 0.0
-        cuda.syncthreads()
-        for k in range(T):
-            acc += sA[ty, k] * sB[k, tx]
-        cuda.syncthreads()
-    if row < C.shape[0] and col < C.shape[1]:
-        C[row, col] = acc
+    while (t := t + 1) < A.shape[1]:
+        C[0, 0] += A[0, t]
 
 
 @pytest.mark.parametrize("kernel", [walrus, while_walrus], ids=lambda k: k.__name__)
