@@ -494,14 +494,48 @@ def test_an_assignment_expression_is_refused_on_both_backends(rng, capsys, kerne
 @cuda.jit
 def or_of_a_condition(A, B, C):
     row, col = cuda.grid(2)
-    if cuda.syncthreads_or(row < C.shape[0]):
+    if cuda.syncthreads_or(row < C.shape[0]):  # GPU-less
         C[0, 0] = A[0, 0]
 
 
-def test_a_block_vote_on_a_condition_is_refused_on_both_backends(rng, capsys):
-    """numba-cuda types syncthreads_or/_and/_count of a bool as no implementation; the simulator takes it."""
-    line = source_line(or_of_a_condition, "cuda.syncthreads_or(row")
-    with pytest.raises(ValueError, match=rf"^line {line}: .*cuda.syncthreads_or\(1 if \.\.\. else 0\)"):
-        count_loads(or_of_a_condition, *operands(rng, 4, 4, 4), T)
-    assert not check(or_of_a_condition, tile=4)
+@cuda.jit
+def or_of_a_flag(A, B, C):
+    row, col = cuda.grid(2)
+    inside = row < C.shape[0]
+    if cuda.syncthreads_or(inside):  # GPU-less
+        C[0, 0] = A[0, 0]
+
+
+@cuda.jit
+def a_list_of_places(A, B, C):
+    row, col = [cuda.blockIdx.y, cuda.blockIdx.x]  # GPU-less
+    C[row, col] = A[row, 0]
+
+
+@cuda.jit(device=True)
+def plus_one(x):
+    y = (z := x) + 1  # GPU-less
+    return y + z
+
+
+@cuda.jit
+def a_walrus_in_a_helper(A, B, C):
+    row, col = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = plus_one(A[row, 0])
+
+
+@pytest.mark.parametrize("kernel, why", [
+    (or_of_a_condition, r"cuda.syncthreads_or\(1 if \.\.\. else 0\)"),
+    (or_of_a_flag, r"cuda.syncthreads_or\(1 if \.\.\. else 0\)"),
+    (a_list_of_places, r"write a tuple"),
+    (a_walrus_in_a_helper, r"assign z on a line of its own"),
+], ids=lambda k: getattr(k, "__name__", ""))
+def test_what_a_gpu_cannot_build_is_refused_on_both_backends(rng, capsys, kernel, why):
+    """numba-cuda types syncthreads_or/_and/_count of a bool as no implementation, builds no list (it needs NRT) and
+    no `:=` in a device function either; the simulator runs all of them."""
+    fn = plus_one if kernel is a_walrus_in_a_helper else kernel
+    with pytest.raises(ValueError, match=rf"^line {source_line(fn, '# GPU-less')}: .*{why}"):
+        count_loads(kernel, *operands(rng, 4, 4, 4), T)
+    assert not check(kernel, tile=4)
     assert "cannot count" not in capsys.readouterr().out

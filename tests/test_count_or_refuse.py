@@ -218,7 +218,7 @@ REFUSED = [  # (kernel, the code the message quotes, what it says)
     (atomic_into_C, "old = cuda.atomic.add(C, (0, 0), A[0, 0])", r"a statement of its own"),
     (atomic_and_store, "C[0, 1] = B[0, 0]", r"added into with cuda.atomic.add at line \d+"),
     (atomic_into_a_row, "cuda.atomic.add(C, 0, A[0, 0])", r"one element of C"),
-    (in_a_list, "both = [A, B]", r"only as A\[i, j\]"),
+    (in_a_list, "[A, B]", r"numba cannot build a list"),  # a GPU cannot build it: refused first
     (in_a_tuple, "both = (A, B)", r"only as A\[i, j\]"),
     (with_a_lambda, "lambda i, j: A[i, j]", r"function defined inside the kernel"),
     (iterates, "for row in A:", r"only as A\[i, j\]"),

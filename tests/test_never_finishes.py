@@ -6,7 +6,9 @@ kernel by both lines, before anything runs, on both backends. One barrier skippe
 count (a divergent-barrier hazard, tests/test_hazards.py), and a condition every thread of the block shares is fine.
 A while loop that nothing inside changes or leaves (a forgotten k += 1) spins forever on both: refused by its line;
 one the static reading misses is left by the count after more passes than the arrays have elements, and named (a
-loop that needs more is told to be a for loop, which has no such limit)."""
+loop that needs more is told to be a for loop, which may go round as often as the product has multiply-adds). A
+for loop over a range longer than that is refused by its line before its first pass, and a device function the
+kernel calls may not loop at all unless its range is as short as the arrays' sides."""
 import re
 
 import numpy as np
@@ -205,9 +207,70 @@ def test_a_loop_as_long_as_c_is_counted_exactly(rng):
 
 
 def test_a_for_loop_of_one_pass_per_multiply_add_is_counted_exactly(rng):
-    """More passes than the arrays have elements: a for loop, which the count does not limit (told so above)."""
+    """More passes than the arrays have elements: a for loop, which may go round once per multiply-add."""
     for M, K, N in ((1, 1, 1), (3, 4, 5), (8, 8, 8)):
         A, B = operands(rng, M, K, N)
         c = count_loads(one_thread_walks_every_multiply_add, A, B, T)
         np.testing.assert_allclose(c.C, A @ B, rtol=1e-5, atol=1e-5)
         assert (c.A, c.B) == (M * K * N, M * K * N)
+
+
+@cuda.jit
+def five_passes_per_multiply_add(A, B, C):
+    x, y = cuda.grid(2)
+    if x == 0 and y == 0:
+        for e in range(A.shape[0] * B.shape[1] * A.shape[1] * 5):  # within 60 + 47 + 256 at 3×4×5
+            C[0, 0] = A[0, 0]
+
+
+@cuda.jit
+def seven_passes_per_multiply_add(A, B, C):
+    x, y = cuda.grid(2)
+    if x == 0 and y == 0:
+        for e in range(A.shape[0] * B.shape[1] * A.shape[1] * 7):  # past it
+            C[0, 0] = A[0, 0]
+
+
+@cuda.jit
+def ranges_past_any_count(A, B, C):
+    row, col = cuda.grid(2)
+    for i in range(10 ** 12):  # the outer loop is left at once
+        for j in range(10 ** 12):
+            C[row, col] = A[row, 0]
+
+
+def test_a_range_longer_than_the_product_is_refused_before_it_runs(rng, capsys):
+    """The limit: the multiply-adds, the arrays' elements and 256 (363 at 3×4×5, no shared arrays)."""
+    A, B = operands(rng, 3, 4, 5)
+    assert count_loads(five_passes_per_multiply_add, A, B, T).A == 300
+    with pytest.raises(ValueError, match=rf"^line {source_line(seven_passes_per_multiply_add, '# past it')}: .*"
+                                         r"would go round this loop 420 times: more than the 363 passes"):
+        count_loads(seven_passes_per_multiply_add, A, B, T)
+    with pytest.raises(ValueError, match=rf"^line {source_line(ranges_past_any_count, 'range(10 ** 12)')}: .*"
+                                         r"1,000,000,000,000 times"):
+        count_loads(ranges_past_any_count, A, B, T)  # at once, not after 10 ** 24 passes
+    assert not check(ranges_past_any_count, tile=4)
+    out = capsys.readouterr().out
+    assert "wrong bound" in out and "cannot count" not in out and "Traceback" not in out, out
+
+
+@cuda.jit(device=True)
+def power(x, n):
+    y = 1.0
+    while n > 0:  # the count cannot leave a loop inside a helper
+        y *= x
+        n -= 1
+    return y
+
+
+@cuda.jit
+def calls_a_looping_helper(A, B, C):
+    row, col = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = power(A[row, 0], col)
+
+
+def test_a_loop_inside_a_helper_is_refused_by_the_call(rng, capsys):
+    with pytest.raises(ValueError, match=rf"^line {source_line(calls_a_looping_helper, 'power(A')}: .*the helper "
+                                         r"power loops \('while n > 0:'\): .*write the loop in the kernel"):
+        count_loads(calls_a_looping_helper, *operands(rng, 4, 4, 4), T)

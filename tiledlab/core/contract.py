@@ -90,8 +90,9 @@ def parse_kernel(text, filename, name):
     return next(n for n in ast.parse(text, filename).body if isinstance(n, ast.FunctionDef) and n.name == name)
 
 
-def enforce(func, name):
-    """Refuse kernels that break the rules every build relies on (see tiledlab.core.kernels)."""
+def enforce(func, name, namespace=None):
+    """Refuse kernels that break the rules every build relies on (see tiledlab.core.kernels); what numba cannot
+    build for a GPU is refused in the device functions the kernel calls (found in `namespace`) too."""
     params = [a.arg for a in func.args.args]
     if len(params) != len(OPERANDS) or func.args.vararg or func.args.kwarg or func.args.kwonlyargs or \
             func.args.posonlyargs:
@@ -105,20 +106,65 @@ def enforce(func, name):
             raise ValueError(_("kernel {name}, line {line}: {n} cuda.shared.array declarations on one line; write one "
                                "per line (numba's simulator merges them into one array)").format(name=name, line=line,
                                                                                                 n=n))
-    if walrus := next((n for n in ast.walk(func) if isinstance(n, ast.NamedExpr)), None):
-        raise Fault(refused(walrus, _("numba cannot compile an assignment expression (:=) for a GPU (the simulator "
-                                      "runs it): assign {name} on a line of its own").format(name=walrus.target.id)))
-    if flag := next((n for n in ast.walk(func) if barriers.is_barrier(n) and n.args and _is_truth(n.args[0])), None):
-        raise Fault(refused(flag, _("numba cannot compile {barrier} of a condition (True or False) for a GPU (the "
-                                    "simulator runs it): give it a whole number, as in {barrier}(1 if ... else 0)")
-                            .format(barrier=ast.unparse(flag.func))))
+    for tree in (func, *_helpers(func, namespace or {})):
+        if found := _unbuildable(tree):
+            raise Fault(refused(*found))
     if found := barriers.apart(func) or _endless(func):
         raise Hangs(refused(*found))
 
 
+def _unbuildable(func):
+    """(node, why) for the first thing in `func` numba cannot compile for a GPU though the simulator runs it."""
+    if walrus := next((n for n in ast.walk(func) if isinstance(n, ast.NamedExpr)), None):
+        return walrus, _("numba cannot compile an assignment expression (:=) for a GPU (the simulator runs it): "
+                         "assign {name} on a line of its own").format(name=walrus.target.id)
+    truths = _truth_names(func)
+    if flag := next((n for n in ast.walk(func) if barriers.is_barrier(n) and n.args and
+                     (_is_truth(n.args[0]) or isinstance(n.args[0], ast.Name) and n.args[0].id in truths)), None):
+        return flag, _("numba cannot compile {barrier} of a condition (True or False) for a GPU (the simulator runs "
+                       "it): give it a whole number, as in {barrier}(1 if ... else 0)").format(
+                           barrier=ast.unparse(flag.func))
+    if made := next((n for n in ast.walk(func) if isinstance(n, CONTAINERS) and
+                     isinstance(getattr(n, "ctx", ast.Load()), ast.Load)), None):
+        return made, _("numba cannot build a list, dict, set or generator inside a GPU kernel (the simulator "
+                       "runs it): write a tuple, (a, b), or a cuda.local.array")
+    return None
+
+
+CONTAINERS = (ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set, ast.SetComp, ast.GeneratorExp)
+
+
+def _truth_names(func):
+    """Names every assignment in `func` gives True or False (a comparison, `and`, `or`, `not`, a bool)."""
+    values = {}
+    for node in ast.walk(func):
+        for target, value in barriers.assignments(node):
+            if isinstance(target, ast.Name):
+                values.setdefault(target.id, []).append(value)
+    return {name for name, given in values.items() if all(_is_truth(v) for v in given)}
+
+
+def _helpers(func, namespace, seen=None):
+    """The syntax trees of the device functions `func` calls, and of those they call, with their files' lines."""
+    seen = set() if seen is None else seen
+    for node in ast.walk(func):
+        fn = namespace.get(node.func.id) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
+        fn = getattr(fn, "py_func", None) if is_device_function(fn) else None
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        try:
+            tree = syntax_tree(fn, fn.__name__)
+        except (ValueError, TypeError, OSError):
+            continue  # no source: the count refuses the call (countable.helper_problem)
+        yield tree
+        yield from _helpers(tree, fn.__globals__, seen)
+
+
 def _is_truth(e):
-    """True for an expression whose value is True or False as written: a comparison, `and`, `or` or `not`."""
-    return isinstance(e, (ast.Compare, ast.BoolOp)) or isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not)
+    """True for an expression whose value is True or False as written: a comparison, `and`, `or`, `not`, a bool."""
+    return isinstance(e, (ast.Compare, ast.BoolOp)) or isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not) or \
+        isinstance(e, ast.Constant) and isinstance(e.value, bool)
 
 
 class Fault(ValueError):

@@ -52,8 +52,9 @@ class CountingBuffers:
             ("shared_stores", np.int64, grid, 0),
             ("hazards", np.int64, lambda L, cap: (len(HAZARDS),), 0),
             ("examples", np.int64, lambda L, cap: (len(HAZARDS) + 1, len(EXAMPLE_FIELDS)), 0),
-            # the first thread whose while loop went round too often: line, by, bx, ty, tx, the passes allowed
-            ("spun", np.int64, lambda L, cap: (6,), 0),
+            # the first thread whose loop went round (or would go round) too often: line, by, bx, ty, tx, the limit,
+            # a range's length
+            ("spun", np.int64, lambda L, cap: (7,), 0),
             ("C_stores", np.int64, C, 0),         # stores into each element of C
             ("C_atomics", np.int64, C, 0),        # ... of which cuda.atomic.add(C, ...), each also a load of C
             # per block, thread (its index in the block) and barrier site: how often it reached that barrier

@@ -183,16 +183,25 @@ def _divergent_hazard(arrivals, b, site, launch, counting):
 
 
 def _refuse_endless(spun, counting):
-    """A LaunchFailed naming the while loop a thread went round more often than the rewrite's _tl_passes allow, if one
-    did: it was left there, so the count is of another program."""
-    line, by, bx, ty, tx, passes = map(int, spun)
+    """A LaunchFailed naming the loop a thread went round more often than the rewrite's limits allow (a while loop)
+    or would have (a range too long), if one did: it was left there, so the count is of another program."""
+    line, by, bx, ty, tx, most, length = map(int, spun)
+    place = dict(line=line, code=repr(_code(counting, line)), ty=ty, tx=tx, by=by, bx=bx, most=most, length=length)
+    if line and length:
+        raise LaunchFailed(_("line {line}: {code}: thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx}) would go "
+                             "round this loop {length:,} times: more than the {most:,} passes that the product's "
+                             "multiply-adds (M × N × K), the elements of A, B, C and the shared arrays, and 256 add "
+                             "up to, "
+                             "which tiledlab takes for a wrong bound (its count would not finish). Check what the "
+                             "range counts: a tile loop goes round once per tile of K, a loop over k once per column "
+                             "of A").format(**place))
     if line:
         raise LaunchFailed(_("line {line}: {code}: thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx}) went round "
-                             "this loop more than {passes:,} times without leaving it: more passes than A, B, C and the "
+                             "this loop more than {most:,} times without leaving it: more passes than A, B, C and the "
                              "shared arrays have elements, which tiledlab takes for a loop that never ends. Make each "
                              "pass step the loop towards its end (e.g. k += 1); a loop that needs so many passes can "
-                             "be a for loop over range(...), which has no such limit").format(
-            line=line, code=repr(_code(counting, line)), ty=ty, tx=tx, by=by, bx=bx, passes=passes))
+                             "be a for loop over range(...), which may go round as often as the product has "
+                             "multiply-adds").format(**place))
 
 
 def _refuse_failure(f, failure, launch, counting):

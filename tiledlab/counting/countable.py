@@ -6,18 +6,20 @@ import ast
 import builtins
 import functools
 import inspect
+import math
 import textwrap
 import types
 
 from numba import cuda
 
 from ..core import ptx
-from ..core.barriers import BARRIERS, is_barrier
+from ..core.barriers import BARRIERS, assignments, is_barrier
 from ..core.contract import is_call, local_names, refused
 from ..core.rules import is_whole
 from ..i18n import N_, _
 
 ARRAY_ATTRIBUTES = ("shape",)  # reading these reads no element
+SHORT = 256  # a range of constants this short needs no guard: every limit on a loop's passes is above it
 # core.ptx's functions: argument position → the kind of array it takes (ptx.SIGNATURES names them)
 _ARRAY_ARGUMENTS = {"ldg4": {0: "input"}, "cp_async4": {0: "shared", 3: "input"}, "shared_view": {0: "dynamic"}}
 
@@ -382,7 +384,13 @@ def helper_problem(value, name, seen=None):
         return _("the helper {name} has no source tiledlab can read: write its code in the kernel").format(name=name)
     tree.decorator_list = []  # @cuda.jit(device=True) is not a use of cuda
     namespace, local = fn.__globals__, local_names(tree)
+    bounded = unguarded(tree, namespace)
     for node in ast.walk(tree):
+        if isinstance(node, ast.While) or isinstance(node, ast.For) and is_call(node.iter, "range") and \
+                node not in bounded:
+            return _("the helper {name} loops ({code}): tiledlab stops a loop that never ends, or runs too long to "
+                     "count, only in the kernel itself; write the loop in the kernel").format(
+                         name=name, code=repr(ast.unparse(node).splitlines()[0]))
         if isinstance(node, (ast.Name, ast.Attribute)) and \
                 (getattr(node, "id", None) == "cuda" or cuda_part(_global_value(node, namespace, local))):
             return _("the helper {name} uses cuda: a barrier, shared array or atomic inside a helper would not be "
@@ -394,3 +402,58 @@ def helper_problem(value, name, seen=None):
             if inner:
                 return inner
     return None
+
+
+def unguarded(func, namespace):
+    """The for loops of `func` over a range no longer than its arrays' sides: one of constants within SHORT, or one
+    whose arguments are sides (X.shape[i]), such constants, and names and loop targets given only those, with +, -,
+    //, %, min and max. A range of anything else may run past any limit, so the count guards it."""
+    given = {}
+    for node in ast.walk(func):
+        for target, value in assignments(node):
+            if isinstance(target, ast.Tuple) and ast.unparse(value).endswith(".shape"):
+                for name in target.elts:
+                    given.setdefault(getattr(name, "id", None), []).append(ast.Subscript(value, ast.Constant(0)))
+            else:
+                given.setdefault(getattr(target, "id", None), []).append(value)
+    return {loop for loop in ast.walk(func) if isinstance(loop, ast.For) and is_call(loop.iter, "range") and
+            (range_length(loop.iter, namespace) <= SHORT or _sides(loop.iter, given, namespace, set()))}
+
+
+def _sides(e, given, namespace, seen):
+    """True when `e` is built from arrays' sides and constants within SHORT (see `unguarded`)."""
+    if isinstance(e, ast.Constant):
+        return isinstance(e.value, int) and abs(e.value) <= SHORT
+    if isinstance(e, ast.BinOp):
+        return isinstance(e.op, (ast.Add, ast.Sub, ast.FloorDiv, ast.Mod)) and \
+            _sides(e.left, given, namespace, seen) and _sides(e.right, given, namespace, seen)
+    if isinstance(e, ast.UnaryOp):
+        return isinstance(e.op, (ast.USub, ast.UAdd)) and _sides(e.operand, given, namespace, seen)
+    if isinstance(e, ast.Call):
+        return ast.unparse(e.func) in ("min", "max", "range") and not e.keywords and \
+            all(_sides(a, given, namespace, seen) for a in e.args)
+    if isinstance(e, ast.Subscript):
+        return isinstance(e.value, ast.Attribute) and e.value.attr == "shape"
+    if not isinstance(e, ast.Name) or e.id in seen:
+        return False  # a name given itself (k = k + 1) may grow without end
+    if e.id not in given:
+        return isinstance(namespace.get(e.id), int) and abs(namespace[e.id]) <= SHORT
+    return all(_sides(v, given, namespace, seen | {e.id}) for v in given[e.id])
+
+
+def range_length(call, namespace):
+    """The length of range(...) `call` when its arguments are whole numbers and the kernel's constants (an
+    expression of them); a length past any limit when they are not."""
+    parts = [n for n in ast.walk(call) if n is not call and n is not call.func]
+    names = {n.id for n in parts if isinstance(n, ast.Name)}
+    if not all(isinstance(n, _ARITHMETIC) for n in parts) or not all(isinstance(namespace.get(n), int) for n in names):
+        return math.inf
+    try:
+        return len(eval(compile(ast.Expression(call), "<range>", "eval"), {n: namespace[n] for n in names},
+                        {"range": range}))
+    except (TypeError, ValueError, ArithmeticError):
+        return math.inf
+
+
+_ARITHMETIC = (ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv,
+               ast.Mod, ast.USub)  # no **: 10 ** 10 ** 10 is not worked out here

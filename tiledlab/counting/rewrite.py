@@ -17,7 +17,7 @@ from ..core import build, ptx
 from ..core.contract import dynamic_bytes, is_call, refused
 from ..core.launch import resolve
 from .buffers import LINES as _LINES, LOWEST as _LOWEST, OPERANDS, STAMP as _STAMP, CountingBuffers  # helpers' names
-from .countable import check_countable, is_atomic_add, is_barrier, ptx_call
+from .countable import check_countable, is_atomic_add, is_barrier, ptx_call, unguarded
 from ..i18n import _
 
 # Run at the top of the rewritten kernel: how many barriers this thread has passed, where it is.
@@ -230,10 +230,12 @@ def _tl_cp_async4(dst, di, dj, src, si, sj, operand, counts, thread_loads, trace
     _tl_ptx_cp_async4(dst, di, dj, src, si, sj)
 
 
-def _tl_spun_at(spun, line, passes):
-    # The first thread to go round a while loop too often keeps its line and place (the loop is left after it).
+def _tl_spun_at(spun, line, most, length):
+    # The first thread to go round a loop too often keeps its line, place, the limit and a range's length (the loop
+    # is left after it).
     if cuda.atomic.cas(spun, 0, 0, line) == 0:
-        spun[5] = passes
+        spun[5] = most
+        spun[6] = length
         spun[1] = cuda.blockIdx.y
         spun[2] = cuda.blockIdx.x
         spun[3] = cuda.threadIdx.y
@@ -289,7 +291,8 @@ class _Rewrite(ast.NodeTransformer):
         self.targets = targets  # shared arrays that cp_async4 copies into
         self.temporaries = 0  # indices of X[i, j] += v, evaluated once
         self.barriers = []  # the line of each barrier, in the order their sites are numbered
-        self.loops = 0  # while loops, each with its count of passes
+        self.loops = 0  # loops guarded: while loops, each with its count of passes, and long ranges
+        self.unguarded = set()  # for loops over a range no longer than the arrays' sides (countable.unguarded)
 
     def _global_args(self, name, line):
         k = self.params.index(name)
@@ -395,9 +398,23 @@ class _Rewrite(ast.NodeTransformer):
         self.generic_visit(node)
         self.loops += 1
         passes = f"_tl_pass{self.loops}"
-        leave = f"if {passes} > _tl_passes:\n    _tl_spun_at(_tl_spun, {node.lineno}, _tl_passes)\n    break"
+        leave = f"if {passes} > _tl_passes:\n    _tl_spun_at(_tl_spun, {node.lineno}, _tl_passes, 0)\n    break"
         node.body[:0] = [_at(f"{passes} += 1", node), _at(leave, node)]
         return [_at(f"{passes} = 0", node), node]
+
+    def visit_For(self, node):
+        """A loop over a range(...) longer than `_tl_most` (the product's multiply-adds and the passes a while loop
+        may make), left before its first pass with its line kept; one no longer than the arrays' sides as it is."""
+        self.generic_visit(node)
+        if not is_call(node.iter, "range") or node in self.unguarded:
+            return node
+        self.loops += 1
+        passes, long = f"_tl_range{self.loops}", f"_tl_long{self.loops}"
+        before = [f"{passes} = {ast.unparse(node.iter)}", f"{long} = len({passes}) > _tl_most",
+                  f"if {long}:\n    _tl_spun_at(_tl_spun, {node.lineno}, _tl_most, len({passes}))"]
+        node.iter = ast.Name(passes, ast.Load())
+        node.body[:0] = [_at(f"if {long}:\n    break", node)]
+        return [*(_at(line, node) for line in before), node]
 
     def _barrier(self, node):
         """A barrier statement, with the arrival counted before it and a new epoch after it."""
@@ -434,12 +451,14 @@ def _rewrite(bound):
     targets = tuple(dict.fromkeys(node.args[0].id for name, node in calls if name == "cp_async4"))  # copied into
     asynchronous = bool(names - {"ldg4", "shared_view"})  # it copies or waits
     rewrite = _Rewrite(params, shared, namespace, targets)
+    rewrite.unguarded = unguarded(func, namespace)
     func = rewrite.visit(func)
     if asynchronous:
         func.body[:0] = [_at("_tl_groups = 0", func)]  # cp.async groups this thread has committed
     if rewrite.loops:  # more passes of one loop than elements in A, B, C and the shared arrays (and 256): too many
         tiles = sum(rows * cols for rows, cols in shared.values()) + 256
-        func.body[:0] = [_at("_tl_passes = {}.size + {}.size + {}.size + {}".format(*params[:3], tiles), func)]
+        func.body[:0] = [_at("_tl_passes = {}.size + {}.size + {}.size + {}".format(*params[:3], tiles), func),
+                         _at("_tl_most = _tl_passes + {}.size * {}.shape[1]".format(*params[:2]), func)]
     return func, code, names, CountingBuffers(shared, targets, asynchronous, tuple(rewrite.barriers))
 
 
