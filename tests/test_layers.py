@@ -174,8 +174,11 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # A while loop left by the count after more passes than the arrays have elements, named by line and thread, and a
 # barrier inside an expression some threads skip refused as one in an if is (probe misses closed): 8,461. What numba
 # compiles for no GPU but the simulator runs (:=, a block vote of a condition), refused on both (the barrier check's
-# walrus handling, now unreachable, gone): 8,475; the loop guard's message honest about its limit: 8,476.
-LINE_BUDGET = 8476
+# walrus handling, now unreachable, gone): 8,475; the loop guard's message honest about its limit: 8,476. What a GPU
+# cannot build refused in a kernel's helpers too (and lists, a vote of a flag), a range too long to count left
+# before its first pass by its line, a range of the arrays' sides told apart so the lesson's rewrite stays as shown,
+# and a helper that loops refused: 8,615.
+LINE_BUDGET = 8615
 
 
 def test_the_installed_package_stays_within_its_line_budget():
