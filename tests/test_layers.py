@@ -177,8 +177,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # walrus handling, now unreachable, gone): 8,475; the loop guard's message honest about its limit: 8,476. What a GPU
 # cannot build refused in a kernel's helpers too (and lists, a vote of a flag), a range too long to count left
 # before its first pass by its line, a range of the arrays' sides told apart so the lesson's rewrite stays as shown,
-# and a helper that loops refused: 8,615.
-LINE_BUDGET = 8615
+# and a helper that loops refused: 8,615. Four probe misses closed (a flag kept in a local array, a step only in
+# the loop's else, a bound read through a local tuple, k += 0): 8,647.
+LINE_BUDGET = 8647
 
 
 def test_the_installed_package_stays_within_its_line_budget():

@@ -1,6 +1,6 @@
 """Probes of the static checks that refuse kernels which never finish on a GPU (contract.enforce: barriers.apart,
-_endless). Cases marked xfail(strict) are still open: what a static reading cannot follow (a value kept in a local array;
-a step in a branch never taken or k += 0, which the count stops); the others were found and fixed in review."""
+_endless). Cases marked xfail(strict) are still open: what a static reading cannot follow (a step in a branch never
+taken, which the count stops); the others were found and fixed in review."""
 import ast
 import re
 import textwrap
@@ -499,7 +499,7 @@ def test_correct_kernels_run(rng, kernel):
     for_target_after_break,
     break_before_barrier_after,
     continue_between_barriers,
-    pytest.param(local_array_flag, marks=bug("miss: a per-thread value kept in a cuda.local.array")),
+    local_array_flag,
 ], ids=lambda k: k.__name__)
 def test_kernels_threads_may_wait_apart_are_refused_by_line(kernel):
     why = refusal(kernel)
@@ -514,7 +514,7 @@ def test_kernels_threads_may_wait_apart_are_refused_by_line(kernel):
                                                        "stops the loop and names it: test_never_finishes)")),
     break_of_inner_loop_only,
     forgot_step_with_min,
-    pytest.param(step_by_zero, marks=bug("miss: k += 0 counts as a step (the count stops it: test_never_finishes)")),
+    step_by_zero,
 ], ids=lambda k: k.__name__)
 def test_endless_loops_are_refused_by_line(kernel):
     why = refusal(kernel)
@@ -547,8 +547,7 @@ ENDLESS = {
 }
 
 
-@pytest.mark.parametrize("src", [pytest.param(s, id=n, marks=[bug("miss")] * (n != "true_break_of_inner_loop"))
-                                 for n, s in ENDLESS.items()])
+@pytest.mark.parametrize("src", [pytest.param(s, id=n) for n, s in ENDLESS.items()])
 def test_endless_snippets_are_refused(src):
     why = snippet_refusal(src)
     assert why and "never finishes" in why, why

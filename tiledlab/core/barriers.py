@@ -65,6 +65,8 @@ class _Flow:
 
     def __init__(self, func):
         self.decisions, self.jumps, self.loops, self.parts, self.guard = [], [], [], [], None
+        self.local_arrays = {t.id for node in ast.walk(func) for t, v in assignments(node) if isinstance(t, ast.Name)
+                             and isinstance(v, ast.Call) and ast.unparse(v.func) == "cuda.local.array"}
         self.block(func.body, set(), False, False)
 
     def block(self, body, found, ctl, local):
@@ -87,9 +89,16 @@ class _Flow:
             self.jumps.append((*self.guard, s, self.loops[-1]))
         for node in ast.walk(s):
             for target, value in assignments(node):
-                bound = names(target)
-                found = found | bound if ctl or varies(value, found) else found - bound
+                if ctl or varies(value, found):
+                    found = found | names(target) | self.kept(target)
+                else:
+                    found = found - names(target)  # a local array's other elements may still differ
         return found
+
+    def kept(self, target):
+        """The thread's own arrays (cuda.local.array) an element of which `target` stores into."""
+        return {n.value.id for n in ast.walk(target) if isinstance(n, ast.Subscript) and
+                isinstance(n.value, ast.Name) and n.value.id in self.local_arrays}
 
     def skipped(self, s, found):
         """Record the parts of `s`'s own expressions (not its body's) that threads may evaluate unalike."""
@@ -120,7 +129,8 @@ class _Flow:
         if split:
             self.decisions.append((s, test))
         if split or len(self.jumps) > jumps:  # threads leave it after different numbers of passes
-            found = found | {n for node in ast.walk(s) for t, _v in assignments(node) for n in names(t)}
+            found = found | {n for node in ast.walk(s) for t, _v in assignments(node)
+                             for n in names(t) | self.kept(t)}
         return self.block(s.orelse, found, ctl or split, False)
 
 

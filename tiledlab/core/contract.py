@@ -179,17 +179,20 @@ PURE = ("min", "max", "len", "abs", "int", "float", "float32", "int32", "int64")
 
 
 def _endless(func):
-    """(loop, why, its first line) for a while loop no pass can leave: nothing in it changes a name its condition
-    reads (names, shapes and pure calls only: memory may change), and no break of its own or return leaves it."""
+    """(loop, why, its first line) for a while loop no pass can leave: nothing in its body changes a name its
+    condition reads (names, shapes, tuples and pure calls only: memory may change; k += 0 changes nothing), and no
+    break of its own or return leaves it (its else runs only once it is left)."""
+    tuples = _tuples(func)
     for loop in (n for n in ast.walk(func) if isinstance(n, ast.While)):
-        parts = list(ast.walk(loop.test))
+        parts, body = list(ast.walk(loop.test)), [n for s in loop.body for n in ast.walk(s)]
         memory = (isinstance(n, ast.Call) and ast.unparse(n.func) not in PURE or isinstance(n, ast.Subscript) and
-                  not ast.unparse(n.value).endswith(".shape") for n in parts)
-        if any(memory) or any(isinstance(n, ast.Return) for n in ast.walk(loop)) or _breaks(loop.body + loop.orelse):
+                  not ast.unparse(n.value).endswith(".shape") and getattr(n.value, "id", None) not in tuples
+                  for n in parts)
+        if any(memory) or any(isinstance(n, ast.Return) for n in body) or _breaks(loop.body):
             continue
         read = sorted({n.id for n in parts if isinstance(n, ast.Name)} & local_names(func) - {
             a.arg for a in func.args.args})
-        changed = {t for n in ast.walk(loop) for target, _value in barriers.assignments(n)
+        changed = {t for n in body for target, value in barriers.assignments(n) if not _same(target, value)
                    for t in barriers.names(target)}
         if not changed & set(read):
             why = _("nothing in this loop changes {names} and nothing leaves it (break or return), so a thread that "
@@ -197,6 +200,26 @@ def _endless(func):
                     "as a for loop over range(...)").format(names=_(" or ").join(read) or _("its condition"))
             return loop, why, f"while {ast.unparse(loop.test)}:"
     return None
+
+
+def _tuples(func):
+    """Names every assignment in `func` gives a tuple (written out, or an array's shape): its elements never change."""
+    given = {}
+    for node in ast.walk(func):
+        for target, value in barriers.assignments(node):
+            if isinstance(target, ast.Name):
+                given.setdefault(target.id, []).append(
+                    isinstance(value, ast.Tuple) or ast.unparse(value).endswith(".shape"))
+    return {name for name, alike in given.items() if all(alike)}
+
+
+def _same(target, value):
+    """True when assigning `value` to `target` leaves it as it was: k = k, k += 0, k -= 0, k *= 1, k //= 1."""
+    if isinstance(value, ast.Name):
+        return ast.unparse(target) == value.id
+    identity = {ast.Add: 0, ast.Sub: 0, ast.Mult: 1, ast.FloorDiv: 1, ast.Div: 1}.get(type(getattr(value, "op", None)))
+    return isinstance(value, ast.BinOp) and ast.unparse(value.left) == ast.unparse(target) and \
+        isinstance(value.right, ast.Constant) and value.right.value == identity and identity is not None
 
 
 def _breaks(body):
