@@ -224,10 +224,9 @@ def _fitting_size(ax, shape, chars):
     return min(cell_w / per_point_w, cell_h / per_point_h)
 
 
-def cell_fontsize(ax, shape, chars, largest=None):
-    """Font size for labels of `chars` characters in a grid on `ax`: up to `largest`, at least SMALLEST_LABEL."""
-    largest = largest or 0.85 * plt.rcParams["font.size"]
-    return max(SMALLEST_LABEL, min(largest, _fitting_size(ax, shape, chars)))
+def cell_fontsize(ax, shape, chars):
+    """Font size for `chars`-character labels in a grid on `ax`: from SMALLEST_LABEL up to 85 % of font.size."""
+    return max(SMALLEST_LABEL, min(0.85 * plt.rcParams["font.size"], _fitting_size(ax, shape, chars)))
 
 
 def grid_figsize(rows, cols, chars, margin=(1.6, 1.4)):
