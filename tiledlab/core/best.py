@@ -66,8 +66,7 @@ def _shape(M, K, N):
 
 def cache_path():
     """Where `tune` writes its choices and `choose` reads them."""
-    folder = os.environ.get(CACHE_ENV)
-    if folder:
+    if folder := os.environ.get(CACHE_ENV):
         return pathlib.Path(folder) / "tune.json"
     import platformdirs
     return pathlib.Path(platformdirs.user_cache_dir()) / "tiledlab" / "tune.json"
@@ -132,8 +131,7 @@ def _ignored(path, why):
 
 def blocks(kernel, M, N):
     """Blocks in the grid of `kernel` (a Kernel) for an M×N product C (for a split-K rung, per part of K too)."""
-    gx, gy = kernel.grid(M, N, kernel.bind())[0]
-    return gx * gy
+    return math.prod(kernel.grid(M, N, kernel.bind())[0])
 
 
 def by_rule(M, N, card, kernels):

@@ -381,8 +381,7 @@ class Kernel:
     # --- derived kernels -------------------------------------------------------------------------
     def changed(self, tree, derived=None, constants=None):
         """A kernel running `tree`, a changed syntax tree of this one's code at `constants` (its defaults)."""
-        bound = self.bind(constants)  # refuse bad constants here, not at the variant's first launch
-        written = self.code.at(self.name, self._declared(bound))
+        written = self.bind(constants).code  # refuse bad constants here, not at the variant's first launch
         code = Changed(tree, written.helpers, written.filename, self.code.base)
         defaults = {**self.constants, **{k: int(v) for k, v in (constants or {}).items()}}
         return replace(self, name=tree.name, code=code, constants=defaults, family="variant",

@@ -74,9 +74,8 @@ def _check(what, arr, i, j):
     if not (0 <= i < rows and 0 <= j and j + VEC <= cols):
         raise IndexError(f"{what}: elements [{i}, {j}:{j + VEC}] are not all inside the {rows}×{cols} array; "
                          "guard the edges with scalar reads")
-    itemsize = arr.dtype.itemsize
     offset = i * arr.strides[0] + j * arr.strides[1]
-    if arr.strides[1] != itemsize or offset % BYTES:
+    if arr.strides[1] != arr.dtype.itemsize or offset % BYTES:
         raise ValueError(f"{what}: [{i}, {j}] of a {rows}×{cols} array is {offset} bytes from its start, not on a "
                          f"16-byte boundary (a misaligned address on a GPU): keep j % 4 == 0 and rows of a "
                          "multiple of 4 floats")
@@ -220,11 +219,9 @@ class DynamicShared:
         self._raised.add(types)
 
 
-if SIMULATOR:
-    ldg4, cp_async4, cp_async_commit, cp_async_wait, shared_view = (_ldg4_sim, _cp_async4_sim, _cp_async_commit_sim,
-                                                                    _cp_async_wait_sim, _shared_view_sim)
-else:
-    ldg4, cp_async4, cp_async_commit, cp_async_wait, shared_view = _gpu_definitions()
+ldg4, cp_async4, cp_async_commit, cp_async_wait, shared_view = (
+    (_ldg4_sim, _cp_async4_sim, _cp_async_commit_sim, _cp_async_wait_sim, _shared_view_sim) if SIMULATOR
+    else _gpu_definitions())
 
 SIGNATURES = {"ldg4": ("A", "i", "j"), "cp_async4": ("sA", "di", "dj", "A", "si", "sj"), "cp_async_commit": (),
               "cp_async_wait": ("n",), "shared_view": ("smem", "offset", "rows", "cols")}  # each one's parameters

@@ -181,12 +181,11 @@ def declarations(p):
     if not dynamic:
         return L + [f"    sA = cuda.shared.array({p.a_shape}, float32, alignment=16)",
                     f"    sB = cuda.shared.array({p.b_shape}, float32, alignment=16)"]
-    a = p.a_shape[0] * p.a_shape[1]
     return L + [f"    # {used:,} bytes of tiles, more than the {STATIC_SHARED_BYTES // 1024} KiB a kernel may declare: "
                 "dynamic shared memory, reserved by each", "    # launch; sA and sB are 2-D views of it, one after the other.",
                 "    smem = cuda.shared.array(0, float32, alignment=16)",
                 f"    sA = shared_view(smem, 0, {p.a_shape[0]}, {p.a_shape[1]})",
-                f"    sB = shared_view(smem, {a}, {p.b_shape[0]}, {p.b_shape[1]})"]
+                f"    sB = shared_view(smem, {p.a_shape[0] * p.a_shape[1]}, {p.b_shape[0]}, {p.b_shape[1]})"]
 
 
 def thread_indices(p):
@@ -356,10 +355,8 @@ def tile_step(p, h):
 
 def main_loop(p):
     """The loop over K's tiles, with the first tile's prefetch before it."""
-    L = []
-    if p.uidx:
-        L += ["    # uint64(...) indices: numba guards a signed index against negative (wrap-around) values",
-              "    # with extra instructions; an unsigned one needs no guard."]
+    L = (["    # uint64(...) indices: numba guards a signed index against negative (wrap-around) values",
+          "    # with extra instructions; an unsigned one needs no guard."] if p.uidx else [])
     if p.prefetch:
         L.append("    # Registers pa_*, pb_* hold the next tile: its global loads are in flight during the multiply.")
         L += tile_loads(p, "    ", p.k("0"), True, 0)

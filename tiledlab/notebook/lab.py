@@ -150,8 +150,7 @@ def as_copied(notebook) -> bytes:
     raw = pathlib.Path(notebook).read_bytes()
     try:
         nb = json.loads(raw)
-        info = nb["metadata"]["language_info"]
-        info["version"] = platform.python_version()
+        nb["metadata"]["language_info"]["version"] = platform.python_version()
     except (ValueError, KeyError, TypeError):  # not a notebook's JSON: copied as it is
         return raw
     return (json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")

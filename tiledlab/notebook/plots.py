@@ -203,8 +203,7 @@ def shared_legend(fig, axes):
 def count_scale(cmap, vmin, vmax):
     """(colormap, norm, ticks) for whole counts: a band and a tick per number when few, else continuous."""
     vmin, vmax = int(vmin), int(vmax)
-    if vmax - vmin + 1 <= FEW_COUNTS:
-        levels = vmax - vmin + 1
+    if (levels := vmax - vmin + 1) <= FEW_COUNTS:
         return (plt.get_cmap(cmap).resampled(levels), BoundaryNorm(np.arange(vmin - 0.5, vmax + 1), levels),
                 list(range(vmin, vmax + 1)))
     return plt.get_cmap(cmap), Normalize(vmin, vmax), MaxNLocator(integer=True)
@@ -225,10 +224,9 @@ def _fitting_size(ax, shape, chars):
     return min(cell_w / per_point_w, cell_h / per_point_h)
 
 
-def cell_fontsize(ax, shape, chars, largest=None):
-    """Font size for labels of `chars` characters in a grid on `ax`: up to `largest`, at least SMALLEST_LABEL."""
-    largest = largest or 0.85 * plt.rcParams["font.size"]
-    return max(SMALLEST_LABEL, min(largest, _fitting_size(ax, shape, chars)))
+def cell_fontsize(ax, shape, chars):
+    """Font size for `chars`-character labels in a grid on `ax`: from SMALLEST_LABEL up to 85 % of font.size."""
+    return max(SMALLEST_LABEL, min(0.85 * plt.rcParams["font.size"], _fitting_size(ax, shape, chars)))
 
 
 def grid_figsize(rows, cols, chars, margin=(1.6, 1.4)):
@@ -333,9 +331,8 @@ def group_legend(groups):
 def number_points(ax, points, size=10, marker_pt=9, leave_out=None):
     """Write each point's number (its label's first word) at the first free place of eight around it, further
     out with a leader line if all are taken; none outside the axes or inside `leave_out` ((x0, x1), (y0, y1))."""
-    fig = ax.figure
-    fig.draw_without_rendering()
-    scale = fig.dpi / 72  # pixels per point
+    ax.figure.draw_without_rendering()
+    scale = ax.figure.dpi / 72  # pixels per point
     frame = ax.get_window_extent()
     xy = ax.transData.transform([(x, y) for _, x, y, _ in points])
     shown = [frame.x0 <= px <= frame.x1 and frame.y0 <= py <= frame.y1 for px, py in xy]

@@ -251,11 +251,10 @@ class TileStepper:
 
     def _tile(self, t, name):
         tiled, T, b = self.tiled, self.T, self.block
-        M, K, N = tiled.shape
         r0, c0 = tiled.origin[(b, t, name)]
         fetched = dict(tiled.fetches[(b, t, name)])
         zero = [(r0 + a, c0 + c) for a in range(T) for c in range(T) if (r0 + a, c0 + c) not in fetched]
-        rows, cols = (M, K) if name == "A" else (K, N)
+        rows, cols = tiled.shape[:2] if name == "A" else tiled.shape[1:]  # A is M×K, B is K×N
         if any(i < rows and j < cols for i, j in zero):
             raise TraceMismatch(tiled.counted, [_("block {block} phase {t}: elements of {name} inside the matrix were "
                                                   "never fetched").format(block=b, t=t, name=name)])
