@@ -107,24 +107,24 @@ def enforce(func, name, namespace=None):
                                "per line (numba's simulator merges them into one array)").format(name=name, line=line,
                                                                                                 n=n))
     for tree in (func, *_helpers(func, namespace or {})):
-        if found := _unbuildable(tree):
+        if found := _unbuildable(list(ast.walk(tree))):
             raise Fault(refused(*found))
     if found := barriers.apart(func) or _endless(func):
         raise Hangs(refused(*found))
 
 
-def _unbuildable(func):
-    """(node, why) for the first thing in `func` numba cannot compile for a GPU though the simulator runs it."""
-    if walrus := next((n for n in ast.walk(func) if isinstance(n, ast.NamedExpr)), None):
+def _unbuildable(nodes):
+    """(node, why) for the first of a function's `nodes` numba cannot compile for a GPU though the simulator runs."""
+    if walrus := next((n for n in nodes if isinstance(n, ast.NamedExpr)), None):
         return walrus, _("numba cannot compile an assignment expression (:=) for a GPU (the simulator runs it): "
                          "assign {name} on a line of its own").format(name=walrus.target.id)
-    truths = _truth_names(func)
-    if flag := next((n for n in ast.walk(func) if barriers.is_barrier(n) and n.args and
+    truths = {name for name, values in _given(nodes).items() if all(map(_is_truth, values))}
+    if flag := next((n for n in nodes if barriers.is_barrier(n) and n.args and
                      (_is_truth(n.args[0]) or isinstance(n.args[0], ast.Name) and n.args[0].id in truths)), None):
         return flag, _("numba cannot compile {barrier} of a condition (True or False) for a GPU (the simulator runs "
                        "it): give it a whole number, as in {barrier}(1 if ... else 0)").format(
                            barrier=ast.unparse(flag.func))
-    if made := next((n for n in ast.walk(func) if isinstance(n, CONTAINERS) and
+    if made := next((n for n in nodes if isinstance(n, CONTAINERS) and
                      isinstance(getattr(n, "ctx", ast.Load()), ast.Load)), None):
         return made, _("numba cannot build a list, dict, set or generator inside a GPU kernel (the simulator "
                        "runs it): write a tuple, (a, b), or a cuda.local.array")
@@ -134,14 +134,14 @@ def _unbuildable(func):
 CONTAINERS = (ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set, ast.SetComp, ast.GeneratorExp)
 
 
-def _truth_names(func):
-    """Names every assignment in `func` gives True or False (a comparison, `and`, `or`, `not`, a bool)."""
-    values = {}
-    for node in ast.walk(func):
+def _given(nodes):
+    """{name: the values assigned to it} among a function's `nodes`."""
+    given = {}
+    for node in nodes:
         for target, value in barriers.assignments(node):
             if isinstance(target, ast.Name):
-                values.setdefault(target.id, []).append(value)
-    return {name for name, given in values.items() if all(_is_truth(v) for v in given)}
+                given.setdefault(target.id, []).append(value)
+    return given
 
 
 def _helpers(func, namespace, seen=None):
@@ -182,7 +182,8 @@ def _endless(func):
     """(loop, why, its first line) for a while loop no pass can leave: nothing in its body changes a name its
     condition reads (names, shapes, tuples and pure calls only: memory may change; k += 0 changes nothing), and no
     break of its own or return leaves it (its else runs only once it is left)."""
-    tuples = _tuples(func)
+    tuples = {name for name, values in _given(ast.walk(func)).items()
+              if all(isinstance(v, ast.Tuple) or ast.unparse(v).endswith(".shape") for v in values)}
     for loop in (n for n in ast.walk(func) if isinstance(n, ast.While)):
         parts, body = list(ast.walk(loop.test)), [n for s in loop.body for n in ast.walk(s)]
         memory = (isinstance(n, ast.Call) and ast.unparse(n.func) not in PURE or isinstance(n, ast.Subscript) and
@@ -200,17 +201,6 @@ def _endless(func):
                     "as a for loop over range(...)").format(names=_(" or ").join(read) or _("its condition"))
             return loop, why, f"while {ast.unparse(loop.test)}:"
     return None
-
-
-def _tuples(func):
-    """Names every assignment in `func` gives a tuple (written out, or an array's shape): its elements never change."""
-    given = {}
-    for node in ast.walk(func):
-        for target, value in barriers.assignments(node):
-            if isinstance(target, ast.Name):
-                given.setdefault(target.id, []).append(
-                    isinstance(value, ast.Tuple) or ast.unparse(value).endswith(".shape"))
-    return {name for name, alike in given.items() if all(alike)}
 
 
 def _same(target, value):
