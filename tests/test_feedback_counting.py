@@ -152,3 +152,32 @@ def test_the_chinese_edition_says_it_in_chinese(monkeypatch, capsys):
                                                "max_loads(16, 16, 16, 4) 返回了 None")
     with pytest.raises(ValueError, match="which=5：tiled 里有 2 个 cuda.syncthreads"):
         without_barrier(tiledlab.tiled, 5)
+
+
+def test_a_pass_says_how_many_shapes_it_ran_and_lists_each_counted_one(capsys):
+    """Every shape the check ran, counted or not, is in "Correct on N shapes"; a load line follows for each counted."""
+    from tiledlab.core.registry import KERNELS
+    assert exercises.check(KERNELS["tiled"], tile=4, seed=0)
+    out = capsys.readouterr().out
+    counted = exercises.count_shapes(KERNELS["tiled"], 4)
+    ran = len(exercises.SHAPES) + 2 + len(counted)  # the fixed shapes, two drawn, the counted ones
+    assert f"Correct on {ran} shapes. Global loads of A and B, at the {len(counted)} counted:" in out, out
+    assert len([line for line in out.splitlines() if "(naive needs" in line]) == len(counted), out
+
+
+@cuda.jit
+def reads_b_transposed(A, B, C):
+    row, col = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        for k in range(A.shape[1]):
+            acc += A[row, k] * B[col % B.shape[0], k % B.shape[1]]
+        C[row, col] = acc
+
+
+def test_a_wrong_result_shows_yours_above_numpys_column_for_column(capsys):
+    assert not exercises.check(reads_b_transposed, tile=4, limit_loads=False, seed=0)
+    out = capsys.readouterr().out.splitlines()
+    yours = next(line for line in out if line.startswith("Yours:"))
+    spec = next(line for line in out if line.startswith("numpy:"))
+    assert yours.index("[") == spec.index("["), out

@@ -75,7 +75,8 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
         if not _same(kernel, A, B, tile, c.C, what, c):
             return False
     counted = [c for c, *_operands in counted]
-    print(_("Correct on {shapes} shapes. Global loads of A and B:").format(shapes=len(shapes)))
+    print(_("Correct on {shapes} shapes. Global loads of A and B, at the {counted} counted:").format(
+        shapes=len(shapes) + len(counted), counted=len(counted)))
     for c in counted:
         M, K, N = c.shape
         limit = max_loads(M, K, N, tile) if max_loads is not None else sum(tiled_loads(M, K, N, tile).values())
@@ -290,7 +291,7 @@ def _same(kernel, A, B, tile, C, what, count=None):
             "columns {left}–{right}):").format(i=i, j=j, yours=C[i, j], numpy=spec[i, j], top=rows.start,
                                                bottom=min(rows.stop, C.shape[0]) - 1, left=cols.start,
                                                right=min(cols.stop, C.shape[1]) - 1))
-    for name, block in ((_("Yours:"), C[rows, cols]), (_("Spec :"), spec[rows, cols])):
+    for name, block in ((_("Yours:"), C[rows, cols]), (_("numpy:"), spec[rows, cols])):
         indent = "\n" + " " * (width(name) + 1)  # continuation lines under the first number
         print(name, np.array2string(block, precision=3).replace("\n", indent))
     if count is None:
