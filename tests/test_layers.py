@@ -180,8 +180,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # and a helper that loops refused: 8,615. Four probe misses closed (a flag kept in a local array, a step only in
 # the loop's else, a bound read through a local tuple, k += 0): 8,647; the contract's walks made one per tree
 # (8,637); eight of the largest modules read for cuts that keep behaviour, generated source and figures: 14 lines
-# (no dead code, no repeated run of four lines found): 8,623; a pass that counts every shape it ran: 8,624.
-LINE_BUDGET = 8624
+# (no dead code, no repeated run of four lines found): 8,623; a pass that counts every shape it ran: 8,624; an
+# untouched stub's check says it is not started: 8,630.
+LINE_BUDGET = 8630
 
 
 def test_the_installed_package_stays_within_its_line_budget():

@@ -98,9 +98,13 @@ def test_an_untouched_exercise_cell_is_not_started(copy, capsys):
         (outcomes.series_notebooks() / "05_line_by_line.ipynb").read_text())["cells"])
         if source.startswith("# Exercise 5.1"))
     exercise_cell(copy, stub, "stub.py")
-    assert "barrier hazards" in capsys.readouterr().out and recorded(copy) == []  # feedback, but no attempt
+    out = capsys.readouterr().out
+    assert "barrier hazards" in out and recorded(copy) == []  # feedback, but no attempt
+    assert out.rstrip().endswith("exercise 5.1 counts as not started, and nothing is noted for your teacher. Write "
+                                 "your answer in it, then run it again.)"), out  # and the student is told so
     exercise_cell(copy, stub.replace("acc = float32(0.0)", "acc = float32(0.0)  # started"), "changed.py")
     assert [row["exercise"] for row in recorded(copy)] == ["5.1"]
+    assert "not started" not in capsys.readouterr().out
 
 
 def test_the_chinese_editions_exercise_cells_are_recorded(copy):

@@ -12,6 +12,8 @@ import re
 import sqlite3
 import sys
 
+from ..i18n import _
+
 FILE = "tiledlab-outcomes.jsonl"
 EXERCISE = re.compile(r"# (?:Exercise|练习) (\d+\.\d+)\b")  # the first line of every exercise cell, in either edition
 
@@ -39,9 +41,13 @@ def recorded(grader):
         with contextlib.redirect_stdout(said):
             passed = grader(*args, **kwargs)
         exercise, cell = calling_exercise(sys._getframe(1))
+        untouched = cell in handouts(series_notebooks()).get(exercise, ())
         # None: predict() before a prediction was written; a cell as handed out is not started, whatever it says
-        if exercise and passed is not None and cell not in handouts(series_notebooks()).get(exercise, ()):
+        if exercise and passed is not None and not untouched:
             record(exercise, passed, said.getvalue())
+        elif exercise and passed is False:
+            print(_("(This cell is still as handed out: exercise {exercise} counts as not started, and nothing is "
+                    "noted for your teacher. Write your answer in it, then run it again.)").format(exercise=exercise))
         return passed
     return graded
 
