@@ -188,3 +188,26 @@ def test_named_kernels_follow_the_ladder_and_best_is_the_ladder_rung():
     assert spec[-4:] == [("a_64x128x16_8x8_s3", 1024, 0), ("s_128x256x8_8x16_warp", 1024, 0),
                          ("a_64x128x16_8x8_s3", 4096, 0), ("s_128x256x8_8x16_warp", 4096, 0)]
     assert profile.launches([64], [8], kernels=["a_64x128x16_8x8_s3"]) == profile.launches([64], [8])  # no N
+
+
+@pytest.mark.parametrize("stop", ["timeout", "interrupted"])
+def test_a_tool_stopped_takes_what_it_started_with_it(stop):
+    """A tool (ncu, compute-sanitizer) run by run_alone is killed with its children however the wait ends: its
+    timeout, or a test's time limit raised inside the wait (a GPU suite's run left such orphans holding the card)."""
+    import signal
+    import subprocess
+
+    from tools.measure.profile import run_alone
+    marker = "sleep 97.31"  # a child the tool leaves running
+    if stop == "interrupted":
+        def limit(*_):
+            raise RuntimeError("the test's time limit")
+        old = signal.signal(signal.SIGALRM, limit)
+        signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises((RuntimeError, subprocess.TimeoutExpired)):
+            run_alone(["bash", "-c", f"{marker} & {marker}"], timeout=0.5 if stop == "timeout" else 30)
+    finally:
+        if stop == "interrupted":
+            signal.signal(signal.SIGALRM, old)
+    assert not subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout

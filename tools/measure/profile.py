@@ -148,13 +148,13 @@ def rejected(text, metrics):
     return bad
 
 
-def _run(cmd, timeout):
-    """subprocess.run in a session of its own: on timeout the whole group (ncu and the process it
-    profiles) is killed, so no orphan keeps the GPU busy."""
+def run_alone(cmd, timeout):
+    """subprocess.run in a session of its own: on timeout, or anything else that stops the wait (a test's time
+    limit, Ctrl-C), the whole group (the tool and the process it watches) is killed, so no orphan keeps the GPU."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    except BaseException:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         raise
@@ -171,7 +171,7 @@ def counters(command, metrics=None, extra=(), timeout=300, attempts=4, log=print
     for _ in range(attempts):
         cmd = [ncu, "--clock-control", "none", "--csv", "--print-units", "base", *extra,
                "--metrics", ",".join(names), *command]
-        run = _run(cmd, timeout)
+        run = run_alone(cmd, timeout)
         text = run.stdout + "\n" + run.stderr
         bad = rejected(text, names) if run.returncode else set()
         if run.returncode == 0 or not bad:

@@ -1,10 +1,11 @@
 """NVIDIA compute-sanitizer's race report on the tiled kernel with both barriers and with each removed."""
 import re
 import shutil
-import subprocess
 import sys
 
 from tiledlab.experiments import Unavailable
+
+from .profile import run_alone
 
 TARGET = """
 from numba import cuda
@@ -27,8 +28,7 @@ def run(n=64, T=16):
     rows = []
     for name, expr in KERNELS:
         code = TARGET.format(kernel=expr, n=n, T=T)
-        out = subprocess.run([tool, "--tool", "racecheck", sys.executable, "-c", code],
-                             capture_output=True, text=True, timeout=300)
+        out = run_alone([tool, "--tool", "racecheck", sys.executable, "-c", code], timeout=300)
         text = out.stdout + out.stderr
         m = re.search(r"RACECHECK SUMMARY: (\d+) hazards? displayed \((\d+) errors?, (\d+) warnings?\)", text)
         rows.append({"kernel": name, "N": n, "tile": T,
