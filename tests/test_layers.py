@@ -181,8 +181,12 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # the loop's else, a bound read through a local tuple, k += 0): 8,647; the contract's walks made one per tree
 # (8,637); eight of the largest modules read for cuts that keep behaviour, generated source and figures: 14 lines
 # (no dead code, no repeated run of four lines found): 8,623; a pass that counts every shape it ran: 8,624; an
-# untouched stub's check says it is not started: 8,630.
-LINE_BUDGET = 8630
+# untouched stub's check says it is not started: 8,630. A hostile review's findings, each by its class: ranges
+# bounded by a multiple of the arrays' sides (names shadowing globals and doubling one another no longer pass), for
+# loops over anything else guarded pass by pass, helpers through modules, votes of conditions however written, lists
+# only iterated accepted, breaks in a nested else or a match, local arrays stored at a per-thread index, through an
+# alias or a helper, and match statements in the barrier check: 8,705.
+LINE_BUDGET = 8705
 
 
 def test_the_installed_package_stays_within_its_line_budget():

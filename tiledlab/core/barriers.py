@@ -65,8 +65,16 @@ class _Flow:
 
     def __init__(self, func):
         self.decisions, self.jumps, self.loops, self.parts, self.guard = [], [], [], [], None
-        self.local_arrays = {t.id for node in ast.walk(func) for t, v in assignments(node) if isinstance(t, ast.Name)
-                             and isinstance(v, ast.Call) and ast.unparse(v.func) == "cuda.local.array"}
+        bound = [(t.id, v) for node in ast.walk(func) for t, v in assignments(node) if isinstance(t, ast.Name)]
+        self.local_arrays = {n for n, v in bound if isinstance(v, ast.Call) and
+                             ast.unparse(v.func) == "cuda.local.array"}
+        pairs = [(n, v.id) for n, v in bound if isinstance(v, ast.Name)]
+        while aliases := {n for n, v in pairs if v in self.local_arrays} - self.local_arrays:
+            self.local_arrays |= aliases  # other = flag: one array under two names, both stored into by either
+        self.names_of = {n: {n} for n in self.local_arrays}
+        for n, v in (p for p in pairs if p[0] in self.local_arrays and p[1] in self.local_arrays):
+            for name in (group := self.names_of[n] | self.names_of[v]):
+                self.names_of[name] = group
         self.block(func.body, set(), False, False)
 
     def block(self, body, found, ctl, local):
@@ -83,6 +91,12 @@ class _Flow:
                 self.guard = (s, s.test)
             return self.block(s.body, set(found), ctl or split, local or split) | \
                 self.block(s.orelse, set(found), ctl or split, local or split)
+        if isinstance(s, ast.Match):  # each case an arm, as of an if
+            split = varies(s.subject, found)
+            if split:
+                self.decisions.append((s, s.subject))
+                self.guard = (s, s.subject)
+            return set().union(found, *(self.block(c.body, set(found), ctl or split, local or split) for c in s.cases))
         if isinstance(s, (ast.For, ast.While)):
             return self.loop(s, found, ctl)
         if isinstance(s, (ast.Break, ast.Continue)) and local and self.loops:
@@ -91,14 +105,19 @@ class _Flow:
             for target, value in assignments(node):
                 if ctl or varies(value, found):
                     found = found | names(target) | self.kept(target)
-                else:
-                    found = found - names(target)  # a local array's other elements may still differ
+                else:  # a local array's other elements may still differ; one stored at a varying index differs
+                    found = found - names(target) | self.kept(target, found)
+            if isinstance(node, ast.Call) and (ctl or any(varies(a, found) for a in node.args)):
+                found = found.union(*(self.names_of[a.id] for a in node.args if getattr(a, "id", None) in
+                                      self.local_arrays))
         return found
 
-    def kept(self, target):
-        """The thread's own arrays (cuda.local.array) an element of which `target` stores into."""
-        return {n.value.id for n in ast.walk(target) if isinstance(n, ast.Subscript) and
-                isinstance(n.value, ast.Name) and n.value.id in self.local_arrays}
+    def kept(self, target, found=None):
+        """The thread's own arrays (cuda.local.array) an element of which `target` stores into (at an index that
+        differs between threads, if `found` is given; a helper given one may store into it: a call does too)."""
+        return {name for n in ast.walk(target) if isinstance(n, ast.Subscript) and
+                (found is None or varies(n.slice, found)) and isinstance(n.value, ast.Name) and
+                n.value.id in self.local_arrays for name in self.names_of[n.value.id]}
 
     def skipped(self, s, found):
         """Record the parts of `s`'s own expressions (not its body's) that threads may evaluate unalike."""
@@ -155,7 +174,8 @@ def apart(func):
         return [x for x, holders in sites.items() if holders & held]
     for node, test in dict.fromkeys(flow.decisions):  # a loop's passes record a decision more than once
         again = around(node)
-        for arm in [node.body, node.orelse] if isinstance(node, ast.If) else [node.body]:
+        arms = [node.body, node.orelse] if isinstance(node, ast.If) else [c.body for c in getattr(node, "cases", ())]
+        for arm in arms or [node.body]:
             ids = {id(statement) for statement in arm}
             here = [x for x, holders in sites.items() if holders & ids]
             elsewhere = [x for x, holders in sites.items() if not holders & ids and (

@@ -118,14 +118,15 @@ def _unbuildable(nodes):
     if walrus := next((n for n in nodes if isinstance(n, ast.NamedExpr)), None):
         return walrus, _("numba cannot compile an assignment expression (:=) for a GPU (the simulator runs it): "
                          "assign {name} on a line of its own").format(name=walrus.target.id)
-    truths = {name for name, values in _given(nodes).items() if all(map(_is_truth, values))}
-    if flag := next((n for n in nodes if barriers.is_barrier(n) and n.args and
-                     (_is_truth(n.args[0]) or isinstance(n.args[0], ast.Name) and n.args[0].id in truths)), None):
+    truths = _truths(_given(nodes))
+    if flag := next((n for n in nodes if barriers.is_barrier(n) and n.args and _is_truth(n.args[0], truths)), None):
         return flag, _("numba cannot compile {barrier} of a condition (True or False) for a GPU (the simulator runs "
                        "it): give it a whole number, as in {barrier}(1 if ... else 0)").format(
                            barrier=ast.unparse(flag.func))
-    if made := next((n for n in nodes if isinstance(n, CONTAINERS) and
-                     isinstance(getattr(n, "ctx", ast.Load()), ast.Load)), None):
+    walked = {id(n.iter) for n in nodes if isinstance(n, ast.For)} | {id(c) for n in nodes if isinstance(
+        n, ast.Compare) for op, c in zip(n.ops, n.comparators) if isinstance(op, (ast.In, ast.NotIn))}
+    if made := next((n for n in nodes if isinstance(n, CONTAINERS) and isinstance(getattr(n, "ctx", ast.Load()),
+                     ast.Load) and not (isinstance(n, ast.List) and id(n) in walked)), None):  # for x in [..]: fine
         return made, _("numba cannot build a list, dict, set or generator inside a GPU kernel (the simulator "
                        "runs it): write a tuple, (a, b), or a cuda.local.array")
     return None
@@ -148,7 +149,7 @@ def _helpers(func, namespace, seen=None):
     """The syntax trees of the device functions `func` calls, and of those they call, with their files' lines."""
     seen = set() if seen is None else seen
     for node in ast.walk(func):
-        fn = namespace.get(node.func.id) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
+        fn = _called(node.func, namespace) if isinstance(node, ast.Call) else None
         fn = getattr(fn, "py_func", None) if is_device_function(fn) else None
         if fn is None or fn in seen:
             continue
@@ -161,10 +162,30 @@ def _helpers(func, namespace, seen=None):
         yield from _helpers(tree, fn.__globals__, seen)
 
 
-def _is_truth(e):
-    """True for an expression whose value is True or False as written: a comparison, `and`, `or`, `not`, a bool."""
-    return isinstance(e, (ast.Compare, ast.BoolOp)) or isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not) or \
-        isinstance(e, ast.Constant) and isinstance(e.value, bool)
+def _called(func, namespace):
+    """What a call's `func` names: a global, or a module's function (helpmod.mul); None for anything else."""
+    if isinstance(func, ast.Name):
+        return namespace.get(func.id)
+    base = _called(func.value, namespace) if isinstance(func, ast.Attribute) else None
+    return getattr(base, func.attr, None) if isinstance(base, types.ModuleType) else None
+
+
+def _is_truth(e, truths=()):
+    """True for an expression whose value is True or False: a comparison, `not`, a bool, bool(...), `and`, `or` and
+    `x if c else y` of such values, and the names in `truths`."""
+    if isinstance(e, (ast.BoolOp, ast.IfExp)):
+        return all(_is_truth(v, truths) for v in (e.values if isinstance(e, ast.BoolOp) else (e.body, e.orelse)))
+    return isinstance(e, ast.Compare) or isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not) or \
+        isinstance(e, ast.Constant) and isinstance(e.value, bool) or isinstance(e, ast.Name) and e.id in truths or \
+        isinstance(e, ast.Call) and ast.unparse(e.func) == "bool"
+
+
+def _truths(given):
+    """The names every assignment of which gives True or False (through one another too: b = a, a = x < y)."""
+    truths = set()
+    while grown := {n for n, values in given.items() if n not in truths and all(_is_truth(v, truths) for v in values)}:
+        truths |= grown
+    return truths
 
 
 class Fault(ValueError):
@@ -189,7 +210,7 @@ def _endless(func):
         memory = (isinstance(n, ast.Call) and ast.unparse(n.func) not in PURE or isinstance(n, ast.Subscript) and
                   not ast.unparse(n.value).endswith(".shape") and getattr(n.value, "id", None) not in tuples
                   for n in parts)
-        if any(memory) or any(isinstance(n, ast.Return) for n in body) or _breaks(loop.body):
+        if any(memory) or any(isinstance(n, ast.Return) for n in body) or breaks(loop.body):
             continue
         read = sorted({n.id for n in parts if isinstance(n, ast.Name)} & local_names(func) - {
             a.arg for a in func.args.args})
@@ -204,19 +225,24 @@ def _endless(func):
 
 
 def _same(target, value):
-    """True when assigning `value` to `target` leaves it as it was: k = k, k += 0, k -= 0, k *= 1, k //= 1."""
+    """True when assigning `value` to `target` leaves it as it was: k = k, k += 0, k -= 0, k *= 1, k /= 1."""
     if isinstance(value, ast.Name):
         return ast.unparse(target) == value.id
-    identity = {ast.Add: 0, ast.Sub: 0, ast.Mult: 1, ast.FloorDiv: 1, ast.Div: 1}.get(type(getattr(value, "op", None)))
+    identity = {ast.Add: 0, ast.Sub: 0, ast.Mult: 1, ast.Div: 1}.get(type(getattr(value, "op", None)))
     return isinstance(value, ast.BinOp) and ast.unparse(value.left) == ast.unparse(target) and \
         isinstance(value.right, ast.Constant) and value.right.value == identity and identity is not None
 
 
-def _breaks(body):
-    """True when a break in `body` leaves the loop `body` belongs to (not one of a loop nested in it)."""
+def breaks(body):
+    """True when a break in `body` leaves the loop `body` belongs to: not one of a loop nested in it, but one in such a
+    loop's else (which runs in this loop) or in a case of a match."""
     for node in body:
-        if isinstance(node, ast.Break) or not isinstance(node, (ast.For, ast.While, *DEFINITIONS)) and \
-                _breaks([c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]):
+        if isinstance(node, ast.Break):
+            return True
+        inner = node.orelse if isinstance(node, (ast.For, ast.While)) else [] if isinstance(node, DEFINITIONS) else \
+            [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)] + \
+            [s for case in getattr(node, "cases", ()) for s in case.body]
+        if breaks(inner):
             return True
     return False
 

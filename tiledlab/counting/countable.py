@@ -386,8 +386,7 @@ def helper_problem(value, name, seen=None):
     namespace, local = fn.__globals__, local_names(tree)
     bounded = unguarded(tree, namespace)
     for node in ast.walk(tree):
-        if isinstance(node, ast.While) or isinstance(node, ast.For) and is_call(node.iter, "range") and \
-                node not in bounded:
+        if isinstance(node, ast.While) or isinstance(node, ast.For) and node not in bounded:
             return _("the helper {name} loops ({code}): tiledlab stops a loop that never ends, or runs too long to "
                      "count, only in the kernel itself; write the loop in the kernel").format(
                          name=name, code=repr(ast.unparse(node).splitlines()[0]))
@@ -405,48 +404,67 @@ def helper_problem(value, name, seen=None):
 
 
 def unguarded(func, namespace):
-    """The for loops of `func` over a range no longer than its arrays' sides: one of constants within SHORT, or one
-    whose arguments are sides (X.shape[i]), such constants, and names and loop targets given only those, with +, -,
-    //, %, min and max. A range of anything else may run past any limit, so the count guards it."""
-    given = {}
+    """The for loops of `func` that cannot run away, so need no guard: over a tuple written out, a range of constants
+    within SHORT, or a range at most SIDES times the arrays' longest side (and SIDES × SHORT): one of sides
+    (X.shape[i]), constants within SHORT and names given only such values, by +, -, //, %, min and max."""
+    given, local, memo = {}, local_names(func), {}
     for node in ast.walk(func):
         for target, value in assignments(node):
-            if isinstance(target, ast.Tuple) and ast.unparse(value).endswith(".shape"):
-                for name in target.elts:
-                    given.setdefault(getattr(name, "id", None), []).append(ast.Subscript(value, ast.Constant(0)))
-            else:
-                given.setdefault(getattr(target, "id", None), []).append(value)
-    return {loop for loop in ast.walk(func) if isinstance(loop, ast.For) and is_call(loop.iter, "range") and
-            (range_length(loop.iter, namespace) <= SHORT or _sides(loop.iter, given, namespace, set()))}
+            shape = ast.unparse(value).endswith(".shape")
+            for name in [target] if isinstance(target, ast.Name) else getattr(target, "elts", ()):
+                given.setdefault(getattr(name, "id", None), []).append(
+                    ast.Subscript(value, ast.Constant(0)) if shape else value)  # a, b = t: t's bound, unknown
+    found = set()
+    for loop in (n for n in ast.walk(func) if isinstance(n, ast.For)):
+        a, b = _bound(loop.iter, given, local, namespace, memo) or (math.inf, 0) if is_call(loop.iter, "range") \
+            else (0, 0) if isinstance(loop.iter, ast.Tuple) else (math.inf, 0)
+        if a <= SIDES and b <= SIDES * SHORT or is_call(loop.iter, "range") and \
+                range_length(loop.iter, namespace, local) <= SHORT:
+            found.add(loop)
+    return found
 
 
-def _sides(e, given, namespace, seen):
-    """True when `e` is built from arrays' sides and constants within SHORT (see `unguarded`)."""
+SIDES = 4  # a range this many times the longest side (and SHORT) at most cannot run away: no guard
+
+
+def _bound(e, given, local, namespace, memo, seen=frozenset()):
+    """(a, b) with |e| <= a × the arrays' longest side + b, or None when `e` may be anything (see `unguarded`)."""
+    def of(x):
+        return _bound(x, given, local, namespace, memo, seen)
     if isinstance(e, ast.Constant):
-        return isinstance(e.value, int) and abs(e.value) <= SHORT
-    if isinstance(e, ast.BinOp):
-        return isinstance(e.op, (ast.Add, ast.Sub, ast.FloorDiv, ast.Mod)) and \
-            _sides(e.left, given, namespace, seen) and _sides(e.right, given, namespace, seen)
-    if isinstance(e, ast.UnaryOp):
-        return isinstance(e.op, (ast.USub, ast.UAdd)) and _sides(e.operand, given, namespace, seen)
-    if isinstance(e, ast.Call):
-        return ast.unparse(e.func) in ("min", "max", "range") and not e.keywords and \
-            all(_sides(a, given, namespace, seen) for a in e.args)
+        return (0, abs(e.value)) if type(e.value) is int and abs(e.value) <= SHORT else None
     if isinstance(e, ast.Subscript):
-        return isinstance(e.value, ast.Attribute) and e.value.attr == "shape"
+        return (1, 0) if isinstance(e.value, ast.Attribute) and e.value.attr == "shape" else None
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+        return of(e.operand)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Sub, ast.FloorDiv, ast.Mod)):
+        left, right = of(e.left), of(e.right)
+        if left is None or right is None:
+            return None
+        if isinstance(e.op, ast.FloorDiv):  # |a // b| <= |a| + 1 for a whole b
+            return left[0], left[1] + 1
+        return right if isinstance(e.op, ast.Mod) else (left[0] + right[0], left[1] + right[1])
+    if isinstance(e, ast.Call) and ast.unparse(e.func) in ("min", "max", "range") and e.args and not e.keywords:
+        parts = [of(a) for a in e.args]
+        return None if None in parts else (max(p[0] for p in parts), max(p[1] for p in parts))
     if not isinstance(e, ast.Name) or e.id in seen:
-        return False  # a name given itself (k = k + 1) may grow without end
-    if e.id not in given:
-        return isinstance(namespace.get(e.id), int) and abs(namespace[e.id]) <= SHORT
-    return all(_sides(v, given, namespace, seen | {e.id}) for v in given[e.id])
+        return None  # a name given itself (k = k + 1) may grow without end
+    if e.id not in local:
+        value = namespace.get(e.id)
+        return (0, abs(value)) if type(value) is int and abs(value) <= SHORT else None
+    if e.id not in memo:  # each name once: a chain of names doubling one another is read in linear time
+        parts = [_bound(v, given, local, namespace, memo, seen | {e.id}) for v in given.get(e.id, [None])]
+        memo[e.id] = None if None in parts else (max(p[0] for p in parts), max(p[1] for p in parts))
+    return memo[e.id]
 
 
-def range_length(call, namespace):
+def range_length(call, namespace, local=()):
     """The length of range(...) `call` when its arguments are whole numbers and the kernel's constants (an
-    expression of them); a length past any limit when they are not."""
+    expression of them, no name of the function's own `local`); a length past any limit when they are not."""
     parts = [n for n in ast.walk(call) if n is not call and n is not call.func]
     names = {n.id for n in parts if isinstance(n, ast.Name)}
-    if not all(isinstance(n, _ARITHMETIC) for n in parts) or not all(isinstance(namespace.get(n), int) for n in names):
+    if not all(isinstance(n, _ARITHMETIC) for n in parts) or names & set(local) or \
+            not all(type(namespace.get(n)) is int for n in names):
         return math.inf
     try:
         return len(eval(compile(ast.Expression(call), "<range>", "eval"), {n: namespace[n] for n in names},

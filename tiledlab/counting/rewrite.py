@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from numba import cuda  # noqa: F401  (the helpers run in the kernel's namespace; named here for readers)
 
 from ..core import build, ptx
-from ..core.contract import dynamic_bytes, is_call, refused
+from ..core.contract import breaks, dynamic_bytes, is_call, refused
 from ..core.launch import resolve
 from .buffers import LINES as _LINES, LOWEST as _LOWEST, OPERANDS, STAMP as _STAMP, CountingBuffers  # helpers' names
 from .countable import check_countable, is_atomic_add, is_barrier, ptx_call, unguarded
@@ -403,13 +403,18 @@ class _Rewrite(ast.NodeTransformer):
         return [_at(f"{passes} = 0", node), node]
 
     def visit_For(self, node):
-        """A loop over a range(...) longer than `_tl_most` (the product's multiply-adds and the passes a while loop
-        may make), left before its first pass with its line kept; one no longer than the arrays' sides as it is."""
+        """A loop that may run away (countable.unguarded): over a range(...) longer than `_tl_most` (the product's
+        multiply-adds and the passes a while loop may make), left before its first pass; over anything else, or a
+        range a break may leave early, left after `_tl_most` passes; its line kept either way."""
         self.generic_visit(node)
-        if not is_call(node.iter, "range") or node in self.unguarded:
+        if node in self.unguarded:
             return node
         self.loops += 1
         passes, long = f"_tl_range{self.loops}", f"_tl_long{self.loops}"
+        if not is_call(node.iter, "range") or breaks(node.body):
+            leave = f"if {passes} > _tl_most:\n    _tl_spun_at(_tl_spun, {node.lineno}, _tl_most, -1)\n    break"
+            node.body[:0] = [_at(f"{passes} += 1", node), _at(leave, node)]
+            return [_at(f"{passes} = 0", node), node]
         before = [f"{passes} = {ast.unparse(node.iter)}", f"{long} = len({passes}) > _tl_most",
                   f"if {long}:\n    _tl_spun_at(_tl_spun, {node.lineno}, _tl_most, len({passes}))"]
         node.iter = ast.Name(passes, ast.Load())
