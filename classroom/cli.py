@@ -54,13 +54,16 @@ def _hub(argv):
 
 
 def _nbgrader(args):
-    from . import grading
+    from . import grading, hub
     dest = out_folder(args.dir, "DIR")
-    written = grading.course(dest, args.lang, args.notebooks or None)
+    exchange = hub.class_folder(args.class_dir) / hub.EXCHANGE_FOLDER
+    written = grading.course(dest, args.lang, args.notebooks or None, exchange)
+    nbgrader = shlex.quote(str(pathlib.Path(sys.executable).with_name("nbgrader")))
     print(f"wrote an nbgrader course to {dest}: {len(written)} assignments ({', '.join(written)}), each "
-          f"notebook's exercises graded by its own check() and predict(). Then, in {shlex.quote(str(dest))}: nbgrader "
-          f"generate_assignment {written[0]} (and the others), release, collect, nbgrader autograde "
-          f"{written[0]}, nbgrader generate_feedback {written[0]} (docs/teaching.md, \"Grading with nbgrader\")")
+          f"notebook's exercises graded by its own check() and predict(), released to the class server's exchange "
+          f"{exchange}. Then, in {shlex.quote(str(dest))}: {nbgrader} generate_assignment {written[0]} (and the "
+          f"others), release_assignment, collect, autograde, generate_feedback, release_feedback "
+          f"(docs/teaching.md, \"Grading with nbgrader\")")
     return OK
 
 
@@ -96,6 +99,8 @@ def parser():
     p.add_argument("dir", metavar="DIR", help="the folder to write the course into")
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="the edition: en, or zh (中文版)")
     p.add_argument("--notebooks", nargs="+", metavar="STEM", help="only these notebooks (e.g. 01_naive_reads)")
+    p.add_argument("--class-dir", default=None, help="the class folder of the hub whose students fetch and submit "
+                   "(default: my-class/ beside notebooks/, or $TILEDLAB_CLASS_DIR): its exchange, .exchange/")
     p = add_command(sub, "class-report", "who passed which exercise: one row per student of a class folder",
                  "Tabulate the outcomes each student's check() and predict() recorded in their working copy: one "
                  "row per student, one column per exercise, and minutes per notebook; print it and write it as CSV.")

@@ -6,9 +6,15 @@ One assignment per notebook that has exercises (``source/<stem>/<stem>.ipynb``),
     ``### BEGIN SOLUTION`` and ``### END SOLUTION`` (a kernel's body from solutions/kernels.py after the
     lines the stub already gives; a prediction's value from solutions/key.py after ``prediction = None``),
     which ``nbgrader generate_assignment`` replaces with CODE_STUB;
-  - a read-only autograded test cell: that last statement, the cell's own check() or predict(), whose
-    verdict it asserts, worth POINTS[kind]. Its output, the checker's feedback, is what nbgrader's feedback
-    shows a student.
+  - a read-only autograded test cell: that last statement, the cell's own check() or predict(), worth
+    POINTS[kind]. Its output, the checker's feedback, is what a student sees when they run it and what
+    nbgrader's feedback shows them. Its score is a hidden test (``### BEGIN HIDDEN TESTS``, which
+    generate_assignment takes out of the students' version and autograde puts back): the points when the
+    verdict passed, else 0, the number nbgrader reads as the cell's score. No assert: a student meets no
+    traceback, and Run All runs every exercise.
+The course's nbgrader_config.py names the course (COURSE_ID) and the class server's exchange, and puts its
+interpreter's bin/ on PATH, where nbgrader looks for `alembic`: nbgrader's commands work from a virtual
+environment that is not activated.
 """
 import ast
 import difflib
@@ -26,14 +32,24 @@ EXERCISE = re.compile(r"# (?:Exercise|练习) (\d+\.\d+)")  # an exercise cell's
 VERDICT = "passed"  # the test cell's name for what check() or predict() returned
 WORDS = {  # what the course adds to a notebook, in each edition's words
     "en": {"stub": "pass  # YOUR CODE HERE", "graded": "# Exercise {n}, graded: {points}, read-only",
-           "not_yet": "exercise {n} does not pass yet: the checker's feedback is above",
+           "score": "the points when it passed: nbgrader scores a test cell by the number it shows",
            "points": lambda k: f"{k} point" + ("s" if k != 1 else "")},
     "zh": {"stub": "pass  # 在这里写你的代码", "graded": "# 练习 {n} 的评分：{points}，只读",
-           "not_yet": "练习 {n} 还没有通过：检查的反馈在上方", "points": lambda k: f"{k} 分"},
+           "score": "通过时的分数：nbgrader 按测试单元格显示的数字计分", "points": lambda k: f"{k} 分"},
 }
+COURSE_ID = "tiledlab"  # nbgrader's name for the course, the teacher's and the students' (classroom.hub)
 CONFIG = '''# nbgrader's configuration for this course (python -m classroom nbgrader): run nbgrader's commands here.
+import os
+import sys
 c = get_config()  # noqa: F821 (nbgrader defines it)
-c.CourseDirectory.course_id = "tiledlab"
+c.CourseDirectory.course_id = {course!r}
+c.Exchange.root = {exchange!r}  # the class server's: its students fetch and submit there
+# A submission is a file of the account that submitted it: on the one-account class server, the hub's
+# account for every student, which nbgrader's owner check would call a "cheating attempt?" each time.
+# With system users (LocalProcessSpawner) set it to True: a submission under another's name is then named.
+c.ExchangeCollect.check_owner = False
+# nbgrader runs `alembic` from PATH: this environment's, activated or not.
+os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
 # A stub that runs: an empty kernel body must still be valid Python, so an untouched exercise gets the
 # checker's feedback (its result never written), not a SyntaxError.
 c.ClearSolutions.code_stub = {{"python": {stub!r}}}
@@ -106,7 +122,7 @@ def split(cell, exercise, words):
     test = [words["graded"].format(n=exercise, points=words["points"](POINTS[kind])),
             "from tiledlab.counting.exercises import check, predict  # the grader's own, whatever the cell defined",
             *([f"{VERDICT} = False"] if nested else []), *graded,
-            f"assert {VERDICT}, {words['not_yet'].format(n=exercise)!r}"]
+            "### BEGIN HIDDEN TESTS", f"{POINTS[kind]} if {VERDICT} else 0  # {words['score']}", "### END HIDDEN TESTS"]
     return "\n".join(lines[:last.lineno - 1]).rstrip() + "\n", "\n".join(test), kind
 
 
@@ -161,9 +177,10 @@ def rubric(lang="en"):
     return rows
 
 
-def course(dest, lang="en", only=None):
-    """Write the course into `dest` (new, or an empty folder): nbgrader_config.py and source/<stem>/ for
-    each notebook with exercises (`only`: those stems alone); return the assignments' names."""
+def course(dest, lang="en", only=None, exchange="/srv/nbgrader/exchange"):
+    """Write the course into `dest` (new, or an empty folder): nbgrader_config.py (its exchange:
+    `exchange`, nbgrader's default unless given) and source/<stem>/ for each notebook with exercises
+    (`only`: those stems alone); return the assignments' names."""
     import nbformat
     dest = pathlib.Path(dest)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
@@ -191,5 +208,6 @@ def course(dest, lang="en", only=None):
         written.append(path.stem)
     if not written:
         raise ValueError(f"no notebook with exercises among {sorted(only or [])}")
-    (dest / "nbgrader_config.py").write_text(CONFIG.format(stub=WORDS[lang]["stub"]))
+    config = CONFIG.format(course=COURSE_ID, exchange=str(exchange), stub=WORDS[lang]["stub"])
+    (dest / "nbgrader_config.py").write_text(config)
     return written

@@ -7,10 +7,17 @@ in ``<class folder>/.series`` (classroom.student_copy: no solutions/, no tests),
 never from the teacher's clone, so the key is not beside the package they run. JupyterHub's configurable-http-proxy
 (npm) is looked for on PATH and in ``build/chp/`` (CHP_INSTALL). Other options go on to ``jupyterhub``
 (``--port 8000``, ``--ip 127.0.0.1``, ``--JupyterHub.authenticator_class=...``).
+
+nbgrader, where the teacher installed it, reaches the students as its assignment list only (fetch and submit):
+the students' servers read the Jupyter configuration in ``<class folder>/.students`` (JUPYTER_CONFIG_PATH),
+which names the course, its exchange (``<class folder>/.exchange``) and each student by their hub name, and
+turns off nbgrader's teacher side (the formgrader). This module imports no matplotlib (the configuration
+sets MPLCONFIGDIR first).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -18,12 +25,13 @@ import pathlib
 import re
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 
 from tiledlab.experiments import Unavailable
-from tiledlab.notebook import lab
 
+from .grading import COURSE_ID
 from .series import NOTEBOOKS, ROOT
 
 CONFIG = pathlib.Path(__file__).with_name("jupyterhub_config.py")
@@ -33,6 +41,28 @@ CHP_INSTALL = f"npm install --prefix {CHP_PREFIX} configurable-http-proxy@5.3.0"
 CLASS_ENV = "TILEDLAB_CLASS_DIR"  # how the command tells the config file where the class folder is
 NOTEBOOK_FOLDER = "notebooks"  # inside each student's home: what their JupyterLab opens
 SERIES_FOLDER = ".series"  # in the class folder: the student copy the students' servers run from
+STATE_FOLDER = ".hub"  # in the class folder: the hub's database, cookie secret and pid files
+EXCHANGE_FOLDER = ".exchange"  # in the class folder: nbgrader's exchange (release, submit, collect)
+STUDENT_CONFIG = ".students"  # in the class folder: the students' Jupyter configuration (JUPYTER_CONFIG_PATH)
+MATPLOTLIB_FOLDER = ".matplotlib"  # in the class folder: the class's matplotlib cache, built at the hub's start
+ADMIN_ENV = "TILEDLAB_HUB_ADMIN"  # the teacher's hub name, when not DEFAULT_ADMIN
+DEFAULT_ADMIN = "teacher"
+#: nbgrader's parts a student's server leaves out (the teacher's: the formgrader, the course list, creating
+#: and validating assignments); the assignment list, to fetch and submit, stays.
+TEACHER_ONLY = {"server": ["nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list",
+                           "nbgrader.server_extensions.validate_assignment"],
+                "lab": ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list",
+                        "@jupyter/nbgrader:create-assignment", "@jupyter/nbgrader:validate-assignment"]}
+#: The students' nbgrader configuration: the course, its exchange, and each student by their hub name
+#: (nbgrader's own default is the system account's, the same for every student of a one-account hub).
+STUDENT_NBGRADER = """# Written by `python -m classroom hub` at its start (classroom/hub.py): nbgrader for students.
+import os
+c = get_config()  # noqa: F821 (nbgrader defines it)
+c.CourseDirectory.course_id = {course!r}
+c.Exchange.root = {exchange!r}
+c.CourseDirectory.student_id = os.environ.get("JUPYTERHUB_USER", "*")  # "*": nbgrader's default, the account
+c.Exchange.assignment_dir = os.path.expanduser("~/{notebooks}")  # fetched where their JupyterLab opens
+"""
 
 _IGNORE_ALL = "# The class folder of `python -m classroom hub`: git ignores all of it.\n*\n"
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]*\Z")
@@ -74,7 +104,53 @@ def series_copy(class_dir) -> pathlib.Path:
 def give_working_copy(home, src=None, say=print) -> pathlib.Path:
     """The student's working copy, ``home/notebooks`` (``lab.working_copy``: missing notebooks copied in,
     the student's edits kept)."""
+    from tiledlab.notebook import lab
     return lab.working_copy(src or NOTEBOOKS, pathlib.Path(home) / NOTEBOOK_FOLDER, say=say)
+
+
+def admin() -> str:
+    """The hub's admin, the teacher: $TILEDLAB_HUB_ADMIN, else DEFAULT_ADMIN (jupyterhub_config.py)."""
+    return os.environ.get(ADMIN_ENV) or DEFAULT_ADMIN
+
+
+def admins(class_dir) -> set[str]:
+    """Who the class folder's hub made admins: from its database, else admin() (no hub ran there yet, or
+    the database is not ours to read)."""
+    database = pathlib.Path(class_dir) / STATE_FOLDER / "jupyterhub.sqlite"
+    try:
+        with contextlib.closing(sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)) as db:
+            return {name for (name,) in db.execute("SELECT name FROM users WHERE admin")}
+    except sqlite3.Error:
+        return {admin()}
+
+
+def student_config(class_dir) -> pathlib.Path:
+    """The students' Jupyter configuration, made afresh (JUPYTER_CONFIG_PATH of their servers): nbgrader's
+    course, exchange and student id (STUDENT_NBGRADER), and nbgrader's teacher side turned off (TEACHER_ONLY);
+    the exchange made, open to every account (nbgrader's own advice: students write their submissions into it)."""
+    exchange = pathlib.Path(class_dir) / EXCHANGE_FOLDER
+    exchange.mkdir(parents=True, exist_ok=True)
+    exchange.chmod(0o1777)  # any account writes; only its owner removes what it wrote
+    dest = pathlib.Path(class_dir) / STUDENT_CONFIG
+    shutil.rmtree(dest, ignore_errors=True)
+    (dest / "labconfig").mkdir(parents=True)
+    (dest / "nbgrader_config.py").write_text(STUDENT_NBGRADER.format(course=COURSE_ID, exchange=str(exchange),
+                                                                      notebooks=NOTEBOOK_FOLDER))
+    off = {"ServerApp": {"jpserver_extensions": {name: False for name in TEACHER_ONLY["server"]}}}
+    (dest / "jupyter_server_config.json").write_text(json.dumps(off, indent=2) + "\n")
+    page = {"disabledExtensions": {name: True for name in TEACHER_ONLY["lab"]}}
+    (dest / "labconfig" / "page_config.json").write_text(json.dumps(page, indent=2) + "\n")
+    return dest
+
+
+def matplotlib_dir(spawner) -> str:
+    """A student's MPLCONFIGDIR: the class's cache where every student is the hub's account; with system
+    users a folder of their own home (matplotlib wants its folder writable), which the pre-spawn hook fills
+    with a copy of the class's cache."""
+    home = getattr(spawner, "home_dir", None)
+    if home is not None:
+        return str(class_folder() / MATPLOTLIB_FOLDER)
+    return str(pathlib.Path(_system_home(spawner.user.name)[0]) / MATPLOTLIB_FOLDER)
 
 
 #: A new student's JupyterLab settings: no news toast over the first notebook (``--LabApp.news_url=None``
@@ -121,8 +197,11 @@ def pre_spawn_hook(spawner):
                            "`python -m classroom hub`, which makes it")
     give_working_copy(home, src=series, say=spawner.log.info)
     quiet_settings(home)
+    fonts = class_folder() / MATPLOTLIB_FOLDER
+    if owner is not None and fonts.is_dir():  # the class's font cache, where the student can write (matplotlib_dir)
+        shutil.copytree(fonts, pathlib.Path(home) / MATPLOTLIB_FOLDER, dirs_exist_ok=True)
     if owner is not None and owner != (os.getuid(), os.getgid()):
-        for made in (NOTEBOOK_FOLDER, ".jupyter"):
+        for made in (NOTEBOOK_FOLDER, ".jupyter", MATPLOTLIB_FOLDER):
             _chown_tree(pathlib.Path(home) / made, owner)
     os.chmod(home, 0o700)
 
@@ -164,8 +243,33 @@ def _check_installed():
         raise Unavailable(f"JupyterHub needs npm's configurable-http-proxy: {CHP_INSTALL}")
 
 
+def _system_users(extra) -> bool:
+    """Whether `extra` (jupyterhub's options) logs students in as system users (PAM) or starts their
+    servers as such (LocalProcessSpawner)."""
+    text = " ".join(extra).replace("=", " ").split()
+    chosen = [value.lower() for option, value in zip(text, text[1:])
+              if option.endswith(("authenticator_class", "spawner_class"))]
+    return any(value.rsplit(".", 1)[-1] in ("pam", "pamauthenticator", "localprocess", "localprocessspawner")
+               for value in chosen)
+
+
+def _check_admin(extra):
+    """With system users the admin logs in and gets a server as an account of this machine: refuse a name
+    that is none (JupyterHub would only log a KeyError)."""
+    import pwd
+    if not _system_users(extra):
+        return
+    try:
+        pwd.getpwnam(admin())
+    except KeyError:
+        raise ValueError(f"the hub's admin, {admin()!r}, is no account on this machine, and with system users "
+                         f"(PAM, LocalProcessSpawner) the admin logs in as one: set {ADMIN_ENV} to yours, e.g. "
+                         f"{ADMIN_ENV}=$USER") from None
+
+
 def start(args, extra) -> int:
     """Check what the hub needs, make the class folder and hand the process to JupyterHub."""
+    from tiledlab.notebook import lab
     cmd = hub_argv(extra)
     folder = class_folder(args.class_dir)
     blocker = next((p for p in (folder, *folder.parents) if p.exists()), None)
@@ -176,6 +280,7 @@ def start(args, extra) -> int:
                          "root. Start it from an ordinary account (or pass --allow-root in a throw-away "
                          "container)")
     _check_installed()
+    _check_admin(extra)
     if args.dry_run:
         print(f"{CLASS_ENV}={shlex.quote(str(folder))} {shlex.join(cmd)}")
         return 0

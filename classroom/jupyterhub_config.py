@@ -5,12 +5,18 @@
 import os
 import sys
 
-from classroom import hub
-from tiledlab.notebook import lab
+from classroom import hub  # imports no matplotlib
 
 c = get_config()  # noqa: F821 (JupyterHub defines it)
 CLASS = hub.class_folder()  # one home per student, the hub's own state in .hub/, the series in .series/
-STATE = CLASS / ".hub"
+# One matplotlib cache for the class, built now, before anything imports matplotlib (tiledlab.notebook.lab
+# does): else each student's first figure waits for its own and prints "Matplotlib is building the font
+# cache" on stderr. Readable by every account; with system users each student gets a copy (hub.matplotlib_dir).
+os.environ["MPLCONFIGDIR"] = str(CLASS / hub.MATPLOTLIB_FOLDER)
+import matplotlib.font_manager  # noqa: E402,F401
+from tiledlab.notebook import lab  # noqa: E402
+
+STATE = CLASS / hub.STATE_FOLDER
 STATE.mkdir(parents=True, exist_ok=True)
 STATE.chmod(0o700)  # the password hashes and the cookie secret: the hub's account only
 SERIES = hub.series_copy(CLASS)  # what the students run: the series without solutions/ or the tests
@@ -23,7 +29,7 @@ SERIES = hub.series_copy(CLASS)  # what the students run: the series without sol
 # The browser test replaces this with DummyAuthenticator and one shared password, on its command
 # line (--JupyterHub.authenticator_class=dummy --DummyAuthenticator.password=...): never for a class.
 c.JupyterHub.authenticator_class = "native"
-c.Authenticator.admin_users = {os.environ.get("TILEDLAB_HUB_ADMIN", "teacher")}
+c.Authenticator.admin_users = {hub.admin()}  # TILEDLAB_HUB_ADMIN, else teacher; not in the class report
 c.Authenticator.allow_all = True  # whoever NativeAuthenticator lets in (approved) may start a server
 c.NativeAuthenticator.open_signup = False  # the teacher approves each sign-up
 
@@ -42,14 +48,14 @@ c.Spawner.default_url = "/lab"  # JupyterLab, not the classic notebook UI
 c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]  # this environment's, PATH or not
 c.Spawner.args = lab.QUIET + (["--allow-root"] if lab.is_root() else [])  # no news or update toasts
 # JupyterHub passes almost no environment on; these, when set, choose the backend and find packages.
-c.Spawner.env_keep = ["PATH", "VIRTUAL_ENV", "LANG", "LC_ALL", "TILEDLAB_BACKEND",
-                      "JUPYTERHUB_SINGLEUSER_APP"]
-# One matplotlib cache for the class, built now: else each student's first figure waits for its own
-# and prints "Matplotlib is building the font cache" on stderr. And tiledlab from the series copy, not
-# from the teacher's clone (whose editable install the environment holds): PYTHONPATH comes first.
-c.Spawner.environment = {"MPLCONFIGDIR": os.environ.setdefault("MPLCONFIGDIR", str(CLASS / ".matplotlib")),
-                         "PYTHONPATH": str(SERIES)}
-import matplotlib.font_manager  # noqa: E402,F401
+c.Spawner.env_keep = ["VIRTUAL_ENV", "LANG", "LC_ALL", "TILEDLAB_BACKEND", "JUPYTERHUB_SINGLEUSER_APP"]
+# tiledlab from the series copy, not from the teacher's clone (whose editable install the environment
+# holds): PYTHONPATH comes first. This environment's bin/ first on PATH (a terminal's `nbgrader`, `pip`).
+# The students' Jupyter configuration (hub.student_config): nbgrader's course, its exchange and each
+# student's own id for fetch and submit, and none of nbgrader's teacher side (the formgrader).
+c.Spawner.environment = {"MPLCONFIGDIR": hub.matplotlib_dir, "PYTHONPATH": str(SERIES),
+                         "PATH": os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]),
+                         "JUPYTER_CONFIG_PATH": str(hub.student_config(CLASS))}
 # A room of students logging in at once on one machine: give each server time to start.
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 90

@@ -3,6 +3,14 @@
 import importlib.util
 import json
 import logging
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
 from types import SimpleNamespace
 
 import pytest
@@ -158,9 +166,118 @@ def test_says_how_to_install_the_proxy(monkeypatch, tmp_path, capsys):
 
 def test_pre_spawn_with_system_users_copies_into_the_users_home(tmp_path, monkeypatch):
     """LocalProcessSpawner (PAM) has no home_dir: the hook asks the system for the user's home."""
-    import os
     monkeypatch.setattr(hub, "_system_home", lambda name: (str(tmp_path / name), (os.getuid(), os.getgid())))
     spawner = SimpleNamespace(user=SimpleNamespace(name="ada"), log=logging.getLogger("test"))
     hub.pre_spawn_hook(spawner)
     assert sorted(p.name for p in (tmp_path / "ada" / hub.NOTEBOOK_FOLDER).glob("*.ipynb")) == NOTEBOOKS
     assert (tmp_path / "ada").stat().st_mode & 0o777 == 0o700  # another student's account cannot read it
+
+
+def student_environment(c, spawner):
+    """What the configuration `c` gives a student's server of `spawner` beside JupyterHub's own variables."""
+    return {key: value(spawner) if callable(value) else value for key, value in c.Spawner.environment.items()}
+
+
+@pytest.fixture(scope="module")
+def hub_config(tmp_path_factory):
+    """The configuration, loaded as JupyterHub loads it, on a class folder of its own: (c, class folder)."""
+    traitlets = pytest.importorskip("traitlets.config.loader", reason="needs traitlets (JupyterLab's)")
+    folder = tmp_path_factory.mktemp("hub") / "class"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(hub.CLASS_ENV, str(folder))
+        patch.setenv("MPLCONFIGDIR", os.environ.get("MPLCONFIGDIR", ""))  # the configuration sets it: restored
+        return traitlets.PyFileConfigLoader(str(hub.CONFIG)).load_config(), folder
+
+
+def test_the_class_font_cache_is_built_at_the_hubs_start(tmp_path):
+    """jupyterhub_config.py sets MPLCONFIGDIR before anything imports matplotlib, so the class's cache is
+    built there as the hub starts (not in the hub account's home), readable by every account."""
+    script = ("from traitlets.config.loader import PyFileConfigLoader\n"
+              f"PyFileConfigLoader({str(hub.CONFIG)!r}).load_config()\n")
+    env = {k: v for k, v in os.environ.items() if k != "MPLCONFIGDIR"}
+    env.update({hub.CLASS_ENV: str(tmp_path / "class"), "HOME": str(tmp_path / "home"),
+                "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config")})
+    done = subprocess.run([sys.executable, "-c", script], env=env, cwd=series.ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    cache = list((tmp_path / "class" / hub.MATPLOTLIB_FOLDER).glob("fontlist-*.json"))
+    assert cache and all(p.stat().st_mode & 0o004 for p in cache), done.stderr[-2000:]
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "config").exists()
+
+
+def test_with_system_users_each_student_gets_a_writable_copy_of_the_font_cache(tmp_path, monkeypatch, class_dir):
+    """matplotlib wants its folder writable, and a student's account cannot write the class's (the hub's):
+    with system users each student's MPLCONFIGDIR is a folder of their home, given a copy of the class cache."""
+    (class_dir / hub.MATPLOTLIB_FOLDER).mkdir(exist_ok=True)
+    (class_dir / hub.MATPLOTLIB_FOLDER / "fontlist-v390.json").write_text("{}")
+    monkeypatch.setattr(hub, "_system_home", lambda name: (str(tmp_path / name), (os.getuid(), os.getgid())))
+    spawner = SimpleNamespace(user=SimpleNamespace(name="ada"), log=logging.getLogger("test"))
+    hub.pre_spawn_hook(spawner)
+    assert hub.matplotlib_dir(spawner) == str(tmp_path / "ada" / hub.MATPLOTLIB_FOLDER)
+    assert (tmp_path / "ada" / hub.MATPLOTLIB_FOLDER / "fontlist-v390.json").read_text() == "{}"
+    one_account = SimpleNamespace(home_dir=str(tmp_path / "grace"), user=SimpleNamespace(name="grace"))
+    assert hub.matplotlib_dir(one_account) == str(class_dir / hub.MATPLOTLIB_FOLDER)
+
+
+@pytest.mark.parametrize("options", [["--JupyterHub.authenticator_class=pam"],
+                                     ["--JupyterHub.spawner_class", "localprocess"]])
+def test_with_system_users_an_admin_who_is_no_account_is_refused_in_one_line(options, tmp_path, installed,
+                                                                            monkeypatch, capsys):
+    """PAM (and LocalProcessSpawner) log the admin in as a system account: JupyterHub itself only logs a
+    KeyError for one that does not exist, so the command says what to set."""
+    import pwd
+    monkeypatch.setenv(hub.ADMIN_ENV, "no-such-account-here")
+    assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path), *options]) == BAD_INPUT
+    err = capsys.readouterr().err
+    assert "'no-such-account-here', is no account on this machine" in err and f"{hub.ADMIN_ENV}=$USER" in err
+    monkeypatch.setenv(hub.ADMIN_ENV, pwd.getpwuid(os.getuid()).pw_name)
+    assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path), *options]) == 0
+    monkeypatch.setenv(hub.ADMIN_ENV, "no-such-account-here")  # NativeAuthenticator's names are no accounts
+    assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path)]) == 0
+
+
+def test_a_students_server_has_no_formgrader(hub_config, tmp_path):
+    """With nbgrader installed (the teacher's extra), a student's JupyterLab, started with what the hub gives
+    it, serves nbgrader's assignment list (fetch, submit, and the courses it lists) and not its formgrader;
+    the lab's plugins of the teacher's side (formgrader, course list, assignment creator, validator) are off."""
+    pytest.importorskip("nbgrader", reason="needs nbgrader: pip install -e '.[nbgrader]'")
+    c, folder = hub_config
+    home = folder / "ada"
+    spawner = SimpleNamespace(home_dir=str(home), user=SimpleNamespace(name="ada"), log=logging.getLogger("test"))
+    hub.pre_spawn_hook(spawner)
+    port = _free_port()
+    env = {**os.environ, **student_environment(c, spawner), "HOME": str(home), "JUPYTERHUB_USER": "ada"}
+    cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ServerApp.token=t",
+           f"--ServerApp.root_dir={home / hub.NOTEBOOK_FOLDER}", *c.Spawner.args]
+    server = subprocess.Popen(cmd, env=env, cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        status = {path: _status(f"http://127.0.0.1:{port}{path}", server)
+                  for path in ("/formgrader", "/assignments?course_id=tiledlab", "/lab")}
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/lab?token=t", timeout=30).read().decode()
+    finally:
+        server.terminate()
+        server.wait(30)
+    assert status == {"/formgrader": 404, "/assignments?course_id=tiledlab": 200, "/lab": 200}
+    config = json.loads(re.search(r'id="jupyter-config-data"[^>]*>(.*?)</script>', page, re.S)[1])
+    disabled = set(config["disabledExtensions"])  # the page lists them
+    assert set(hub.TEACHER_ONLY["lab"]) <= disabled and "@jupyter/nbgrader:assignment-list" not in disabled
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _status(url, server, wait=120):
+    """The HTTP status of `url` (token t) once the server answers."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            return urllib.request.urlopen(f"{url}{'&' if '?' in url else '?'}token=t", timeout=30).status
+        except urllib.error.HTTPError as error:
+            return error.code
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)

@@ -6,24 +6,29 @@ loads more than the exercise allows: the prediction's point only), whose feedbac
 own words. Once in English (notebook 1), once in Chinese (notebook 2, the checker's feedback in Chinese).
 Each autograde runs the notebook on the simulator, three times: about a minute a language on two busy cores,
 so both runs are with the slow tests (`pytest -m slow`, which CI runs after the suite), as is the whole
-series (every notebook's key full marks, every stub zero) at the end: the suite keeps its seven minutes."""
+series (every notebook's key full marks, every stub zero) at the end: the suite keeps its seven minutes.
+docs/teaching.md's own commands run as written, from a clone whose .venv is not activated, and on the class
+server two students fetch, submit and are graded each under their own name."""
 import csv
 import json
+import logging
 import os
 import pathlib
+import re
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import nbformat
 import pytest
 
-from classroom import cli, grading
+from classroom import cli, grading, hub, series
 
 pytest.importorskip("nbgrader", reason="needs nbgrader: pip install -e '.[nbgrader]'")
 
-ENV = dict(os.environ, TILEDLAB_BACKEND="simulator",  # nbgrader runs `alembic` from the environment's bin/
-           PATH=os.pathsep.join([str(pathlib.Path(sys.executable).parent), os.environ.get("PATH", "")]))
+ENV = dict(os.environ, TILEDLAB_BACKEND="simulator")  # no bin/ put on PATH: the course's configuration does it
 ENV.pop("TILEDLAB_LANG", None)
+NOT_ACTIVATED = "/usr/bin:/bin"  # PATH without the environment's bin/, as in a shell that did not activate it
 NAIVE_PAIR = """    if row < C.shape[0] and col < C.shape[1]:
         acc0 = float32(0.0)
         acc1 = float32(0.0)
@@ -119,6 +124,7 @@ def test_the_release_keeps_the_stub_and_hides_the_key(graded):
     solved = nbformat.read(course / "source" / notebook / f"{notebook}.ipynb", as_version=4)
     text = "\n".join(c.source for c in release.cells)
     assert "BEGIN SOLUTION" not in text and grading.WORDS[lang]["stub"] in text
+    assert "assert" not in text and "HIDDEN TESTS" not in text  # no traceback a student meets: the score is hidden
     assert "### BEGIN SOLUTION" in "\n".join(c.source for c in solved.cells)
     tests = [c for c in release.cells if c.metadata.get("nbgrader", {}).get("grade")]
     assert tests and all(c.metadata["nbgrader"]["locked"] for c in tests)
@@ -182,3 +188,90 @@ def test_the_whole_series_key_full_marks_stubs_zero(tmp_path):
     assert {(a, s): score for a, s, score, _most in rows} == {
         (a, s): (most if s == "key" else 0) for a, s, _score, most in rows}, rows
     assert len(rows) == 2 * len(written)
+
+
+def guide_blocks():
+    """The command blocks of docs/teaching.md's "Grading with nbgrader", in order, each its lines (no comments)."""
+    text = (series.ROOT / "docs" / "teaching.md").read_text().split("## Grading with nbgrader", 1)[1]
+    return [[line.split("  #")[0].strip() for line in block.splitlines()]
+            for block in re.findall(r"\n\n((?:    \S.*\n)+)", text.split("\n## ", 1)[0])]
+
+
+@pytest.fixture
+def clone(tmp_path):
+    """A clone's root as the guide has it: its .venv this environment, not activated; its class folder."""
+    root = tmp_path / "clone"
+    root.mkdir()
+    (root / ".venv").symlink_to(sys.prefix)
+    env = dict(ENV, PATH=NOT_ACTIVATED, PYTHONPATH=str(series.ROOT), HOME=str(tmp_path / "home"),
+               **{hub.CLASS_ENV: str(root / "my-class")})
+    env.pop("VIRTUAL_ENV", None)
+    return root, env
+
+
+def run_block(block, cwd, env):
+    done = subprocess.run(["bash", "-ec", "\n".join(block)], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, (block, done.stdout[-3000:] + done.stderr[-3000:])
+    return done
+
+
+def test_the_guides_commands_work_as_written_and_the_release_holds_no_assert(clone):
+    """The guide's first block, as written, without an activated environment (nbgrader finds `alembic` on the
+    PATH the course's configuration gives it). What students get has no assert: a graded cell shows the
+    checker's feedback only, and its score is a hidden test, back in the source version."""
+    root, env = clone
+    first = guide_blocks()[0]
+    assert first[0].startswith(".venv/bin/python -m classroom nbgrader course/"), first
+    run_block(first, root, env)
+    notebook = first[-1].split()[-1]
+    release = nbformat.read(root / "course" / "release" / notebook / f"{notebook}.ipynb", as_version=4)
+    text = "\n".join(c.source for c in release.cells if c.cell_type == "code")
+    assert "assert" not in text and "HIDDEN TESTS" not in text and "passed = check(" in text
+    source = nbformat.read(root / "course" / "source" / notebook / f"{notebook}.ipynb", as_version=4)
+    hidden = [c.source for c in source.cells if "### BEGIN HIDDEN TESTS" in c.source]
+    assert hidden and all(c.metadata.nbgrader["grade"] for c in source.cells if "HIDDEN TESTS" in c.source)
+
+
+def student_server_env(c, name, folder):
+    """The environment a student's server gets from the hub's configuration `c` (SimpleLocalProcessSpawner):
+    env_keep, the configuration's environment, JupyterHub's own user variables; their home made as at a login."""
+    spawner = SimpleNamespace(home_dir=str(folder / name), user=SimpleNamespace(name=name),
+                              log=logging.getLogger("test"))
+    hub.pre_spawn_hook(spawner)
+    env = {key: os.environ[key] for key in c.Spawner.env_keep if key in os.environ}
+    env.update({key: value(spawner) if callable(value) else value for key, value in c.Spawner.environment.items()})
+    return {**env, "HOME": spawner.home_dir, "USER": name, "SHELL": "/bin/bash", "JUPYTERHUB_USER": name}
+
+
+@pytest.mark.slow
+def test_two_students_on_the_class_server_each_get_their_own_grade(clone, monkeypatch):
+    """The guide's blocks in order on a class server's folder: the teacher releases; ada and grace (both the
+    hub's one system account) fetch and submit from a terminal of their own server, ada the key, grace the
+    stubs; the teacher collects, autogrades, writes and releases feedback, exports: two rows, each their own."""
+    from traitlets.config.loader import PyFileConfigLoader
+    root, env = clone
+    first, release, student, grade = guide_blocks()
+    monkeypatch.setenv(hub.CLASS_ENV, env[hub.CLASS_ENV])
+    monkeypatch.setenv("MPLCONFIGDIR", os.environ.get("MPLCONFIGDIR", ""))  # the configuration sets it
+    c = PyFileConfigLoader(str(hub.CONFIG)).load_config()  # as the hub starts: the class folder, its exchange
+    run_block(first, root, env)
+    run_block(release, root / "course", env)
+    notebook = release[0].split()[-1]
+    for name in ("ada", "grace"):
+        home = pathlib.Path(env[hub.CLASS_ENV]) / name
+        mine = student_server_env(c, name, home.parent)
+        fetch, submit = student
+        run_block([fetch], home / hub.NOTEBOOK_FOLDER, mine)
+        fetched = home / hub.NOTEBOOK_FOLDER / notebook / f"{notebook}.ipynb"
+        if name == "ada":  # the worked solutions
+            fetched.write_bytes((root / "course" / "source" / notebook / f"{notebook}.ipynb").read_bytes())
+        run_block([submit], home / hub.NOTEBOOK_FOLDER, mine)
+    collected = run_block(grade, root / "course", env)
+    assert "cheating" not in collected.stdout + collected.stderr
+    with open(root / "course" / "grades.csv") as f:
+        scores = {row["student_id"]: (float(row["score"]), float(row["max_score"])) for row in csv.DictReader(f)}
+    most = sum(points for stem, _n, _kind, points in grading.rubric() if stem == notebook)
+    assert scores == {"ada": (most, most), "grace": (0, most)}, scores
+    for name in ("ada", "grace"):
+        assert (root / "course" / "feedback" / name / notebook / f"{notebook}.html").is_file()
