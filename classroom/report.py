@@ -2,9 +2,10 @@
 check() and predict() recorded in their working copy (tiledlab.counting.outcomes), and their minutes
 per notebook.
 
-One row per student (each folder of the class folder `hub` makes that holds a notebooks/ folder), one
-column per exercise: "passed" once an attempt passed, "not yet" after failed ones only, blank if never
-run; notebook 0's questions (exercises 0.N) also as one "prerequisites" column, once a student ran one.
+One row per student (each folder of the class folder `hub` makes that holds a notebooks/ folder, but the
+hub's admins': the teacher's login gives them one too), one column per exercise: "passed" once an attempt
+passed, "not yet" after failed ones only, blank if never run; notebook 0's questions (exercises 0.N) also
+as one "prerequisites" column, once a student ran one.
 A notebook's minutes add up, over its kernel's sessions, the time from the kernel's start (opening the
 notebook, or restarting its kernel) to the last check in that session.
 
@@ -25,7 +26,7 @@ import pandas as pd
 
 from tiledlab.counting import outcomes
 
-from .hub import NOTEBOOK_FOLDER
+from .hub import NOTEBOOK_FOLDER, admins
 from .series import lessons
 
 PASSED, NOT_YET = "passed", "not yet"
@@ -96,13 +97,25 @@ def read(path):
     return rows, skipped
 
 
-def homes(class_dir):
-    """The students' folders of `class_dir`, by name."""
+def _working_copies(class_dir):
+    """Every folder of `class_dir` that holds a working copy (notebooks/), by name."""
     folder = pathlib.Path(class_dir)
     if not str(class_dir).strip() or not folder.is_dir():  # "": not the current folder
         raise ValueError(f"CLASS_DIR {folder}: no such folder; give the class folder that `python -m classroom "
                          "hub` made (my-class/ beside notebooks/ unless --class-dir said otherwise)")
     return sorted(p for p in folder.iterdir() if not p.name.startswith(".") and (p / NOTEBOOK_FOLDER).is_dir())
+
+
+def teachers(class_dir):
+    """The hub's admins (hub.admins) who have a working copy in `class_dir`: not students, left out."""
+    admin = admins(class_dir)
+    return [home.name for home in _working_copies(class_dir) if home.name in admin]
+
+
+def homes(class_dir):
+    """The students' folders of `class_dir`, by name: every working copy but the hub's admins'."""
+    admin = admins(class_dir)
+    return [home for home in _working_copies(class_dir) if home.name not in admin]
 
 
 def records(class_dir, skipped=None):
@@ -214,6 +227,11 @@ def _footer(frame, exercises):
                         index=["passed", "median"])
 
 
+def form_file(csv):
+    """Where write() puts the form of observed minutes: beside `csv`, as <csv's stem>-minutes.csv."""
+    return pathlib.Path(csv).with_name(pathlib.Path(csv).stem + "-minutes.csv")
+
+
 def write(class_dir, csv):
     """Write the report as CSV (one row per student) and the form of observed minutes beside it
     (<csv>-minutes.csv), and return the report as text, with the class's passes per exercise and median
@@ -221,6 +239,8 @@ def write(class_dir, csv):
     skipped = []
     frame = report(class_dir, skipped)
     told = ["", "skipped (not an outcome this report can trust):", *[f"  {line}" for line in skipped]] if skipped else []
+    if left := teachers(class_dir):  # their login made them a working copy too
+        told = ["", f"left out, the hub's admin (not a student): {', '.join(left)}", *told]
     if frame.index.empty:
         one = (pathlib.Path(class_dir) / NOTEBOOK_FOLDER).is_dir()  # a student's own folder, not the class's
         return "\n".join([f"no students in {class_dir}: a student's folder there holds {NOTEBOOK_FOLDER}/ (the class "
@@ -243,7 +263,7 @@ def write(class_dir, csv):
     if not pathlib.Path(csv).is_file():  # a device (/dev/null, /dev/stdout): no form written beside it, in /dev
         return "\n".join(lines + told + ["", f"wrote {csv}; {csv} is not a file, so the form of observed minutes "
                                          "was not written beside it: give --csv a file's name for it"])
-    form = pathlib.Path(csv).with_name(pathlib.Path(csv).stem + "-minutes.csv")
+    form = form_file(csv)
     observed(class_dir, frame).to_csv(form, index=False)
     return "\n".join(lines + told + ["", f"wrote {csv}", f"wrote {form}: the form of observed minutes, one row per "
                                      "notebook (docs/teaching.md, \"Record real minutes\"): add the backend and your notes"])

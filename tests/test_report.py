@@ -210,3 +210,76 @@ def test_one_students_folder_given_as_the_class_is_named_with_the_folder_to_give
     assert cli.main(["class-report", str(klass / "ada"), "--csv", str(klass / "r.csv")]) == 0
     said = capsys.readouterr().out
     assert "no students" in said and f"is one student's folder: give the class folder that holds it, {klass.resolve()}" in said
+
+
+def test_the_hubs_admin_is_no_student(klass, tmp_path, monkeypatch, capsys):
+    """The teacher logs in to approve the students, and that login makes them a working copy too: the hub's
+    admin (TILEDLAB_HUB_ADMIN, else teacher, as jupyterhub_config.py sets it) is left out, and said so."""
+    monkeypatch.delenv("TILEDLAB_HUB_ADMIN", raising=False)
+    write(klass / "teacher" / "notebooks", outcome("1.1", True, "2T09:00:00", "2T08:59:00"))
+    assert cli.main(["class-report", str(klass), "--csv", str(tmp_path / "r.csv")]) == 0
+    said = capsys.readouterr().out
+    assert "teacher" not in pd.read_csv(tmp_path / "r.csv", index_col="student").index
+    assert said.splitlines()[4].split()[:3] == ["passed", "1/3", "1/3"]  # ada of ada, bob and grace
+    assert "left out, the hub's admin (not a student): teacher" in said
+
+
+def test_the_admins_are_read_from_the_hubs_own_database(klass, monkeypatch):
+    """Who is admin, as the hub that ran in the class folder recorded it (its own users table), whatever
+    TILEDLAB_HUB_ADMIN says where the report runs."""
+    import sqlite3
+    monkeypatch.setenv("TILEDLAB_HUB_ADMIN", "bob")
+    (klass / "lin" / "notebooks").mkdir(parents=True)
+    with sqlite3.connect(klass / ".hub" / "jupyterhub.sqlite") as db:
+        db.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT, admin BOOLEAN)")
+        db.executemany("INSERT INTO users (name, admin) VALUES (?, ?)", [("lin", True), ("bob", False), ("ada", False)])
+    assert list(report.report(klass).index) == ["ada", "bob", "grace"]
+    assert report.teachers(klass) == ["lin"]
+
+
+def test_the_feedback_keeps_its_first_line_and_the_cause_the_checker_named(tmp_path):
+    """A wrong result's first line says how many elements differ; its last, the cause. Both are kept, on one
+    line (the file's format unchanged); a feedback that ends in a printed grid keeps its first line only."""
+    copy = tmp_path / "lin" / "notebooks"
+    copy.mkdir(parents=True)
+    (copy / ".gitignore").write_text("*\n")
+    wrong = ("Wrong result for A 5×23 · B 23×7 with tile=4: 35 of 35 elements differ.\n"
+             "First difference at C[0, 0]: yours 1.2, numpy 3.4. Around it (rows 0–1, columns 0–1):\n"
+             "Yours: [[1.2 2. ]\n       [3.  4. ]]\nSpec : [[3.4 2. ]\n       [3.  4. ]]\n"
+             "The product is right while K is a whole number of tiles (K = 20: 5 tile steps) and wrong at K = 23, "
+             "whose last tile step is partial (3 of 4 columns of A): loop over all ⌈K/T⌉ = 6 tile steps, and load "
+             "zeros past K.\n")
+    outcomes.record("3.3", False, wrong, copy)
+    outcomes.record("3.1", False, wrong.rsplit("\n", 2)[0], copy)  # no cause found: it ends in Spec's grid
+    stuck = {r.exercise: r.feedback for r in report.not_yet(tmp_path).itertuples()}
+    assert stuck["3.3"] == ("Wrong result for A 5×23 · B 23×7 with tile=4: 35 of 35 elements differ. … The product "
+                            "is right while K is a whole number of tiles (K = 20: 5 tile steps) and wrong at K = 23, "
+                            "whose last tile step is partial (3 of 4 columns of A): loop over all ⌈K/T⌉ = 6 tile "
+                            "steps, and load zeros past K.")
+    assert stuck["3.1"] == "Wrong result for A 5×23 · B 23×7 with tile=4: 35 of 35 elements differ."
+
+
+def test_a_wrong_prediction_keeps_its_verdicts_not_the_advice_that_follows_each(tmp_path, monkeypatch):
+    """predict() ends every wrong answer with the same advice: the report keeps the verdicts above it, each
+    number's where the prediction is a tuple (its first line may be the one number that is right)."""
+    from tiledlab.counting.exercises import predict
+    copy = tmp_path / "lin" / "notebooks"
+    copy.mkdir(parents=True)
+    (copy / ".gitignore").write_text("*\n")
+    monkeypatch.chdir(copy)
+    monkeypatch.setattr(outcomes, "calling_exercise", lambda frame: ("0.2", "# Exercise 0.2\npredict(...)"))
+    predict((3, 4), (3, 5))
+    (row,) = outcomes.read(copy / outcomes.FILE)
+    assert row["feedback"] == "number 1: 3 is right. … number 2: not yet: 4 is too low."
+
+
+def test_what_the_command_writes_by_default_in_a_clone_git_ignores():
+    """Run from the clone's root, class-report writes the report and the form beside it: both git-ignored."""
+    root = pathlib.Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    csv = next(a.default for a in cli.parser()._subparsers._group_actions[0].choices["class-report"]._actions
+               if a.dest == "csv")
+    for name in (csv, report.form_file(csv)):
+        done = subprocess.run(["git", "check-ignore", "-q", str(name)], cwd=root)
+        assert done.returncode == 0, f"{name} is not git-ignored"

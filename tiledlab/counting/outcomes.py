@@ -1,6 +1,6 @@
 """What each exercise check said, for the teacher's `class-report`: `check()` and `predict()` append a line (exercise,
-passed, the feedback's first line, the time, when the kernel started) to tiledlab-outcomes.jsonl in a working copy (a
-folder git ignores wholly, as `lab` and `hub` make it), and nowhere else. Nothing is sent anywhere."""
+passed, the gist of the feedback on one line, the time, when the kernel started) to tiledlab-outcomes.jsonl in a
+working copy (a folder git ignores wholly, as `lab` and `hub` make it), and nowhere else. Nothing is sent anywhere."""
 import contextlib
 import datetime
 import functools
@@ -34,7 +34,7 @@ class _Tee(io.StringIO):
 
 
 def recorded(grader):
-    """Decorate check() or predict(): record what it returned and the first line it printed."""
+    """Decorate check() or predict(): record what it returned and the gist of what it printed (summary)."""
     @functools.wraps(grader)
     def graded(*args, **kwargs):
         said = _Tee(sys.stdout)
@@ -44,7 +44,7 @@ def recorded(grader):
         untouched = cell in handouts(series_notebooks()).get(exercise, ())
         # None: predict() before a prediction was written; a cell as handed out is not started, whatever it says
         if exercise and passed is not None and not untouched:
-            record(exercise, passed, said.getvalue())
+            record(exercise, passed, said.getvalue(), grader=grader.__name__)
         elif exercise and passed is False:
             print(_("(This cell is still as handed out: exercise {exercise} counts as not started, and nothing is "
                     "noted for your teacher. Write your answer in it, then run it again.)").format(exercise=exercise))
@@ -94,15 +94,28 @@ def kernel_started():
         return None
 
 
-def record(exercise, passed, said, folder=None):
-    """Append an outcome to FILE in `folder` (the current one) if a working copy; its path, or None if not written."""
+def summary(said, grader="check"):
+    """What the class report keeps of a grader's feedback, on one line (parts joined by " … "): check()'s first
+    line and, where it ends with a sentence (the cause it found, not a printed grid), its last; predict()'s
+    verdicts, every line but its last (the same advice after every wrong prediction)."""
+    lines = [line.strip() for line in said.strip().splitlines() if line.strip()]
+    if grader == "predict" and len(lines) > 1:
+        return " … ".join(lines[:-1])
+    if len(lines) > 1 and lines[-1].endswith((".", "。")):
+        return f"{lines[0]} … {lines[-1]}"
+    return next(iter(lines), "")
+
+
+def record(exercise, passed, said, folder=None, grader="check"):
+    """Append an outcome to FILE in `folder` (the current one) if a working copy, `said` as summary() keeps what
+    `grader` ("check" or "predict") printed; its path, or None if not written."""
     folder = pathlib.Path.cwd() if folder is None else pathlib.Path(folder)
     try:  # only in a working copy of the notebooks: git ignores all of it (its .gitignore holds `*`)
         if "*" not in (folder / ".gitignore").read_text().split():
             return None
     except (OSError, UnicodeDecodeError):
         return None
-    line = {"exercise": exercise, "passed": bool(passed), "feedback": next(iter(said.strip().splitlines()), ""),
+    line = {"exercise": exercise, "passed": bool(passed), "feedback": summary(said, grader),
             "time": datetime.datetime.now().astimezone().isoformat(timespec="seconds"), "started": kernel_started()}
     try:
         with open(folder / FILE, "a", encoding="utf-8") as out:
