@@ -116,7 +116,7 @@ def admin() -> str:
 def admins(class_dir) -> set[str]:
     """Who the class folder's hub made admins: from its database, else admin() (no hub ran there yet, or
     the database is not ours to read)."""
-    database = pathlib.Path(class_dir) / STATE_FOLDER / "jupyterhub.sqlite"
+    database = pathlib.Path(class_dir).resolve() / STATE_FOLDER / "jupyterhub.sqlite"
     try:
         with contextlib.closing(sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)) as db:
             return {name for (name,) in db.execute("SELECT name FROM users WHERE admin")}
