@@ -202,7 +202,8 @@ def pre_spawn_hook(spawner):
         shutil.copytree(fonts, pathlib.Path(home) / MATPLOTLIB_FOLDER, dirs_exist_ok=True)
     if owner is not None and owner != (os.getuid(), os.getgid()):
         for made in (NOTEBOOK_FOLDER, ".jupyter", MATPLOTLIB_FOLDER):
-            _chown_tree(pathlib.Path(home) / made, owner)
+            if (pathlib.Path(home) / made).exists():  # no font cache where the hub built none
+                _chown_tree(pathlib.Path(home) / made, owner)
     os.chmod(home, 0o700)
 
 

@@ -4,7 +4,9 @@ import importlib.util
 import json
 import logging
 import os
+import pathlib
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -205,11 +207,19 @@ def test_the_class_font_cache_is_built_at_the_hubs_start(tmp_path):
     assert not (tmp_path / "cache").exists() and not (tmp_path / "config").exists()
 
 
-def test_with_system_users_each_student_gets_a_writable_copy_of_the_font_cache(tmp_path, monkeypatch, class_dir):
+@pytest.fixture
+def font_cache(class_dir):
+    """The class's matplotlib cache, as the hub's start builds it (a stand-in file), removed after the test."""
+    (class_dir / hub.MATPLOTLIB_FOLDER).mkdir()
+    (class_dir / hub.MATPLOTLIB_FOLDER / "fontlist-v390.json").write_text("{}")
+    yield class_dir / hub.MATPLOTLIB_FOLDER
+    shutil.rmtree(class_dir / hub.MATPLOTLIB_FOLDER, ignore_errors=True)
+
+
+def test_with_system_users_each_student_gets_a_writable_copy_of_the_font_cache(tmp_path, monkeypatch, class_dir,
+                                                                               font_cache):
     """matplotlib wants its folder writable, and a student's account cannot write the class's (the hub's):
     with system users each student's MPLCONFIGDIR is a folder of their home, given a copy of the class cache."""
-    (class_dir / hub.MATPLOTLIB_FOLDER).mkdir(exist_ok=True)
-    (class_dir / hub.MATPLOTLIB_FOLDER / "fontlist-v390.json").write_text("{}")
     monkeypatch.setattr(hub, "_system_home", lambda name: (str(tmp_path / name), (os.getuid(), os.getgid())))
     spawner = SimpleNamespace(user=SimpleNamespace(name="ada"), log=logging.getLogger("test"))
     hub.pre_spawn_hook(spawner)
@@ -281,3 +291,17 @@ def _status(url, server, wait=120):
             if server.poll() is not None or time.monotonic() > deadline:
                 raise
             time.sleep(0.5)
+
+
+def test_with_system_users_the_hook_gives_each_made_folder_to_the_student(tmp_path, monkeypatch, font_cache):
+    """As root for another account: the working copy, the settings and the font cache (where the hub built
+    one) become the student's; a class without a font cache is no error."""
+    owned = []
+    monkeypatch.setattr(hub, "_chown_tree", lambda folder, owner: owned.append(pathlib.Path(folder).name))
+    monkeypatch.setattr(hub, "_system_home", lambda name: (str(tmp_path / name), (12345, 12345)))
+    hub.pre_spawn_hook(SimpleNamespace(user=SimpleNamespace(name="ada"), log=logging.getLogger("test")))
+    assert owned == [hub.NOTEBOOK_FOLDER, ".jupyter", hub.MATPLOTLIB_FOLDER]
+    shutil.rmtree(font_cache)
+    owned.clear()
+    hub.pre_spawn_hook(SimpleNamespace(user=SimpleNamespace(name="bob"), log=logging.getLogger("test")))
+    assert owned == [hub.NOTEBOOK_FOLDER, ".jupyter"]
