@@ -50,7 +50,7 @@ c.Spawner.args = lab.QUIET + (["--allow-root"] if lab.is_root() else [])  # no n
 # JupyterHub passes almost no environment on; these, when set, choose the backend and find packages.
 c.Spawner.env_keep = ["VIRTUAL_ENV", "LANG", "LC_ALL", "TILEDLAB_BACKEND", "JUPYTERHUB_SINGLEUSER_APP"]
 # tiledlab from the series copy, not from the teacher's clone (whose editable install the environment
-# holds): PYTHONPATH comes first. This environment's bin/ first on PATH (a terminal's `nbgrader`, `pip`).
+# holds): PYTHONPATH comes first. This environment's bin/ first on PATH (a terminal's `nbgrader`).
 # The students' Jupyter configuration (hub.student_config): nbgrader's course, its exchange and each
 # student's own id for fetch and submit, and none of nbgrader's teacher side (the formgrader).
 c.Spawner.environment = {"MPLCONFIGDIR": hub.matplotlib_dir, "PYTHONPATH": str(SERIES),
