@@ -60,7 +60,7 @@ def _nbgrader(args):
     written = grading.course(dest, args.lang, args.notebooks or None, exchange)
     nbgrader = shlex.quote(str(pathlib.Path(sys.executable).with_name("nbgrader")))
     print(f"wrote an nbgrader course to {dest}: {len(written)} assignments ({', '.join(written)}), each "
-          f"notebook's exercises graded by its own check() and predict(), released to the class server's exchange "
+          f"notebook's exercises graded by its own check() and predict(); its exchange, the class server's: "
           f"{exchange}. Then, in {shlex.quote(str(dest))}: {nbgrader} generate_assignment {written[0]} (and the "
           f"others), release_assignment, collect, autograde, generate_feedback, release_feedback "
           f"(docs/teaching.md, \"Grading with nbgrader\")")

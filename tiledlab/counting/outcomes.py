@@ -95,20 +95,18 @@ def kernel_started():
 
 
 def summary(said, grader="check"):
-    """What the class report keeps of a grader's feedback, on one line (parts joined by " … "): check()'s first
-    line and, where it ends with a sentence (the cause it found, not a printed grid), its last; predict()'s
-    verdicts, every line but its last (the same advice after every wrong prediction)."""
+    """The gist of a grader's feedback, on one line: predict()'s verdicts without the advice after a wrong one;
+    check()'s first line and, where its last is a sentence (the cause it found, not a printed grid), that one."""
     lines = [line.strip() for line in said.strip().splitlines() if line.strip()]
-    if grader == "predict" and len(lines) > 1:
-        return " … ".join(lines[:-1])
-    if len(lines) > 1 and lines[-1].endswith((".", "。")):
-        return f"{lines[0]} … {lines[-1]}"
-    return next(iter(lines), "")
+    if grader == "predict":
+        return " … ".join(lines[:-1] or lines)
+    cause = lines[-1:] if len(lines) > 1 and lines[-1].endswith((".", "。")) else []
+    return " … ".join(lines[:1] + cause)
 
 
 def record(exercise, passed, said, folder=None, grader="check"):
-    """Append an outcome to FILE in `folder` (the current one) if a working copy, `said` as summary() keeps what
-    `grader` ("check" or "predict") printed; its path, or None if not written."""
+    """Append an outcome (what `grader` said, as summary() keeps it) to FILE in `folder` (the current one) if a
+    working copy; its path, or None if not written."""
     folder = pathlib.Path.cwd() if folder is None else pathlib.Path(folder)
     try:  # only in a working copy of the notebooks: git ignores all of it (its .gitignore holds `*`)
         if "*" not in (folder / ".gitignore").read_text().split():
