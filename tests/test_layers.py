@@ -185,8 +185,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # bounded by a multiple of the arrays' sides (names shadowing globals and doubling one another no longer pass), for
 # loops over anything else guarded pass by pass, helpers through modules, votes of conditions however written, lists
 # only iterated accepted, breaks in a nested else or a match, local arrays stored at a per-thread index, through an
-# alias or a helper, and match statements in the barrier check: 8,705.
-LINE_BUDGET = 8705
+# alias or a helper, and match statements in the barrier check: 8,705. The class report's gist of a feedback (a
+# check's cause, a prediction's verdicts; outcomes.summary): 8,716.
+LINE_BUDGET = 8716
 
 
 def test_the_installed_package_stays_within_its_line_budget():
