@@ -19,7 +19,7 @@ from ..core.rules import is_whole
 from ..i18n import N_, _
 
 ARRAY_ATTRIBUTES = ("shape",)  # reading these reads no element
-SHORT = 256  # a range of constants this short needs no guard: every limit on a loop's passes is above it
+SHORT = 256  # the largest constant read as part of a bound (see unguarded): every limit on a loop's passes is above it
 # core.ptx's functions: argument position → the kind of array it takes (ptx.SIGNATURES names them)
 _ARRAY_ARGUMENTS = {"ldg4": {0: "input"}, "cp_async4": {0: "shared", 3: "input"}, "shared_view": {0: "dynamic"}}
 
@@ -404,9 +404,9 @@ def helper_problem(value, name, seen=None):
 
 
 def unguarded(func, namespace):
-    """The for loops of `func` that cannot run away, so need no guard: over a tuple written out, a range of constants
-    within SHORT, or a range at most SIDES times the arrays' longest side (and SIDES × SHORT): one of sides
-    (X.shape[i]), constants within SHORT and names given only such values, by +, -, //, %, min and max."""
+    """The for loops of `func` that cannot run away, so need no guard: over a tuple written out, or a range at most
+    SIDES times the arrays' longest side (and SIDES × SHORT): one of sides (X.shape[i]), constants within SHORT and
+    names given only such values, by +, -, //, %, min and max, and products of constants alone (BM * BK)."""
     given, local, memo = {}, local_names(func), {}
     for node in ast.walk(func):
         for target, value in assignments(node):
@@ -418,8 +418,7 @@ def unguarded(func, namespace):
     for loop in (n for n in ast.walk(func) if isinstance(n, ast.For)):
         a, b = _bound(loop.iter, given, local, namespace, memo) or (math.inf, 0) if is_call(loop.iter, "range") \
             else (0, 0) if isinstance(loop.iter, ast.Tuple) else (math.inf, 0)
-        if a <= SIDES and b <= SIDES * SHORT or is_call(loop.iter, "range") and \
-                range_length(loop.iter, namespace, local) <= SHORT:
+        if a <= SIDES and b <= SIDES * SHORT:
             found.add(loop)
     return found
 
@@ -437,10 +436,12 @@ def _bound(e, given, local, namespace, memo, seen=frozenset()):
         return (1, 0) if isinstance(e.value, ast.Attribute) and e.value.attr == "shape" else None
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
         return of(e.operand)
-    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Sub, ast.FloorDiv, ast.Mod)):
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Sub, ast.FloorDiv, ast.Mod, ast.Mult)):
         left, right = of(e.left), of(e.right)
         if left is None or right is None:
             return None
+        if isinstance(e.op, ast.Mult):  # constants only: a product of sides may be M × N × K
+            return (0, left[1] * right[1]) if left[0] == right[0] == 0 else None
         if isinstance(e.op, ast.FloorDiv):  # |a // b| <= |a| + 1 for a whole b
             return left[0], left[1] + 1
         return right if isinstance(e.op, ast.Mod) else (left[0] + right[0], left[1] + right[1])
@@ -456,22 +457,3 @@ def _bound(e, given, local, namespace, memo, seen=frozenset()):
         parts = [_bound(v, given, local, namespace, memo, seen | {e.id}) for v in given.get(e.id, [None])]
         memo[e.id] = None if None in parts else (max(p[0] for p in parts), max(p[1] for p in parts))
     return memo[e.id]
-
-
-def range_length(call, namespace, local=()):
-    """The length of range(...) `call` when its arguments are whole numbers and the kernel's constants (an
-    expression of them, no name of the function's own `local`); a length past any limit when they are not."""
-    parts = [n for n in ast.walk(call) if n is not call and n is not call.func]
-    names = {n.id for n in parts if isinstance(n, ast.Name)}
-    if not all(isinstance(n, _ARITHMETIC) for n in parts) or names & set(local) or \
-            not all(type(namespace.get(n)) is int for n in names):
-        return math.inf
-    try:
-        return len(eval(compile(ast.Expression(call), "<range>", "eval"), {n: namespace[n] for n in names},
-                        {"range": range}))
-    except (TypeError, ValueError, ArithmeticError):
-        return math.inf
-
-
-_ARITHMETIC = (ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv,
-               ast.Mod, ast.USub)  # no **: 10 ** 10 ** 10 is not worked out here
