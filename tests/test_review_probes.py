@@ -168,6 +168,50 @@ def test_what_a_gpu_cannot_build_is_refused_however_it_is_reached(rng, capsys, k
     assert "cannot count" not in capsys.readouterr().out
 
 
+@cuda.jit(device=True)
+def positive(x):
+    return x > 0
+
+
+@cuda.jit
+def vote_of_a_helpers_condition(A, B, C):
+    row, col = cuda.grid(2)
+    n = cuda.syncthreads_or(positive(row))  # GPU-less
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = A[row, 0] + n
+
+
+@cuda.jit
+def vote_of_an_unpacked_condition(A, B, C):
+    row, col = cuda.grid(2)
+    low, high = row < 2, col < 2
+    n = cuda.syncthreads_and(low)  # GPU-less
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = A[row, 0] + n + high
+
+
+@cuda.jit
+def vote_of_a_float(A, B, C):
+    row, col = cuda.grid(2)
+    inside = row < C.shape[0] and col < C.shape[1]
+    n = cuda.syncthreads_count(A[0, 0] * 1)  # GPU-less
+    if inside:
+        C[row, col] = A[row, 0] + n
+
+
+@pytest.mark.parametrize("kernel", [vote_of_a_helpers_condition, vote_of_an_unpacked_condition, vote_of_a_float],
+                         ids=lambda k: k.__name__)
+def test_a_vote_of_anything_but_a_whole_number_fails_by_its_line_as_on_a_gpu(rng, capsys, kernel):
+    """What numba's GPU compiler refuses (a vote of True/False or of a float), the simulator refuses at run time."""
+    line = source_line(kernel, "# GPU-less")
+    said = r"numba cannot compile cuda.syncthreads_\w+ of a (condition|float32 value)"
+    with pytest.raises(Exception, match=rf"^line {line}: .*{said}"):
+        count_loads(kernel, *operands(rng, 4, 4, 4), T)
+    assert not check(kernel, tile=4)
+    out = capsys.readouterr().out
+    assert f"line {line}" in out and "numba cannot compile" in out and "Traceback" not in out, out
+
+
 @cuda.jit
 def vote_of_whole_numbers(A, B, C):
     row, col = cuda.grid(2)

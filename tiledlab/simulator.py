@@ -21,11 +21,14 @@ ENV = "TILEDLAB_SIMULATOR_PATCH"  # "0" leaves numba's simulator untouched
 # What each patch relies on in numba.cuda.simulator: "module.Class.name", an attribute or a field __init__ sets
 BARRIER_NEEDS = ("kernel.BlockManager.run kernel.BlockManager._block_dim kernel.BlockManager._f "
                  "kernel.BlockManager._debug kernel.BlockThread.syncthreads kernel._kernel_context "
+                 "kernel.BlockThread.syncthreads_count kernel.BlockThread.syncthreads_and "
+                 "kernel.BlockThread.syncthreads_or "
                  "kernelapi.FakeCUDAModule._shared kernelapi.FakeCUDAShared._allocations "
                  "kernelapi.FakeCUDAShared._dynshared")
 ALIGNMENT_NEEDS = ("kernelapi.FakeCUDAShared.array kernelapi.types kernelapi.numpy_support "
                    "kernelapi.FakeCUDAShared._allocations kernelapi.FakeCUDAShared._dynshared_size "
                    "kernelapi.FakeCUDAShared._dynshared")
+VOTES = ("syncthreads_count", "syncthreads_and", "syncthreads_or")  # a whole number in, as on a GPU
 THREAD_ARGS = ["f", "manager", "blockIdx", "threadIdx", "debug"]  # how _run_block makes a BlockThread
 
 
@@ -111,6 +114,19 @@ def _syncthreads(thread):
     thread.barrier.wait()
 
 
+def _checked_vote(vote):
+    """numba's simulated `vote` (cuda.syncthreads_or and the like), refusing as numba's GPU compiler does a value that
+    is not a whole number: True or False, or a float."""
+    def checked(thread, value):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            kind = "bool" if isinstance(value, bool) else getattr(value, "dtype", np.dtype(type(value))).name
+            raise TypeError(f"No implementation of function {vote.__name__} found for signature: "
+                            f">>> {vote.__name__}({kind})")
+        return vote(thread, value)
+    checked.checked = True
+    return checked
+
+
 def _lacking(needs):
     """The `needs` that this numba's simulator lacks."""
     from numba.cuda import simulator
@@ -150,6 +166,9 @@ def speed_up():
     def install():
         kernel.BlockManager.run = _run_block
         kernel.BlockThread.syncthreads = _syncthreads
+        for name in VOTES:
+            if not getattr(vote := getattr(kernel.BlockThread, name), "checked", False):
+                setattr(kernel.BlockThread, name, _checked_vote(vote))
     return _patch(lacking, "tiledlab's faster simulator barrier is off (kernels still run correctly, only slower)",
                   install)
 

@@ -120,9 +120,7 @@ def _unbuildable(nodes):
                          "assign {name} on a line of its own").format(name=walrus.target.id)
     truths = _truths(_given(nodes))
     if flag := next((n for n in nodes if barriers.is_barrier(n) and n.args and _is_truth(n.args[0], truths)), None):
-        return flag, _("numba cannot compile {barrier} of a condition (True or False) for a GPU (the simulator runs "
-                       "it): give it a whole number, as in {barrier}(1 if ... else 0)").format(
-                           barrier=ast.unparse(flag.func))
+        return flag, unbuildable_vote(ast.unparse(flag.func), "bool")
     walked = {id(n.iter) for n in nodes if isinstance(n, ast.For)} | {id(c) for n in nodes if isinstance(
         n, ast.Compare) for op, c in zip(n.ops, n.comparators) if isinstance(op, (ast.In, ast.NotIn))}
     if made := next((n for n in nodes if isinstance(n, CONTAINERS) and isinstance(getattr(n, "ctx", ast.Load()),
@@ -130,6 +128,13 @@ def _unbuildable(nodes):
         return made, _("numba cannot build a list, dict, set or generator inside a GPU kernel (the simulator "
                        "runs it): write a tuple, (a, b), or a cuda.local.array")
     return None
+
+
+def unbuildable_vote(vote, kind):
+    """Why numba cannot build `vote` (cuda.syncthreads_or, ...) of a value of numba's type `kind` for a GPU."""
+    what = _("a condition (True or False)") if kind == "bool" else _("a {kind} value").format(kind=kind)
+    return _("numba cannot compile {vote} of {what} for a GPU (the simulator runs it): give it a whole number, as in "
+             "{vote}(1 if ... else 0)").format(vote=vote, what=what)
 
 
 CONTAINERS = (ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set, ast.SetComp, ast.GeneratorExp)

@@ -14,6 +14,7 @@ from unittest import mock
 import numpy as np
 
 from ..backend import SIMULATOR
+from ..core.contract import unbuildable_vote
 from ..core.launch import Launch, bind
 from ..i18n import _
 from .buffers import EXAMPLE_FIELDS, HAZARDS, LINES, OPERANDS, OUTSIDE_FIELDS, SHARED_TRACE_FIELDS, STAMP, as_records
@@ -245,6 +246,7 @@ def compiled_line(error, filename):
     return found[-1] if found else None
 
 
+_VOTE = re.compile(r">>> (syncthreads_\w+)\((\w+)\)")  # numba's words (and the simulator's) for a vote of a non-number
 _FLOAT_INDEX = "Unsupported array index type float"  # numba's words, on a GPU, for an index that is a float
 
 
@@ -274,6 +276,8 @@ def said(error, code):
         divided = re.search(r"\w+\s*/\s*\w+", code or "")
         return _("an index is not a whole number{example}: index with whole numbers, and divide with // (whole) "
                  "where an index is divided").format(example=f" ({divided[0]} is a float)" if divided else "")
+    if vote := _VOTE.search(text):
+        return unbuildable_vote(f"cuda.{vote[1]}", vote[2])
     first = next((l.strip() for l in text.splitlines() if l.strip() and not l.startswith("Failed in")),
                  type(error).__name__)
     return f"{type(error).__name__}: {re.sub(r'(/[^ :]+)+/', '', first)}"
