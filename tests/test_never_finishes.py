@@ -10,6 +10,7 @@ loop that needs more is told to be a for loop, which may go round as often as th
 for loop over a range longer than that is refused by its line before its first pass, and a device function the
 kernel calls may not loop at all unless its range is as short as the arrays' sides."""
 import re
+import time
 
 import numpy as np
 import pytest
@@ -210,6 +211,55 @@ def test_a_loop_that_never_ends_is_left_by_the_count_and_named(rng, capsys, kern
     assert not check(kernel, tile=4)
     out = capsys.readouterr().out
     assert want in out and "never ends" in out and "cannot count" not in out, out
+
+
+@cuda.jit
+def steps_around_a_range_never(A, B, C):
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        t = 0
+        while t < A.shape[1]:  # E-outer
+            for k in range(A.shape[1]):
+                acc += A[row, k] * B[k, col]
+            if acc > 1e30:  # never: the outer loop never ends, its inner one always does
+                t += 1
+        C[row, col] = acc
+
+
+@cuda.jit
+def both_loops_never_end(A, B, C):
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        t = 0
+        while t < A.shape[1]:
+            k = 0
+            while k < A.shape[1]:  # E-inner
+                acc += A[row, k] * B[k, col]
+                if acc > 1e30:
+                    k += 1
+            if acc > 1e30:
+                t += 1
+        C[row, col] = acc
+
+
+@pytest.mark.parametrize("kernel, line, said", [
+    (steps_around_a_range_never, "# E-outer", "this loop and the loops inside it more than {most:,} times in all"),
+    (both_loops_never_end, "# E-inner", "this loop more than {passes:,} times"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_nested_loops_that_never_end_are_left_within_the_passes_of_one(rng, kernel, line, said):
+    """A thread's passes through the loops inside a guarded one count in all: nested loops that never end are left
+    after `_tl_most` passes of the thread, not `_tl_passes` passes of the inner loop at each pass of the outer."""
+    A, B = operands(rng, 3, 5, 4)
+    passes = A.size + B.size + 3 * 4 + 256
+    most = passes + A.size * B.shape[1]
+    want = f"line {source_line(kernel, line)}: 'while "
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match=re.escape(want)) as refused:
+        count_loads(kernel, A, B, T)
+    assert said.format(passes=passes, most=most) in str(refused.value), refused.value
+    assert time.perf_counter() - started < 20
 
 
 def test_a_loop_as_long_as_c_is_counted_exactly(rng):

@@ -188,6 +188,12 @@ def _refuse_endless(spun, counting):
     or would have (a range too long), if one did: it was left there, so the count is of another program."""
     line, by, bx, ty, tx, most, length = map(int, spun)
     place = dict(line=line, code=repr(_code(counting, line)), ty=ty, tx=tx, by=by, bx=bx, most=most, length=length)
+    if line and length == -2:
+        raise LaunchFailed(_("line {line}: {code}: thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx}) went round "
+                             "this loop and the loops inside it more than {most:,} times in all without leaving it: "
+                             "more than the product's multiply-adds (M × N × K), the elements of A, B, C and the "
+                             "shared arrays, and 256 add up to, which tiledlab takes for a loop that never ends. Make "
+                             "each pass of this loop step it towards its end (e.g. k += 1)").format(**place))
     if line and length < 0:
         raise LaunchFailed(_("line {line}: {code}: thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx}) went "
                              "round this loop more than {most:,} times without leaving it: more than the product's "

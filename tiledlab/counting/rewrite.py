@@ -293,6 +293,7 @@ class _Rewrite(ast.NodeTransformer):
         self.barriers = []  # the line of each barrier, in the order their sites are numbered
         self.loops = 0  # loops guarded: while loops, each with its count of passes, and long ranges
         self.unguarded = set()  # for loops over a range no longer than the arrays' sides (countable.unguarded)
+        self.around = []  # the lines of the guarded loops around the node visited, outermost first
 
     def _global_args(self, name, line):
         k = self.params.index(name)
@@ -395,37 +396,62 @@ class _Rewrite(ast.NodeTransformer):
     def visit_While(self, node):
         """The loop, left after more passes than A, B, C and the shared arrays have elements (`_tl_passes`), its
         line kept: a loop that never ends is said by its line on both backends, not waited for."""
-        self.generic_visit(node)
+        outer = self._inside(node, guarded=True)
         self.loops += 1
         passes = f"_tl_pass{self.loops}"
-        leave = f"if {passes} > _tl_passes:\n    _tl_spun_at(_tl_spun, {node.lineno}, _tl_passes, 0)\n    break"
-        node.body[:0] = [_at(f"{passes} += 1", node), _at(leave, node)]
+        node.body[:0] = [_at(f"{passes} += 1", node), _at(_leave(passes, "_tl_passes", node.lineno, 0), node),
+                         *_spend(outer, node)]
         return [_at(f"{passes} = 0", node), node]
 
     def visit_For(self, node):
         """A loop that may run away (countable.unguarded): over a range(...) longer than `_tl_most` (the product's
         multiply-adds and the passes a while loop may make), left before its first pass; over anything else, or a
         range a break may leave early, left after `_tl_most` passes; its line kept either way."""
-        self.generic_visit(node)
+        outer = self._inside(node, guarded=node not in self.unguarded)
         if node in self.unguarded:
+            node.body[:0] = _spend(outer, node)
             return node
         self.loops += 1
         passes, long = f"_tl_range{self.loops}", f"_tl_long{self.loops}"
         if not is_call(node.iter, "range") or breaks(node.body):
-            leave = f"if {passes} > _tl_most:\n    _tl_spun_at(_tl_spun, {node.lineno}, _tl_most, -1)\n    break"
-            node.body[:0] = [_at(f"{passes} += 1", node), _at(leave, node)]
+            node.body[:0] = [_at(f"{passes} += 1", node), _at(_leave(passes, "_tl_most", node.lineno, -1), node),
+                             *_spend(outer, node)]
             return [_at(f"{passes} = 0", node), node]
         before = [f"{passes} = {ast.unparse(node.iter)}", f"{long} = len({passes}) > _tl_most",
                   f"if {long}:\n    _tl_spun_at(_tl_spun, {node.lineno}, _tl_most, len({passes}))"]
         node.iter = ast.Name(passes, ast.Load())
-        node.body[:0] = [_at(f"if {long}:\n    break", node)]
+        node.body[:0] = [_at(f"if {long}:\n    break", node), *_spend(outer, node)]
         return [*(_at(line, node) for line in before), node]
+
+    def _inside(self, node, guarded):
+        """Rewrite the loop `node`'s body; the line of the outermost guarded loop around it or of itself (None for
+        none): a thread's passes through loops inside a guarded one are counted in all (`_spend`)."""
+        around = self.around
+        self.around = [*around, node.lineno] if guarded else around
+        self.generic_visit(node)
+        self.around = around
+        return self.around[0] if self.around else (node.lineno if guarded else None)
 
     def _barrier(self, node):
         """A barrier statement, with the arrival counted before it and a new epoch after it."""
         self.barriers.append(node.lineno)
         arrive = f"_tl_arrive(_tl_arrivals, _tl_b, _tl_me, {len(self.barriers) - 1})"
         return [_at(arrive, node), node, _at("_tl_epoch += 1", node)]
+
+
+def _leave(passes, most, line, length):
+    """Leave a loop gone round more than `most` times, first telling where; the thread's later passes end too."""
+    return (f"if {passes} > {most}:\n    _tl_spun_at(_tl_spun, {line}, {most}, {length})\n    _tl_spent = _tl_most\n"
+            "    break")
+
+
+def _spend(outer, node):
+    """A pass through a loop in a guarded one (`outer`, its line), counted: after `_tl_most` such passes in all (more
+    than a thread ever needs) the loop is left and said by `outer`'s line, however the passes are nested."""
+    if outer is None:
+        return []
+    leave = f"if _tl_spent > _tl_most:\n    _tl_spun_at(_tl_spun, {outer}, _tl_most, -2)\n    break"
+    return [_at("_tl_spent += 1", node), _at(leave, node)]
 
 
 def shared_arrays(declared):
@@ -463,7 +489,8 @@ def _rewrite(bound):
     if rewrite.loops:  # more passes of one loop than elements in A, B, C and the shared arrays (and 256): too many
         tiles = sum(rows * cols for rows, cols in shared.values()) + 256
         func.body[:0] = [_at("_tl_passes = {}.size + {}.size + {}.size + {}".format(*params[:3], tiles), func),
-                         _at("_tl_most = _tl_passes + {}.size * {}.shape[1]".format(*params[:2]), func)]
+                         _at("_tl_most = _tl_passes + {}.size * {}.shape[1]".format(*params[:2]), func),
+                         _at("_tl_spent = 0", func)]
     return func, code, names, CountingBuffers(shared, targets, asynchronous, tuple(rewrite.barriers))
 
 
