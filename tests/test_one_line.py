@@ -142,6 +142,44 @@ def test_a_gpu_compilers_float_index_error_is_said_at_its_line(monkeypatch, caps
                                         "a whole number") and "\x1b" not in str(failed.value)
 
 
+def test_a_gpu_compilers_refusal_of_a_vote_is_said_as_on_the_simulator(monkeypatch):
+    """numba's GPU compiler refuses cuda.syncthreads_or(True/False) with its own words; the lab says what the
+    simulator says (test_review_probes), at the kernel's line."""
+    import test_review_probes
+    from tiledlab.counting import count
+    kernel = test_review_probes.vote_of_a_helpers_condition
+    line = source_line(kernel, "# GPU-less")
+    gpu_error = ("\x1b[1mNo implementation of function Function(<intrinsic syncthreads_or>) found for signature:\n \n"
+                 " >>> syncthreads_or(bool)\n \nThere are 2 candidate implementations:\n\x1b[0m\n"
+                 f'File "{test_review_probes.__file__}", line {line}:\n')
+
+    def compile_fails(*args):
+        raise TypeError(gpu_error)
+    real = count.instrumented
+    monkeypatch.setattr(count, "instrumented", lambda bound: dataclasses.replace(
+        real(bound), kernel=type("K", (), {"__getitem__": lambda self, config: compile_fails})()))
+    with pytest.raises(count.LaunchFailed) as failed:
+        count_loads(kernel, A[:4, :4].copy(), A[:4, :4].copy(), T)
+    assert str(failed.value).startswith(f"line {line}: ") and "numba cannot compile cuda.syncthreads_or of a " \
+        "condition (True or False)" in str(failed.value) and "\x1b" not in str(failed.value), failed.value
+
+
+@cuda.jit
+def bound_past_64_bits(A, B, C):
+    row, col = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        for k in range(A.shape[1] * 2 ** 62):  # 2**66 at K = 16: 0 on a GPU
+            acc += A[row, k % A.shape[1]] * B[k % A.shape[1], col]
+        C[row, col] = acc
+
+
+def test_a_number_past_64_bits_is_said_at_its_line(capsys):
+    assert check(bound_past_64_bits, tile=T) is False
+    said = capsys.readouterr().out
+    assert f"line {source_line(bound_past_64_bits, '# 2**66')}: " in said and "does not fit in 64 bits" in said, said
+
+
 @cuda.jit
 def stores_at_a_float(A, B, C):
     row, col = cuda.grid(2)

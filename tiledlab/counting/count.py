@@ -282,6 +282,9 @@ def said(error, code):
         divided = re.search(r"\w+\s*/\s*\w+", code or "")
         return _("an index is not a whole number{example}: index with whole numbers, and divide with // (whole) "
                  "where an index is divided").format(example=f" ({divided[0]} is a float)" if divided else "")
+    if isinstance(error, OverflowError):
+        return _("a whole number here does not fit in 64 bits (on a GPU it would wrap around and go wrong without a "
+                 "word): keep loop bounds and indices within the arrays' sizes")
     if vote := _VOTE.search(text):
         return unbuildable_vote(f"cuda.{vote[1]}", vote[2])
     first = next((l.strip() for l in text.splitlines() if l.strip() and not l.startswith("Failed in")),
