@@ -192,8 +192,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # A vote of anything but a whole number refused on the simulator at run time, as numba's GPU compiler does (a
 # helper's condition, a float), in the one message of the static check: 8,726. A thread's passes through the loops
 # inside a guarded loop counted in all (nested loops that never end left within one loop's passes): 8,759. A number
-# past 64 bits said as such: 8,762.
-LINE_BUDGET = 8762
+# past 64 bits said as such: 8,762. Checks in an assignment nbgrader fetched into the working copy recorded (the
+# nearest .gitignore decides): 8,772.
+LINE_BUDGET = 8772
 
 
 def test_the_installed_package_stays_within_its_line_budget():

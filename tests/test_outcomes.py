@@ -51,12 +51,25 @@ def test_check_records_its_outcome_too(copy):
 def test_nothing_is_recorded_outside_a_working_copy_or_an_exercise_cell(tmp_path, monkeypatch, copy):
     exercise_cell(copy, "from tiledlab.counting.exercises import predict\npredict(120, 120)\n")
     assert recorded(copy) == []  # a cell without "# Exercise" on its first line
-    clone = tmp_path / "notebooks"  # like a clone's notebooks/: no .gitignore of its own
-    clone.mkdir()
+    clone = tmp_path / "repo" / "notebooks"  # a clone's notebooks/: the repository's .gitignore ignores some files
+    clone.mkdir(parents=True)
+    (clone.parent / ".gitignore").write_text("*.pyc\nmy-notebooks/\n")
     monkeypatch.chdir(clone)
     exercise_cell(clone, "# Exercise 1.2\nfrom tiledlab.counting.exercises import predict\npredict(120, 120)\n")
     assert not (clone / outcomes.FILE).exists()
     assert predict(120, 120) is True and not (clone / outcomes.FILE).exists()
+
+
+def test_an_assignment_fetched_into_the_working_copy_is_recorded_where_it_lies(tmp_path, copy):
+    """nbgrader fetches an assignment into notebooks/<assignment>/: the nearest .gitignore (the working copy's `*`)
+    decides, so its checks are recorded there, where the class report looks; a clone's folder still records none."""
+    fetched = copy / "01_naive_reads"
+    fetched.mkdir()
+    assert outcomes.record("1.2", True, "Right", fetched) == fetched / outcomes.FILE
+    clone = tmp_path / "clone"
+    (clone / "notebooks" / "01_naive_reads").mkdir(parents=True)
+    (clone / ".gitignore").write_text("my-notebooks/\n*.pyc\n")
+    assert outcomes.record("1.2", True, "Right", clone / "notebooks" / "01_naive_reads") is None
 
 
 def test_a_folder_that_cannot_be_written_costs_nothing(copy, capsys):

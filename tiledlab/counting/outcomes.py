@@ -104,14 +104,24 @@ def summary(said, grader="check"):
     return " … ".join(lines[:1] + cause)
 
 
+def _in_working_copy(folder):
+    """True in a working copy of the notebooks, or a folder in one (an assignment nbgrader fetched): the nearest
+    .gitignore at or above `folder` holds `*` (git ignores all of it)."""
+    for place in (folder, *folder.parents):
+        try:
+            return "*" in (place / ".gitignore").read_text().split()
+        except FileNotFoundError:
+            continue
+        except (OSError, UnicodeDecodeError):
+            return False
+    return False
+
+
 def record(exercise, passed, said, folder=None, grader="check"):
     """Append an outcome (what `grader` said, as summary() keeps it) to FILE in `folder` (the current one) if a
     working copy; its path, or None if not written."""
     folder = pathlib.Path.cwd() if folder is None else pathlib.Path(folder)
-    try:  # only in a working copy of the notebooks: git ignores all of it (its .gitignore holds `*`)
-        if "*" not in (folder / ".gitignore").read_text().split():
-            return None
-    except (OSError, UnicodeDecodeError):
+    if not _in_working_copy(folder):
         return None
     line = {"exercise": exercise, "passed": bool(passed), "feedback": summary(said, grader),
             "time": datetime.datetime.now().astimezone().isoformat(timespec="seconds"), "started": kernel_started()}
