@@ -193,8 +193,10 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # helper's condition, a float), in the one message of the static check: 8,726. A thread's passes through the loops
 # inside a guarded loop counted in all (nested loops that never end left within one loop's passes): 8,759. A number
 # past 64 bits said as such: 8,762. Checks in an assignment nbgrader fetched into the working copy recorded (the
-# nearest .gitignore decides): 8,772.
-LINE_BUDGET = 8772
+# nearest .gitignore decides): 8,772. Python a GPU cannot build though the simulator runs it (a plain helper,
+# try/except, numpy arrays, f-strings, global lists and dicts, stores into global arrays, a kernel's return value)
+# refused as the kernel's fault: 8,852.
+LINE_BUDGET = 8852
 
 
 def test_the_installed_package_stays_within_its_line_budget():

@@ -193,7 +193,8 @@ def test_a_float_index_in_a_store_names_the_store(capsys):
     assert f"line {source_line(stores_at_a_float, 'C[row, col / 1] = A[row, 0]')}: " in said, said
 
 
-def peek(k, tx):
+@cuda.jit(device=True)
+def peek(k, tx):  # a device function, or numba's refusal of a plain Python one comes first
     return sys._getframe(1).f_locals["sB"][k, tx]
 
 

@@ -3,13 +3,16 @@ as a syntax tree from its file as it is now (a file edited since the import is r
 a ValueError that names the line, before anything is compiled or launched.
 """
 import ast
+import builtins
 import linecache
+import os
+import sysconfig
 import types
 from collections import Counter
 
 import numpy as np
 
-from ..i18n import _
+from ..i18n import N_, _
 from . import barriers
 
 OPERANDS = ("A", "B", "C")
@@ -106,8 +109,8 @@ def enforce(func, name, namespace=None):
             raise ValueError(_("kernel {name}, line {line}: {n} cuda.shared.array declarations on one line; write one "
                                "per line (numba's simulator merges them into one array)").format(name=name, line=line,
                                                                                                 n=n))
-    for tree in (func, *_helpers(func, namespace or {})):
-        if found := _unbuildable(list(ast.walk(tree))):
+    for tree, scope in ((func, namespace or {}), *_helpers(func, namespace or {})):
+        if found := _unbuildable(list(ast.walk(tree))) or _unbuilt_python(tree, scope, kernel=tree is func):
             raise Fault(refused(*found))
     if found := barriers.apart(func) or _endless(func):
         raise Hangs(refused(*found))
@@ -137,6 +140,83 @@ def unbuildable_vote(vote, kind):
              "{vote}(1 if ... else 0)").format(vote=vote, what=what)
 
 
+def _unbuilt_python(func, namespace, kernel):
+    """(node, why) for the first Python form in `func` (a kernel, or a device function it calls) that numba's GPU
+    compiler refuses though the simulator runs it: statements, calls and globals outside numba's CUDA Python."""
+    local = local_names(func)
+    for node in ast.walk(func):
+        if found := _python_only(node, namespace, local, kernel):
+            what, fix, name = found
+            why = _("numba cannot compile {what} in a GPU kernel (the simulator runs it): {fix}").format(
+                what=_(what).format(name=name), fix=_(fix).format(name=name))
+            return node, why, ast.unparse(node).splitlines()[0]
+    return None
+
+
+def _python_only(node, namespace, local, kernel):
+    """(what, fix, name) when `node` is Python that numba's CUDA target cannot build, else None (each form checked with
+    numba-cuda 0.30's compiler for sm_90: a def or lambda inside, type(), iter(), next() and isinstance() it may
+    build)."""
+    if isinstance(node, tuple(PYTHON_ONLY)):
+        return (*PYTHON_ONLY[type(node)], "")
+    if kernel and isinstance(node, ast.Return) and node.value is not None and not (
+            isinstance(node.value, ast.Constant) and node.value.value is None):
+        return N_("return with a value"), N_("store the result in C: a kernel returns nothing"), ""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        return N_("a string method ({name})"), N_("print numbers and plain text only"), ast.unparse(node)
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local and \
+            isinstance(namespace.get(node.id), (list, dict, set)):
+        return N_("a Python list, dict or set ({name}, a global)"), N_("make it a tuple"), node.id
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and \
+            node.value.id not in local and isinstance(namespace.get(node.value.id), np.ndarray):
+        return N_("a store into the global array {name} (numba makes it a constant)"), \
+            N_("store only into C and into shared or local arrays"), node.value.id
+    if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in local):
+        return _python_call(node, namespace)
+    return None
+
+
+def _library(fn):
+    """True for a function of Python's library, an installed package or tiledlab (whose tiledlab.core.ptx copies are
+    plain functions on the simulator only): not the student's helper."""
+    where = os.path.abspath(fn.__code__.co_filename)
+    return any(where.startswith(os.path.abspath(p) + os.sep) for p in LIBRARIES)
+
+
+LIBRARIES = {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
+             os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+
+
+def _python_call(node, namespace):
+    """(what, fix, name) for a call numba's CUDA target cannot build: a plain Python function, a builtin it lacks,
+    numpy making an array; else None."""
+    fn = _called(node.func, namespace)
+    if fn is None and isinstance(node.func, ast.Name) and node.func.id not in namespace:
+        fn = getattr(builtins, node.func.id, None)
+    name = ast.unparse(node.func)
+    if isinstance(fn, types.FunctionType) and not is_device_function(fn) and not _library(fn):
+        return N_("a call of the plain Python function {name}"), N_("decorate {name} with @cuda.jit(device=True)"), \
+            name
+    if any(fn is b for b in PYTHON_BUILTINS):
+        return N_("a call of {name}"), N_("write it with numbers, comparisons and if: numba fixes every type when it "
+                                          "compiles the kernel"), name
+    if getattr(fn, "__name__", None) in NUMPY_ARRAYS and fn is getattr(np, fn.__name__, None):
+        return N_("a call of {name}"), N_("give each thread an array of its own with cuda.local.array"), name
+    return None
+
+
+PYTHON_ONLY = {ast.Try: (N_("try/except"), N_("test the condition with if instead")),
+               ast.With: (N_("a with block"), N_("write its body without with")),
+               ast.JoinedStr: (N_("an f-string"), N_("print the values as arguments: print(\"acc\", acc)")),
+               ast.Yield: (N_("a generator (yield)"), N_("loop in the kernel itself")),
+               ast.YieldFrom: (N_("a generator (yield)"), N_("loop in the kernel itself"))}
+PYTHON_ONLY.update({getattr(ast, "TryStar"): PYTHON_ONLY[ast.Try]} if hasattr(ast, "TryStar") else {})
+PYTHON_BUILTINS = (getattr, hasattr, setattr, id, repr, str, format, open, input, eval, exec, sorted, list,
+                   dict, set, hash)  # (locals, globals, vars: the count says they look names up)
+NUMPY_ARRAYS = {"zeros", "ones", "empty", "full", "array", "arange", "zeros_like", "ones_like", "empty_like",
+                "full_like", "linspace", "eye", "identity", "asarray", "copy", "concatenate", "stack"}
+
+
 CONTAINERS = (ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set, ast.SetComp, ast.GeneratorExp)
 
 
@@ -151,7 +231,7 @@ def _given(nodes):
 
 
 def _helpers(func, namespace, seen=None):
-    """The syntax trees of the device functions `func` calls, and of those they call, with their files' lines."""
+    """(syntax tree, globals) of the device functions `func` calls, and of those they call, with their files' lines."""
     seen = set() if seen is None else seen
     for node in ast.walk(func):
         fn = _called(node.func, namespace) if isinstance(node, ast.Call) else None
@@ -163,7 +243,7 @@ def _helpers(func, namespace, seen=None):
             tree = syntax_tree(fn, fn.__name__)
         except (ValueError, TypeError, OSError):
             continue  # no source: the count refuses the call (countable.helper_problem)
-        yield tree
+        yield tree, fn.__globals__
         yield from _helpers(tree, fn.__globals__, seen)
 
 
