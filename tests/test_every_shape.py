@@ -185,7 +185,8 @@ def out(capsys):
 def test_the_counted_shapes_have_a_partial_block_in_every_dimension():
     for tile in (2, 4, 8, 16):
         partial = count_shapes("tiled", tile)[len(COUNT_SHAPES):]
-        assert len(partial) == 2 and all(n % tile for shape in partial for n in shape), (tile, partial)
+        assert len(partial) == 3 and all(n % tile for shape in partial for n in shape), (tile, partial)
+        assert all(n < tile for n in partial[-1]), partial  # one partial block, one partial step
     assert count_shapes("tiled", 4)[:len(COUNT_SHAPES)] == COUNT_SHAPES
 
 
@@ -405,11 +406,40 @@ def whole_rows_of_a(A, B, C):  # exercise 2.1 with the block's rows of A kept wh
 
 def test_a_shared_buffer_sized_for_small_matrices_is_written_past_its_end(capsys):
     """Every fixed shape has K ≤ 23 at tile 4: without a shape past the largest shared extent this kernel passed."""
-    assert count_shapes(whole_rows_of_a, 4)[-1] == (37, 37, 37)
+    assert count_shapes(whole_rows_of_a, 4)[-3:] == [(37, 5, 5), (5, 37, 5), (5, 5, 37)]  # thin: not a 37³ cube
     assert check(whole_rows_of_a, tile=4, limit_loads=False) is False
     said = capsys.readouterr().out
     # whichever thread gets there first
-    assert re.search(r"stores sA\[\d, 32\], outside sA \(4×32", said) and "37×37" in said, said
+    assert re.search(r"stores sA\[\d, 32\], outside sA \(4×32", said) and "A 5×37 · B 37×5" in said, said
+
+
+@cuda.jit
+def stale_columns_of_a(A, B, C):  # sA's columns past K left unstored (sB's rows there zero): right while K ≥ T
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0.0)
+    for t in range((K + T - 1) // T):
+        if t * T + tx < K:
+            sA[ty, tx] = A[row, t * T + tx] if row < M else float32(0.0)
+        sB[ty, tx] = B[t * T + ty, col] if t * T + ty < K and col < N else float32(0.0)
+        cuda.syncthreads()  # the tiles stored
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # the tiles read
+    if row < M and col < N:
+        C[row, col] = acc
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_read_never_stored_only_when_k_is_below_the_tile_fails_at_every_seed(capsys, seed):
+    """Only at K < T does the first step read elements of sA no thread stored: a counted shape is that small."""
+    assert check(stale_columns_of_a, tile=4, seed=seed) is False
+    said = capsys.readouterr().out
+    assert "A 3×3 · B 3×2, tile=4: 16 reads of shared elements no thread of the block had stored" in said, said
 
 
 @pytest.mark.parametrize("kernel", ["tiled", "naive"])

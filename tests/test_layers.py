@@ -195,8 +195,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # past 64 bits said as such: 8,762. Checks in an assignment nbgrader fetched into the working copy recorded (the
 # nearest .gitignore decides): 8,772. Python a GPU cannot build though the simulator runs it (a plain helper,
 # try/except, numpy arrays, f-strings, global lists and dicts, stores into global arrays, a kernel's return value)
-# refused as the kernel's fault: 8,852.
-LINE_BUDGET = 8852
+# refused as the kernel's fault: 8,852. check() counting at a shape smaller than one block and one step, and past a
+# large shared buffer in one dimension at a time (thin products, not a cube): 8854.
+LINE_BUDGET = 8854
 
 
 def test_the_installed_package_stays_within_its_line_budget():

@@ -148,8 +148,9 @@ def _refuse_limit(name, got):
 
 
 def count_shapes(kernel, tile):
-    """COUNT_SHAPES and two with a partial block of C in M and N and a partial tile step (T, or BK) in K, from
-    `kernel`'s block tile at `tile`; a ValueError for what is not a kernel, a WrongArgument for a refused tile."""
+    """COUNT_SHAPES and three with a partial block of C in M and N and a partial tile step (T, or BK) in K, from
+    `kernel`'s block tile at `tile`, the last smaller than one block and one step; a ValueError for what is not a
+    kernel, a WrongArgument for a refused tile."""
     spec = resolve(kernel)
     try:
         bound = spec.bind(None, tile if "T" in spec.constants else None)
@@ -162,22 +163,23 @@ def count_shapes(kernel, tile):
         else:
             raise WrongArgument(_("check(..., tile={tile}): {refusal}").format(tile=tile, refusal=refused)) from None
     shapes = COUNT_SHAPES + [(_partial(rows, 3, 1), _partial(step, 4, 3), _partial(cols, 2, 3)),
-                             (_partial(rows, 2, rows - 1), _partial(step, 2, 1), _partial(cols, 1, 1))]
+                             (_partial(rows, 2, rows - 1), _partial(step, 2, 1), _partial(cols, 1, 1)),
+                             (_partial(rows, 0, rows - 1), _partial(step, 0, step - 1), _partial(cols, 0, 2))]
     return shapes + _past_shared(bound, step, shapes)
 
 
 def _past_shared(bound, step, shapes):
-    """[a cube each of whose sizes exceeds every extent of the build's shared arrays] where none of `shapes` does:
-    a buffer sized for small matrices (a whole row of A in 32 floats) is then written past its end."""
+    """[a shape whose size in one dimension exceeds every extent of the build's shared arrays, the others a step
+    and a bit] for each dimension no shape of `shapes` exceeds it in: a buffer sized for small matrices (a whole
+    row of A in 32 floats) is then written past its end, at the cost of a thin product, not a cube."""
     try:  # bound is None where the count refuses the kernel: it says why
         declared = bound.shared_declarations
         largest = max((int(n) for _name, shape, *_ in declared for n in np.atleast_1d(shape)), default=0)
     except Exception:  # noqa: BLE001  and a declaration the count refuses by its line
         return []
-    if any(min(shape) > largest for shape in shapes):
-        return []
-    size = _partial(step, largest // step + 1, 1)
-    return [(size, size, size)]
+    size, thin = _partial(step, largest // step + 1, 1), _partial(step, 1, 1)
+    return [tuple(size if d == long else thin for d in range(3)) for long in range(3)
+            if not any(shape[long] > largest for shape in shapes)]
 
 
 def _partial(step, whole, extra):
