@@ -41,11 +41,33 @@ def test_predict_records_the_exercise_the_verdict_and_the_first_line(copy, capsy
     assert right["time"] >= wrong["time"] and "T" in right["time"] and right["started"] is None  # not in IPython
 
 
+NAIVE_IN_THE_CELL = """# Exercise 3.3
+from numba import cuda, float32
+from tiledlab.counting.exercises import check
+@cuda.jit
+def mine(A, B, C):
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        for k in range(A.shape[1]):
+            acc += A[row, k] * B[k, col]
+        C[row, col] = acc
+passed = check(mine, tile=4)
+"""
+
+
 def test_check_records_its_outcome_too(copy):
-    exercise_cell(copy, "# Exercise 3.3\nimport tiledlab\nfrom tiledlab.counting.exercises import check\n"
-                        "passed = check(tiledlab.naive, tile=4)\n")
+    exercise_cell(copy, NAIVE_IN_THE_CELL)
     (row,) = recorded(copy)
     assert row["exercise"] == "3.3" and row["passed"] is False and row["feedback"].startswith("Correct on")
+
+
+@pytest.mark.parametrize("kernel", ['"tiled"', "tiledlab.tiled", 'tiledlab.core.registry.KERNELS["tiled"]'])
+def test_a_check_of_tiledlabs_own_kernel_in_an_exercise_cell_is_not_recorded(copy, capsys, kernel):
+    exercise_cell(copy, "# Exercise 2.1\nimport tiledlab, tiledlab.core.registry\n"
+                        f"from tiledlab.counting.exercises import check\npassed = check({kernel}, tile=4)\n")
+    assert recorded(copy) == []
+    assert "The kernel checked is tiledlab's, not yours: exercise 2.1 is noted" in capsys.readouterr().out
 
 
 def test_nothing_is_recorded_outside_a_working_copy_or_an_exercise_cell(tmp_path, monkeypatch, copy):

@@ -176,7 +176,7 @@ def _python_only(node, namespace, local, kernel):
     return None
 
 
-def _library(fn):
+def in_library(fn):
     """True for a function of Python's library, an installed package or tiledlab (whose tiledlab.core.ptx copies are
     plain functions on the simulator only): not the student's helper."""
     where = os.path.abspath(fn.__code__.co_filename)
@@ -194,7 +194,7 @@ def _python_call(node, namespace):
     if fn is None and isinstance(node.func, ast.Name) and node.func.id not in namespace:
         fn = getattr(builtins, node.func.id, None)
     name = ast.unparse(node.func)
-    if isinstance(fn, types.FunctionType) and not is_device_function(fn) and not _library(fn):
+    if isinstance(fn, types.FunctionType) and not is_device_function(fn) and not in_library(fn):
         return N_("a call of the plain Python function {name}"), N_("decorate {name} with @cuda.jit(device=True)"), \
             name
     if any(fn is b for b in PYTHON_BUILTINS):

@@ -11,7 +11,9 @@ import pathlib
 import re
 import sqlite3
 import sys
+import types
 
+from ..core import contract
 from ..i18n import _
 
 FILE = "tiledlab-outcomes.jsonl"
@@ -42,14 +44,25 @@ def recorded(grader):
             passed = grader(*args, **kwargs)
         exercise, cell = calling_exercise(sys._getframe(1))
         untouched = cell in handouts(series_notebooks()).get(exercise, ())
+        kernel = args[0] if args else kwargs.get("kernel")
+        if exercise and grader.__name__ == "check" and not _students(kernel):
+            print(_("(The kernel checked is tiledlab's, not yours: exercise {exercise} is noted for your teacher "
+                    "only when it checks a kernel you wrote.)").format(exercise=exercise))
         # None: predict() before a prediction was written; a cell as handed out is not started, whatever it says
-        if exercise and passed is not None and not untouched:
+        elif exercise and passed is not None and not untouched:
             record(exercise, passed, said.getvalue(), grader=grader.__name__)
         elif exercise and passed is False:
             print(_("(This cell is still as handed out: exercise {exercise} counts as not started, and nothing is "
                     "noted for your teacher. Write your answer in it, then run it again.)").format(exercise=exercise))
         return passed
     return graded
+
+
+def _students(kernel):
+    """True for a kernel written in a notebook or a file of one's own, False for a name or tiledlab's own."""
+    fn = getattr(getattr(kernel, "code", None), "function", kernel)  # a Kernel (@launch_geometry) keeps its function
+    fn = getattr(fn, "py_func", fn)
+    return isinstance(fn, types.FunctionType) and not contract.in_library(fn)
 
 
 def calling_exercise(frame):
