@@ -32,7 +32,8 @@ STRIDE = slice(0, 2)
 cu = cuda
 
 
-def same(x):
+@cuda.jit(device=True)
+def same(x):  # a device function: numba's refusal of a plain Python one would come first
     return x
 
 

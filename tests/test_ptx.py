@@ -382,6 +382,7 @@ def wait_for_a_fraction(A, B, C):
     C[0, 0] = A[0, 0]
 
 
+@cuda.jit(device=True)
 def commit_and_wait():
     cp_async_commit()
     cp_async_wait(0)
@@ -395,6 +396,7 @@ def wait_in_a_helper(A, B, C):
     C[0, 0] = s[0, 0]
 
 
+@cuda.jit(device=True)
 def passes(f):
     return 0
 

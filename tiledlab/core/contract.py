@@ -144,8 +144,10 @@ def _unbuilt_python(func, namespace, kernel):
     """(node, why) for the first Python form in `func` (a kernel, or a device function it calls) that numba's GPU
     compiler refuses though the simulator runs it: statements, calls and globals outside numba's CUDA Python."""
     local = local_names(func)
+    inner = {id(n) for d in ast.walk(func) if isinstance(d, (*DEFINITIONS, ast.Lambda)) and d is not func
+             for n in ast.walk(d)}  # a def inside the kernel may return a value
     for node in ast.walk(func):
-        if found := _python_only(node, namespace, local, kernel):
+        if found := _python_only(node, namespace, local, kernel and id(node) not in inner):
             what, fix, name = found
             why = _("numba cannot compile {what} in a GPU kernel (the simulator runs it): {fix}").format(
                 what=_(what).format(name=name), fix=_(fix).format(name=name))
