@@ -197,8 +197,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # try/except, numpy arrays, f-strings, global lists and dicts, stores into global arrays, a kernel's return value)
 # refused as the kernel's fault: 8,852. check() counting at a shape smaller than one block and one step, and past a
 # large shared buffer in one dimension at a time (thin products, not a cube): 8,854. A check of tiledlab's own
-# kernel in an exercise cell not recorded as the student's pass: 8,867.
-LINE_BUDGET = 8867
+# kernel in an exercise cell not recorded as the student's pass: 8,867. launch_geometry misused (one number for a
+# block, no parentheses, below @cuda.jit, a constant it was not given, a wrong min_blocks) said in one line: 8,901.
+LINE_BUDGET = 8901
 
 
 def test_the_installed_package_stays_within_its_line_budget():

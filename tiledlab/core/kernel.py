@@ -272,8 +272,7 @@ class Kernel:
         """((rows, cols) of C per block, (x, y) threads per block), checked against CUDA's limits."""
         if isinstance(constants, Build) and constants.kernel is self:
             return constants.block, constants.threads
-        block = tuple(apply(self.block, constants, self.name))
-        threads = tuple(apply(self.threads, constants, self.name))
+        block, threads = self._pair("block", constants), self._pair("threads", constants)
         if len(block) != 2 or len(threads) != 2 or not is_whole(*block, *threads):
             raise ValueError(_("{name}: with {constants} the geometry gives a block of {threads} threads for {block} "
                                "elements of C; tiledlab launches 2-D blocks: two whole numbers each, threads as "
@@ -289,6 +288,17 @@ class Kernel:
                                                      threads=threads[0] * threads[1], constants=listed(constants),
                                                      most=MAX_THREADS_PER_BLOCK))
         return block, threads
+
+    def _pair(self, which, constants):
+        """What `block` or `threads` gives at `constants`, as a tuple; one whole number is refused with the fix."""
+        value = apply(getattr(self, which), constants, self.name)
+        if is_whole(value):
+            shape = _("(x, y), threads along x → columns and y → rows (a 1-D block of n threads is (n, 1))") \
+                if which == "threads" else _("(rows, cols) of C per block")
+            raise ValueError(_("{kernel}: {which} gives one number, {value}, with {constants}; tiledlab launches 2-D "
+                               "blocks: return two, {shape}").format(kernel=self.name, which=which, value=value,
+                                                                     constants=listed(constants), shape=shape))
+        return tuple(value) if np.iterable(value) else (value,)  # (value,): refused by `sizes` as not two numbers
 
     def grid(self, M, N, constants):
         """(blockspergrid, threadsperblock) covering an M×N result: one block per block tile of C."""
@@ -429,14 +439,38 @@ def lesson(kernel, idea="", family="student", kind=None):
 def launch_geometry(block=_lesson_tile, threads=_lesson_tile, requires=(), idea="", min_blocks=None,
                     family="student", **constants):
     """A decorator above @cuda.jit declaring a kernel's constants, geometry and `requires` (Rule objects)."""
-    defaults = {k: v for k, v in constants.items() if not callable(v)}
+    defaults = {k: whole(k, v, least=0) for k, v in constants.items() if not callable(v)}
     derived = {k: v for k, v in constants.items() if callable(v)}
     rules = (requires,) if isinstance(requires, Rule) else requires
     if not isinstance(rules, (list, tuple)) or not all(isinstance(r, Rule) for r in rules):
         raise ValueError(_("requires= takes Rule objects: Rule(lambda BM, TM: BM % TM == 0, 'why')"))
+    _refuse_misuse(block, threads, min_blocks, constants, rules)
 
     def declare(kernel):
+        if not contract.is_kernel(kernel):
+            raise ValueError(_("put @launch_geometry(...) above @cuda.jit: it declares a @cuda.jit kernel's geometry"))
         plain = contract.plain_function(kernel)
         return Kernel(plain.__name__, Written(plain), constants=defaults, derived=derived, rules=tuple(rules),
                       block=block, threads=threads, idea=idea, min_blocks=min_blocks, family=family)
     return declare
+
+
+def _refuse_misuse(block, threads, min_blocks, constants, rules):
+    """A ValueError saying what to write where launch_geometry's arguments cannot declare a kernel."""
+    if contract.is_kernel(block):  # @launch_geometry without its parentheses: the kernel came as `block`
+        raise ValueError(_("call launch_geometry with the kernel's constants, as in @launch_geometry(T=4), "
+                           "above @cuda.jit"))
+    for name, fn in (("block", block), ("threads", threads)):
+        if not callable(fn):
+            raise ValueError(_("{name}= takes a function of the constants, as in {name}=lambda T: (T, T); got "
+                               "{value!r}").format(name=name, value=fn))
+    if min_blocks is not None:
+        whole("min_blocks", min_blocks)
+    geometry = [(name if fn is not _lesson_tile else _("the lesson's T×T block"), fn) for name, fn in
+                (("threads", threads), ("block", block))]
+    derived = [(name, fn) for name, fn in constants.items() if callable(fn)]
+    for what, fn in [*geometry, *derived, *((_("the rule {why!r}").format(why=r.why), r.holds) for r in rules)]:
+        if missing := [n for n in names(fn) if n not in constants]:
+            raise ValueError(_("{what} reads {names}, which launch_geometry was not given: add {given} to "
+                               "@launch_geometry(...)").format(what=what, names=", ".join(missing),
+                                                               given=", ".join(f"{n}=..." for n in missing)))
