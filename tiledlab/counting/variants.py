@@ -44,7 +44,7 @@ class _SwapXY(_Change):
     def __init__(self, namespace):
         super().__init__()
         self.namespace, self.local = namespace, None
-        self.sources = [s for s in map(lambda n: getattr(cuda, n, None), _INDICES + _GRID) if s is not None]
+        self.sources = [getattr(cuda, n) for n in _INDICES + _GRID if hasattr(cuda, n)]  # on a GPU
 
     def nothing(self, kernel, suffix):
         return f"{kernel} names no threadIdx/blockIdx/blockDim/gridDim .x or .y to swap"
@@ -70,15 +70,17 @@ class _SwapXY(_Change):
         n = node.args[0].value if len(node.args) == 1 and isinstance(node.args[0], ast.Constant) else None
         if node.keywords or n not in (1, 2, 3) or type(n) is not int:
             raise refused(node, _(_UNSWAPPED))
-        whole = ast.Call(func=node.func, args=[ast.Constant(max(n, 2))], keywords=[])  # (x, y, z)[:n]
+        whole = ast.Call(func=node.func, args=[ast.Constant(max(n, 2))], keywords=[])  # (y, x, z) of it, n of them
         values = [ast.Subscript(copy.deepcopy(whole), ast.Constant(i), ast.Load()) for i in (1, 0, 2)[:n]]
         self.changed += 1
         swapped = values[0] if n == 1 else ast.Tuple(values, ast.Load())
         return ast.fix_missing_locations(ast.copy_location(swapped, node))
 
     def visit_Name(self, node):  # from numba.cuda import grid, threadIdx: under its own name, or another
-        value = None if node.id in self.local else self.namespace.get(node.id)
-        if node.id not in self.local and node.id in _INDICES + _GRID or any(value is s for s in self.sources):
+        if node.id in self.local:
+            return node
+        value = self.namespace.get(node.id)
+        if node.id in _INDICES + _GRID or any(value is s for s in self.sources):
             raise refused(node, _(_UNSWAPPED))
         return node
 
