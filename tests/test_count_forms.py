@@ -238,6 +238,18 @@ def warp_sync(A, B, C):
 
 
 @cuda.jit
+def warp_shuffle(A, B, C):
+    a = cuda.shfl_sync(cuda.activemask(), A[0, 0], 0)
+    C[0, 0] = a
+
+
+@cuda.jit
+def warp_vote(A, B, C):
+    if cuda.all_sync(cuda.activemask(), A[0, 0] > 0):
+        C[0, 0] = A[0, 0]
+
+
+@cuda.jit
 def barrier_as_a_value(A, B, C):
     wait = cuda.syncthreads
     wait()
@@ -294,6 +306,8 @@ CUDA_REFUSED = [
     (through_another_module, "lesson_module.cuda.syncthreads()", r"lesson_module.cuda is numba's cuda module"),
     (grid_group_sync, "cuda.cg.this_grid().sync()", r"cuda.cg: the hazard check knows the barriers"),
     (warp_sync, "cuda.syncwarp()", r"cuda.syncwarp: the hazard check knows the barriers"),
+    (warp_shuffle, "a = cuda.shfl_sync(cuda.activemask(), A[0, 0], 0)", r"cuda.shfl_sync works across a warp"),
+    (warp_vote, "if cuda.all_sync(cuda.activemask(), A[0, 0] > 0):", r"cuda.all_sync works across a warp"),
     (barrier_as_a_value, "wait = cuda.syncthreads", r"call cuda.syncthreads\(...\) where it stands"),
     (helper_with_cuda_renamed, "renamed_barrier()", r"the helper renamed_barrier uses cuda"),
     (helper_through_numba, "barrier_through_numba()", r"the helper barrier_through_numba uses cuda"),
@@ -306,7 +320,7 @@ CUDA_REFUSED = [
 GPU_ONLY = '''
 import tiledlab
 from numba import cuda, float32
-from numba.cuda import shared, syncthreads
+from numba.cuda import shared, shfl_sync, syncthreads
 from tiledlab.core.kernel import Kernel
 from tiledlab.counting.rewrite import _rewrite
 from tiledlab.core import card
@@ -336,6 +350,14 @@ def imported_barrier(A, B, C):
     syncthreads()
     C[0, 0] = A[0, 0]
 
+@cuda.jit
+def imported_shuffle(A, B, C):
+    C[0, 0] = shfl_sync(0xffffffff, A[0, 0], 0)
+
+@cuda.jit
+def warp_shuffle(A, B, C):
+    C[0, 0] = cuda.shfl_down_sync(0xffffffff, A[0, 0], 1)
+
 @cuda.jit(device=True)
 def helper():
     sync()
@@ -345,7 +367,8 @@ def barrier_alias_in_a_helper(A, B, C):
     helper()
     C[0, 0] = A[0, 0]
 
-for k in (module_alias, imported_shared, array_alias, imported_barrier, barrier_alias_in_a_helper):
+for k in (module_alias, imported_shared, array_alias, imported_barrier, barrier_alias_in_a_helper, imported_shuffle,
+          warp_shuffle):
     kernel = Kernel.of(k)
     try:
         _rewrite(kernel.bind())
@@ -362,12 +385,14 @@ def test_aliases_only_a_gpu_has_are_refused_too(tmp_path):
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
     said = dict(line.split(" ", 1) for line in run.stdout.splitlines())
     assert said.keys() == {"module_alias", "imported_shared", "array_alias", "imported_barrier",
-                           "barrier_alias_in_a_helper"}, run.stdout + run.stderr
+                           "barrier_alias_in_a_helper", "imported_shuffle", "warp_shuffle"}, run.stdout + run.stderr
     assert re.match(r"line \d+: 'sA = sh.array\(\(T, T\), float32\)': sh is numba's cuda.shared ", said["module_alias"])
     assert "shared is numba's cuda.shared under another name" in said["imported_shared"]
     assert "declare is numba's cuda.shared.array under another name" in said["array_alias"]
     assert "syncthreads is numba's cuda.syncthreads under another name" in said["imported_barrier"]
     assert "the helper helper uses cuda" in said["barrier_alias_in_a_helper"]
+    assert "'C[0, 0] = shfl_sync(4294967295, A[0, 0], 0)': shfl_sync works across a warp" in said["imported_shuffle"]
+    assert "cuda.shfl_down_sync works across a warp (32 threads at once)" in said["warp_shuffle"]
 
 
 # --- stores: assignment kinds, and stores into an input -----------------------------------------------------

@@ -199,7 +199,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # large shared buffer in one dimension at a time (thin products, not a cube): 8,854. A check of tiledlab's own
 # kernel in an exercise cell not recorded as the student's pass: 8,867. launch_geometry misused (one number for a
 # block, no parentheses, below @cuda.jit, a constant it was not given, a wrong min_blocks) said in one line: 8,901.
-LINE_BUDGET = 8901
+# swapped_xy exchanging cuda.grid/gridsize too (refusing by line an index it cannot), warp operations refused, a
+# return of a def inside the kernel allowed: 8,962.
+LINE_BUDGET = 8962
 
 
 def test_the_installed_package_stays_within_its_line_budget():

@@ -1,8 +1,10 @@
 import ast
+import re
 
 import numpy as np
 import pytest
 from conftest import operands
+from numba import cuda, float32
 
 import tiledlab
 from tiledlab.core.registry import KERNELS, predicted
@@ -109,3 +111,54 @@ def test_a_variant_of_a_variant_keeps_what_its_generated_base_says():
     assert predicted(twice, 70, 40, 90) == predicted(hybrid, 70, 40, 90)
     with pytest.raises(ValueError, match="is a changed copy of code written for BM=64, [^;]*; it cannot take BM=128: change the kernel"):
         twice.bind(BM=128)
+
+
+@cuda.jit
+def naive_by_grid(A, B, C):
+    col, row = cuda.grid(2)
+    step = cuda.gridsize(1)  # the grid's width, in threads: its height once swapped
+    if row < C.shape[0] and col < C.shape[1] and step > 0:
+        acc = float32(0.0)
+        for k in range(A.shape[1]):
+            acc += A[row, k] * B[k, col]
+        C[row, col] = acc
+
+
+def test_swapped_xy_exchanges_the_values_of_cuda_grid(rng):
+    A, B = operands(rng, 8, 8, 8)
+    swapped = swapped_xy(naive_by_grid)
+    assert "cuda.grid(2)[1], cuda.grid(2)[0]" in swapped.source()
+    assert "cuda.gridsize(2)[1]" in swapped.source()
+    np.testing.assert_allclose(tiledlab.matmul(A, B, swapped, 4), A @ B, rtol=1e-5, atol=1e-5)
+    by_grid = count_loads(swapped, A, B, 4, trace=True).trace
+    by_index = count_loads(swapped_xy(tiledlab.naive), A, B, 4, trace=True).trace
+    columns = ("bx", "by", "tx", "ty", "operand", "i", "j")
+    assert sorted(zip(*(by_grid[c] for c in columns))) == sorted(zip(*(by_index[c] for c in columns)))
+
+
+@cuda.jit
+def index_as_a_value(A, B, C):
+    t = cuda.threadIdx
+    C[t.y, t.x] = A[t.y, 0] * B[0, t.x]
+
+
+@cuda.jit
+def grid_of_a_name(A, B, C):
+    col, row = cuda.grid(DIMENSIONS)
+    C[row, col] = A[row, 0] * B[0, col]
+
+
+@cuda.jit
+def grid_imported(A, B, C):
+    col, row = grid(2)  # noqa: F821 (from numba.cuda import grid, on a GPU)
+    C[row, col] = A[row, 0] * B[0, col]
+
+
+DIMENSIONS = 2
+
+
+@pytest.mark.parametrize("kernel, code", [(index_as_a_value, "cuda.threadIdx"),
+                                          (grid_of_a_name, "cuda.grid(DIMENSIONS)"), (grid_imported, "grid")])
+def test_swapped_xy_refuses_an_index_it_cannot_exchange(kernel, code):
+    with pytest.raises(ValueError, match=rf"line \d+: '{re.escape(code)}': swapped_xy exchanges x and y where"):
+        swapped_xy(kernel)

@@ -30,9 +30,13 @@ def is_atomic_add(node, output):
         node.args[0].id == output
 
 
-# The parts of numba's cuda that a barrier or shared array could go unseen through under another name, with members
-# (on a GPU; the simulator's module has none of them until a kernel runs)
-_HIDDEN = {"shared": ("array",), "cg": ("this_grid",), "atomic": (), "syncwarp": (), **{b: () for b in BARRIERS}}
+# numba-cuda's operations across a warp: the simulator has none of them, a GPU computes them for 32 threads together
+_WARP = ("activemask", "all_sync", "any_sync", "ballot_sync", "eq_sync", "lanemask_lt", "match_all_sync",
+         "match_any_sync", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync")
+# The parts of numba's cuda that a barrier, a shared array or a warp's operation could go unseen through under another
+# name, with members (on a GPU; the simulator's module has none of them until a kernel runs)
+_HIDDEN = {"shared": ("array",), "cg": ("this_grid",), "atomic": (), "syncwarp": (), **{b: () for b in BARRIERS},
+           **{w: () for w in _WARP}}
 
 
 @functools.cache
@@ -49,6 +53,8 @@ def cuda_part(value):
 
 
 def _renamed(used, part):
+    if part.removeprefix("cuda.") in _WARP:
+        return _(_ACROSS_A_WARP).format(used=used)
     if part == "cuda":
         return _("{used} is numba's cuda module under another name: write cuda.syncthreads() and the like with the "
                  "module named cuda, so that every barrier is seen").format(used=used)
@@ -212,6 +218,8 @@ class _Scan:
             return _(_LOOKUP).format(what=ast.unparse(node))
         on_cuda = isinstance(node.value, ast.Name) and node.value.id == "cuda"
         owner, parent = _global_value(node.value, self.namespace, self.local), self.parents.get(node)
+        if node.attr in _WARP and (on_cuda or owner is cuda):
+            return _(_ACROSS_A_WARP).format(used=ast.unparse(node))
         if node.attr in _HIDDEN and not on_cuda and owner is not cuda:  # _HIDDEN: the barriers too
             return _("{used}: write cuda.{attr} with the module named cuda, as it stands, so that every barrier "
                      "and shared array is seen").format(used=ast.unparse(node), attr=node.attr)
@@ -332,6 +340,8 @@ class _Scan:
     _Nonlocal = _Global
 
 
+_ACROSS_A_WARP = N_("{used} works across a warp (32 threads at once), and tiledlab counts each thread on its own, not "
+                    "warps: share values through a shared array and cuda.syncthreads()")
 _SLICE = N_("a slice makes a view, whose loads and stores could not be counted: index one element, X[i, j]")
 _LOOKUP = N_("{what} looks names up while the kernel runs: an array read or a barrier reached that way would go "
              "uncounted (and numba cannot compile it for a GPU); name the array or cuda.syncthreads() directly")

@@ -3,10 +3,12 @@ other, and constants given here (T, or a generated kernel's BM=..., whose code d
 import ast
 import copy
 
-from ..core.contract import is_call
+from numba import cuda
+
+from ..core.contract import is_call, local_names, refused
 from ..core.launch import resolve
 from ..core.rules import whole
-from ..i18n import _
+from ..i18n import N_, _
 
 
 class _Change(ast.NodeTransformer):
@@ -36,17 +38,64 @@ class _DropBarrier(_Change):
 
 
 class _SwapXY(_Change):
+    """Exchanges x and y in every index source: cuda.threadIdx/blockIdx/blockDim/gridDim .x and .y, and the values of
+    cuda.grid(n) and cuda.gridsize(n); an index written otherwise (an alias, cuda.grid(d)) is refused by its line."""
+
+    def __init__(self, namespace):
+        super().__init__()
+        self.namespace, self.local = namespace, None
+        self.sources = [getattr(cuda, n) for n in _INDICES + _GRID if hasattr(cuda, n)]  # on a GPU
+
     def nothing(self, kernel, suffix):
         return f"{kernel} names no threadIdx/blockIdx/blockDim/gridDim .x or .y to swap"
 
+    def visit_FunctionDef(self, node):
+        if self.local is None:  # the kernel itself
+            self.local = local_names(node)
+        return self.generic_visit(node)
+
     def visit_Attribute(self, node):
-        self.generic_visit(node)
-        inner = node.value
-        if node.attr in ("x", "y") and isinstance(inner, ast.Attribute) and \
-                inner.attr in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
-            node.attr = "y" if node.attr == "x" else "x"
-            self.changed += 1
+        if node.attr in ("x", "y", "z") and _on_cuda(node.value, _INDICES):
+            if node.attr != "z":
+                node.attr = "y" if node.attr == "x" else "x"
+                self.changed += 1
+            return node
+        if _on_cuda(node, _INDICES + _GRID):  # cuda.threadIdx as a value, cuda.grid not called
+            raise refused(node, _(_UNSWAPPED))
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        if not _on_cuda(node.func, _GRID):
+            return self.generic_visit(node)
+        n = node.args[0].value if len(node.args) == 1 and isinstance(node.args[0], ast.Constant) else None
+        if node.keywords or n not in (1, 2, 3) or type(n) is not int:
+            raise refused(node, _(_UNSWAPPED))
+        whole = ast.Call(func=node.func, args=[ast.Constant(max(n, 2))], keywords=[])  # (y, x, z) of it, n of them
+        values = [ast.Subscript(copy.deepcopy(whole), ast.Constant(i), ast.Load()) for i in (1, 0, 2)[:n]]
+        self.changed += 1
+        swapped = values[0] if n == 1 else ast.Tuple(values, ast.Load())
+        return ast.fix_missing_locations(ast.copy_location(swapped, node))
+
+    def visit_Name(self, node):  # from numba.cuda import grid, threadIdx: under its own name, or another
+        if node.id in self.local:
+            return node
+        value = self.namespace.get(node.id)
+        if node.id in _INDICES + _GRID or any(value is s for s in self.sources):
+            raise refused(node, _(_UNSWAPPED))
         return node
+
+
+_INDICES = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+_GRID = ("grid", "gridsize")
+_UNSWAPPED = N_("swapped_xy exchanges x and y where the kernel writes cuda.threadIdx.x (blockIdx, blockDim, gridDim "
+                "likewise) or cuda.grid(n), cuda.gridsize(n) with n a number: write each index so, or the copy would "
+                "not be this kernel with x and y exchanged")
+
+
+def _on_cuda(node, names):
+    """True for cuda.<name>, one of `names`."""
+    return isinstance(node, ast.Attribute) and node.attr in names and isinstance(node.value, ast.Name) and \
+        node.value.id == "cuda"
 
 
 class _Transpose(_Change):
@@ -164,5 +213,5 @@ def without_barrier(kernel, which, T=None, **constants):
 
 
 def swapped_xy(kernel, T=None, **constants):
-    """`kernel` with x and y exchanged in thread and block indices (for square launches)."""
-    return _changed(kernel, _SwapXY(), "swapped_xy", T, constants)
+    """`kernel` with x and y exchanged in thread and block indices and in cuda.grid/gridsize (for square launches)."""
+    return _changed(kernel, _SwapXY(resolve(kernel).code.namespace), "swapped_xy", T, constants)
