@@ -262,6 +262,28 @@ def test_nested_loops_that_never_end_are_left_within_the_passes_of_one(rng, kern
     assert time.perf_counter() - started < 20
 
 
+@cuda.jit
+def never_ends_at_k_4(A, B, C):
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        k = 0
+        while k < A.shape[1]:  # E-line
+            acc += A[row, k] * B[k, col]
+            k += 1 if A.shape[1] != 4 else 0  # stuck only where K = 4: a shape check() runs, not one it counted
+        C[row, col] = acc
+
+
+def test_a_loop_that_never_ends_at_one_shape_check_runs_is_said_not_waited_for(capsys):
+    """check() counts (its loops guarded) at every shape before it runs the kernel there: before, it waited forever
+    at A 1×4 (a plain launch cannot be left)."""
+    started = time.perf_counter()
+    assert check(never_ends_at_k_4, tile=4) is False
+    out = capsys.readouterr().out
+    assert out.startswith(f"A 1×4 · B 4×1, tile=4: line {source_line(never_ends_at_k_4, '# E-line')}: 'while "), out
+    assert time.perf_counter() - started < 60
+
+
 def test_a_loop_as_long_as_c_is_counted_exactly(rng):
     A, B = operands(rng, 7, 9, 11)  # 77 passes of the outer loop by one thread, 9 of each inner one
     c = count_loads(one_thread_walks_all_of_c, A, B, T)
