@@ -466,3 +466,17 @@ def test_a_kernel_without_shared_memory_is_not_told_of_a_shared_tile(capsys):
     assert check(skips_small_a, tile=4, limit_loads=False, seed=1) is False
     said = capsys.readouterr().out
     assert "Look at every read of A in the kernel" in said and "shared tile" not in said
+
+
+def test_exercise_3_1_refuses_the_plain_tiled_kernel_by_its_barriers(capsys):
+    """Two tiles of K per pair of barriers: the lesson's kernel (a pair per tile) loads the same, but passes twice
+    the barriers; the exercise's own kernel passes at K = 20 and 19, where the steps of 2T end in a partial one."""
+    from solutions.kernels import EXERCISES
+    from tiledlab import tiled
+    kernel, options = EXERCISES["3.1"]
+    assert options == {"barriers_per_step": 2, "tiles_per_step": 2}
+    assert check(tiled, tile=4, **options) is False
+    said = out(capsys)
+    assert re.search(r"a thread passes \d+ cuda.syncthreads\(\) in \d+ steps of 2 tiles of K each; this exercise "
+                     r"allows 2 per step", said), said
+    assert check(kernel, tile=4, **options), out(capsys)

@@ -33,12 +33,13 @@ NOTEBOOK_HINTS = (N_("read each A[row, k] once into a register and use it for bo
 
 @recorded
 def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
-          hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None, barriers_per_step=None):
+          hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None, barriers_per_step=None, tiles_per_step=1):
     """Check a student's @cuda.jit(A, B, C) kernel; print what went wrong, or return True: hazards and races on C,
     the product against numpy on odd shapes, then its global loads on `count_shapes`. limit_loads=True allows the
     tiled formula's loads, `max_loads(M, K, N, T)` another limit; `max_shared_reads(M, K, N, T)` or
     `max_shared_reads_per_fma` (of the T×T tiles, as formulas.shared_traffic counts) limit shared reads;
-    `barriers_per_step` caps the barriers per tile step (feedback then suggests no other); `hint` says what to try
+    `barriers_per_step` caps the barriers per step of `tiles_per_step` tiles of K (feedback then suggests no other
+    barrier); `hint` says what to try
     when loads exceed the limit. A wrong product is told with the first cause `diagnosis` finds."""
     if max_shared_reads is not None and max_shared_reads_per_fma is not None:
         raise ValueError(_("give max_shared_reads or max_shared_reads_per_fma, not both"))
@@ -46,7 +47,9 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
         def max_shared_reads(M, K, N, T):
             return int(max_shared_reads_per_fma * shared_traffic(M, K, N, T, T, T)["fmas"])
     try:  # a wrong argument is feedback too, never a traceback; nothing runs before every argument is checked
-        tile, shapes = _arguments(kernel, tile, shapes, seed, hint, barriers_per_step, max_shared_reads_per_fma)
+        tile, shapes = _arguments(kernel, tile, shapes, seed, hint, (barriers_per_step, tiles_per_step),
+                                  max_shared_reads_per_fma)
+        barriers = None if barriers_per_step is None else (barriers_per_step, tiles_per_step)
         counted_at = count_shapes(kernel, tile)
         _check_limit("max_loads", max_loads, counted_at, tile)
         _check_limit("max_shared_reads", max_shared_reads, counted_at, tile)
@@ -62,13 +65,13 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
     for M, K, N in counted_at:  # hazards first: a missing barrier is the cause of any wrong result
         A, B = operands(M, K, N, rng)
         c = _counted(kernel, A, B, tile)
-        if c is None or not _safe(c, A, B, tile, barriers_per_step):
+        if c is None or not _safe(c, A, B, tile, barriers):
             return False
         counted.append((c, A, B))
     for M, K, N in shapes:
         A, B = operands(M, K, N, rng)
         c = _counted(kernel, A, B, tile)  # first: a loop that never ends at this shape only is said, not waited for
-        if c is None or not _safe(c, A, B, tile, barriers_per_step):
+        if c is None or not _safe(c, A, B, tile, barriers):
             return False
         C = _run(kernel, A, B, tile)
         if C is None or not _same(kernel, A, B, tile, C, _what(A, B, tile, joined=True)):
@@ -108,14 +111,15 @@ class WrongArgument(ValueError):
     """An argument of check() other than the kernel is wrong: said as it is, the kernel not blamed."""
 
 
-def _arguments(kernel, tile, shapes, seed, hint, barriers_per_step, per_fma):
+def _arguments(kernel, tile, shapes, seed, hint, barriers, per_fma):
     """check()'s tile as an int and its shapes as a list, or a WrongArgument that says what to fix."""
     if is_kernel(tile) or _is_number(kernel):
         raise WrongArgument(_("check() takes your @cuda.jit kernel first, as in check(my_kernel, tile=4)"))
     try:
         tile = validate_tile(tile)
         whole("seed", 0 if seed is None else seed, least=0)
-        whole("barriers_per_step", 1 if barriers_per_step is None else barriers_per_step)
+        whole("barriers_per_step", 1 if barriers[0] is None else barriers[0])
+        whole("tiles_per_step", barriers[1])
     except ValueError as wrong:
         raise WrongArgument(wrong) from None
     if per_fma is not None and not (_is_number(per_fma) and per_fma >= 0):
@@ -190,11 +194,13 @@ def _partial(step, whole, extra):
     return whole * step + (extra % step or 1)
 
 
-def _safe(c, A, B, tile, barriers_per_step):
-    """False, after saying why, when the counted launch `c` had a hazard, a race on C or too many barriers a step."""
-    steps = -(-A.shape[1] // tile)
+def _safe(c, A, B, tile, barriers):
+    """False, after saying why, when the counted launch `c` had a hazard, a race on C or more barriers than
+    `barriers` allows: (barriers per step, tiles of K per step), or None for no limit."""
+    per_step, tiles = barriers or (None, 1)
+    steps = -(-A.shape[1] // (tile * tiles))
     if any(c.hazards.values()):  # another barrier is advised only where the exercise allows one more
-        more = barriers_per_step is None or c.barriers < barriers_per_step * steps
+        more = per_step is None or c.barriers < per_step * steps
         print(f"{_what(A, B, tile)}: {hazard_message(c.hazards, more_barriers=more)}")
         return False
     if c.C_races:
@@ -207,10 +213,12 @@ def _safe(c, A, B, tile, barriers_per_step):
                 "thread only.").format(i=i, j=j, what=_what(A, B, tile), first=threads[0], other=threads[1],
                                        between=between))
         return False
-    if barriers_per_step is not None and c.barriers > barriers_per_step * steps:
-        print(_("{what}: a thread passes {barriers} cuda.syncthreads() in {steps} tile steps; this exercise allows "
-                "{allowed} per tile step.").format(what=_what(A, B, tile), barriers=c.barriers, steps=steps,
-                                                   allowed=barriers_per_step))
+    if per_step is not None and c.barriers > per_step * steps:
+        said = _("{what}: a thread passes {barriers} cuda.syncthreads() in {steps} tile steps; this exercise allows "
+                 "{allowed} per tile step.") if tiles == 1 else _(
+                 "{what}: a thread passes {barriers} cuda.syncthreads() in {steps} steps of {tiles} tiles of K each; "
+                 "this exercise allows {allowed} per step.")
+        print(said.format(what=_what(A, B, tile), barriers=c.barriers, steps=steps, allowed=per_step, tiles=tiles))
         return False
     return True
 
