@@ -152,8 +152,8 @@ def test_a_gpu_compilers_refusal_of_a_vote_is_said_as_on_the_simulator(monkeypat
     kernel = test_review_probes.vote_of_a_helpers_condition
     line = source_line(kernel, "# GPU-less")
     gpu_error = ("\x1b[1mNo implementation of function Function(<intrinsic syncthreads_or>) found for signature:\n \n"
-                 " >>> syncthreads_or(bool)\n \nThere are 2 candidate implementations:\n\x1b[0m\n"
-                 f'File "{test_review_probes.__file__}", line {line}:\n')
+                 " >>> syncthreads_or(bool)\n \nThere are 2 candidate implementations:\n\x1b[0m\n")  # as numba says it:
+    # no line of the kernel's
 
     def compile_fails(*args):
         raise TypeError(gpu_error)

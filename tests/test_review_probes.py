@@ -204,7 +204,7 @@ def vote_of_a_float(A, B, C):
 def test_a_vote_of_anything_but_a_whole_number_fails_by_its_line_as_on_a_gpu(rng, capsys, kernel):
     """What numba's GPU compiler refuses (a vote of True/False or of a float), the simulator refuses at run time."""
     line = source_line(kernel, "# GPU-less")
-    said = r"numba cannot compile cuda.syncthreads_\w+ of a (condition|float32 value)"
+    said = r"numba cannot compile cuda.syncthreads_\w+ of a (condition|float value)"
     with pytest.raises(Exception, match=rf"^line {line}: .*{said}"):
         count_loads(kernel, *operands(rng, 4, 4, 4), T)
     assert not check(kernel, tile=4)

@@ -135,6 +135,7 @@ def _unbuildable(nodes):
 
 def unbuildable_vote(vote, kind):
     """Why numba cannot build `vote` (cuda.syncthreads_or, ...) of a value of numba's type `kind` for a GPU."""
+    kind = "float" if kind.startswith("float") else kind  # float32 on the simulator may be float64 on a GPU
     what = _("a condition (True or False)") if kind == "bool" else _("a {kind} value").format(kind=kind)
     return _("numba cannot compile {vote} of {what} for a GPU (the simulator runs it): give it a whole number, as in "
              "{vote}(1 if ... else 0)").format(vote=vote, what=what)

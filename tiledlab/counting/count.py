@@ -234,7 +234,8 @@ def _refuse_failure(f, failure, launch, counting):
     # the last frame in the kernel's file: the student's line (on the simulator; on a GPU, numba's message names it)
     line = next((n for frame, n in reversed(list(traceback.walk_tb(failure.__traceback__)))
                  if frame.f_code.co_filename == counting.filename), None) or compiled_line(failure, counting.filename) \
-        or (float_index_line(launch.bound.code.tree) if _FLOAT_INDEX in str(failure) else None)
+        or (float_index_line(launch.bound.code.tree) if _FLOAT_INDEX in str(failure) else None) \
+        or vote_line(launch.bound.code.tree, str(failure))
     if line is None:
         raise failure
     raise LaunchFailed(_("line {line}: {code}: the kernel failed here: {error}").format(
@@ -254,6 +255,14 @@ def compiled_line(error, filename):
 
 _VOTE = re.compile(r">>> (syncthreads_\w+)\((\w+)\)")  # numba's words (and the simulator's) for a vote of a non-number
 _FLOAT_INDEX = "Unsupported array index type float"  # numba's words, on a GPU, for an index that is a float
+
+
+def vote_line(tree, error):
+    """The first line of a kernel's def `tree` calling the vote a GPU's compiler refused in `error` (its message names
+    no line of the kernel's), or None."""
+    vote = _VOTE.search(_ANSI.sub("", error))
+    return vote and min((n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                         ast.unparse(n.func).split(".")[-1] == vote[1]), default=None)
 
 
 def float_index_line(tree):
