@@ -23,7 +23,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from . import build, card as cards, contract
+from . import barriers, build, card as cards, contract
 from .card import MAX_THREADS_PER_BLOCK, Needs, Shared
 from .rules import Rule, apply, enforce_all, got, is_whole, listed, names, whole
 from ..i18n import _
@@ -383,7 +383,8 @@ class Kernel:
     def checked_code(self, bound, launch_bounds=None):
         """The code every build (counting ones too) compiles of a Build, once the contract and card are checked."""
         code = bound.code
-        contract.enforce(code.tree, self.name, self.code.namespace)
+        with barriers.launched(bound.threads, bound):  # a guard every thread of the block passes sends none apart
+            contract.enforce(code.tree, self.name, self.code.namespace)
         if why := self.refusal(None, bound, launch_bounds):
             raise ValueError(why)
         return code
