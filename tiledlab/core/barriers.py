@@ -7,6 +7,7 @@ import ast
 import contextlib
 import contextvars
 import operator
+from collections import Counter
 
 from ..i18n import _
 
@@ -138,18 +139,16 @@ def _axis(e):
 
 def _bindings(func):
     """{name: how many times `func` binds it}: stores, parameters, definitions, imports and captures."""
-    found = {}
+    found = Counter()
     for n in ast.walk(func):
         if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            name = n.id
+            found[n.id] += 1
         elif isinstance(n, ast.arg):
-            name = n.arg
+            found[n.arg] += 1
         elif isinstance(n, ast.alias):
-            name = n.asname or n.name
-        else:  # a def or class, an except's or a match's capture (a match's **rest)
-            name = None if n is func else getattr(n, "name", None) or getattr(n, "rest", None)
-        if isinstance(name, str):
-            found[name] = found.get(name, 0) + 1
+            found[n.asname or n.name] += 1
+        elif n is not func and isinstance(name := getattr(n, "name", None) or getattr(n, "rest", None), str):
+            found[name] += 1  # a def or a class, an except's or a match's capture
     return found
 
 
@@ -259,8 +258,9 @@ def apart(func, threads=None, constants=None):
     varying break or continue that takes some threads past a barrier of their loop to another one; else None. With
     the block's `threads` (x, y) and `constants` (by default, those `launched` gives) a comparison of a thread's
     index alike in all of them (if tx < T: with T columns) sends none apart."""
-    threads, constants = (threads, constants) if threads else _launched.get() or (None, None)
-    flow = _Flow(func, threads and Extent(func, threads, constants))
+    if threads is None and _launched.get():
+        threads, constants = _launched.get()
+    flow = _Flow(func, Extent(func, threads, constants) if threads else None)
     parent = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
 
     def up(node):  # the ids of `node` and of every node that holds it
