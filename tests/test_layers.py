@@ -203,7 +203,8 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # return of a def inside the kernel allowed: 8,962. check() counting (its loops guarded) at each shape before it
 # runs the kernel there, so a loop that never ends at one shape only is said, not waited for: 8,965. Barriers per
 # step of several tiles of K (exercise 3.1's rule): 8973.
-LINE_BUDGET = 8973
+# A thread guard every thread of the block passes, and len(X) and X.size read as shapes, accepted: 9,088.
+LINE_BUDGET = 9088
 
 
 def test_the_installed_package_stays_within_its_line_budget():
