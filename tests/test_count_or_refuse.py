@@ -14,7 +14,7 @@ from conftest import operands, simulator_only, source_line
 from numba import cuda, float32, int32  # globals, as in a notebook: the simulator swaps module globals only
 
 from tiledlab.core import formulas
-from tiledlab.counting import count_loads, rewrite
+from tiledlab.counting import count_loads, countable, rewrite
 from tiledlab.counting.exercises import check, predict
 
 T = 4
@@ -68,12 +68,6 @@ def nested_def(A, B, C):
 def tuple_unpacking(A, B, C):
     x, y = A, B
     C[0, 0] = x[0, 0] * y[0, 0]
-
-
-@cuda.jit
-def passed_to_a_call(A, B, C):
-    n = len(A)
-    C[0, 0] = A[0, 0] * n
 
 
 @cuda.jit
@@ -214,7 +208,6 @@ REFUSED = [  # (kernel, the code the message quotes, what it says)
     (device_helper, "ld(A, row, k)", r"passing A to ld"),
     (nested_def, "def at(A, i, j):", r"function defined inside the kernel"),
     (tuple_unpacking, "x, y = (A, B)", r"only as A\[i, j\]"),
-    (passed_to_a_call, "len(A)", r"passing A to len"),
     (atomic_into_C, "old = cuda.atomic.add(C, (0, 0), A[0, 0])", r"a statement of its own"),
     (atomic_and_store, "C[0, 1] = B[0, 0]", r"added into with cuda.atomic.add at line \d+"),
     (atomic_into_a_row, "cuda.atomic.add(C, 0, A[0, 0])", r"one element of C"),
@@ -294,6 +287,34 @@ def helper_free_of_cuda_is_fine(A, B, C):
 @cuda.jit(device=True)
 def fma(acc, a, b):
     return acc + a * b
+
+
+@cuda.jit
+def sides_by_len_and_size(A, B, C):  # len(A) is A.shape[0], A.size A.shape[0] * A.shape[1]: no element is read
+    col = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    row = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
+    M = len(A)
+    if row < M and col < C.size // len(C):
+        acc = float32(0.0)
+        for k in range(A.size // M):
+            acc += A[row, k] * B[k, col]
+        C[row, col] = acc
+
+
+def test_len_and_size_read_no_element_and_are_counted_through(rng):
+    """numba-cuda 0.30.4 compiles this kernel for sm_90 (tests/arch_compile.lowered)."""
+    M, K, N = 5, 6, 7
+    A, B = operands(rng, M, K, N)
+    c = count_loads(sides_by_len_and_size, A, B, T)
+    assert (c.A, c.B) == (M * N * K, M * N * K)
+    np.testing.assert_allclose(c.C, A @ B, rtol=1e-5, atol=1e-5)
+
+
+def test_a_range_of_len_of_an_array_is_a_side_and_needs_no_guard():
+    tree = ast.parse("def k(A, B, C):\n    r = range(10 ** 12)\n    for k in range(len(B)):\n        pass\n"
+                     "    for k in range(len(r)):\n        pass\n    for k in range(B.size):\n        pass\n").body[0]
+    first, *others = [n for n in ast.walk(tree) if isinstance(n, ast.For)]
+    assert countable.unguarded(tree, {}, ("A", "B", "C")) == {first}  # len(r), B.size: may be long, guarded
 
 
 def test_a_helper_that_takes_only_numbers_is_counted_through(rng):

@@ -203,8 +203,10 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # return of a def inside the kernel allowed: 8,962. check() counting (its loops guarded) at each shape before it
 # runs the kernel there, so a loop that never ends at one shape only is said, not waited for: 8,965. Barriers per
 # step of several tiles of K (exercise 3.1's rule): 8,973. A GPU compiler's refusal of a vote found by the vote's
-# line, a float vote said alike on both backends (float32 there, float64 here): 8983.
-LINE_BUDGET = 8983
+# line, a float vote said alike on both backends (float32 there, float64 here): 8,983.
+# A thread guard every thread of the block passes, and len(X) and X.size read as shapes, accepted (the block's
+# extent given to the contract by the build): 9,084.
+LINE_BUDGET = 9084
 
 
 def test_the_installed_package_stays_within_its_line_budget():

@@ -9,7 +9,9 @@ one the static reading misses is left by the count after more passes than the ar
 loop that needs more is told to be a for loop, which may go round as often as the product has multiply-adds). A
 for loop over a range longer than that is refused by its line before its first pass, and a device function the
 kernel calls may not loop at all unless its range is as short as the arrays' sides."""
+import ast
 import re
+import textwrap
 import time
 
 import numpy as np
@@ -17,6 +19,7 @@ import pytest
 from conftest import operands, source_line
 from numba import cuda, float32
 
+from tiledlab.core import barriers, launch_geometry
 from tiledlab.core.launch import matmul
 from tiledlab.counting import count_loads
 from tiledlab.counting.exercises import check
@@ -102,6 +105,98 @@ def test_a_condition_the_whole_block_shares_is_not_refused(rng):
     A, B = operands(rng, 8, 4, 8)
     c = count_loads(both_arms_alike_for_the_block, A, B, T)
     assert not c.hazards["divergent_barrier"], c.hazards
+
+
+@cuda.jit
+def careful(A, B, C):  # the tiled kernel with a guard every thread of its T×T block passes, around its barrier too
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    row = cuda.blockIdx.y * T + ty
+    col = cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0.0)
+    for t in range((K + T - 1) // T):
+        k0 = t * T
+        if tx < T and ty < T:  # true in every thread
+            sA[ty, tx] = A[row, k0 + tx] if row < M and k0 + tx < K else float32(0.0)
+            sB[ty, tx] = B[k0 + ty, col] if k0 + ty < K and col < N else float32(0.0)
+            cuda.syncthreads()  # tiles complete before use
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # nobody overwrites the tiles while a neighbour reads them
+    if row < M and col < N:
+        C[row, col] = acc
+
+
+def test_a_guard_every_thread_of_the_block_passes_sends_none_apart(rng, capsys):
+    assert check(careful, tile=4), capsys.readouterr().out
+    A, B = operands(rng, 5, 9, 7)
+    np.testing.assert_allclose(matmul(A, B, careful, T), A @ B, rtol=1e-5, atol=1e-5)
+
+
+@cuda.jit
+def half_guard(A, B, C):
+    tx = cuda.threadIdx.x
+    if tx < T // 2:  # every thread of a T/2 × T block, half of a T × T one
+        cuda.syncthreads()  # inside
+    cuda.syncthreads()  # after
+    C[cuda.threadIdx.y, tx] = A[0, 0]
+
+
+@pytest.mark.parametrize("columns, refused", [(T // 2, False), (T, True)])
+def test_a_guard_is_read_against_the_block_the_kernel_declares(columns, refused):
+    kernel = launch_geometry(threads=lambda T: (columns, T), T=T)(half_guard)
+    if refused:
+        with pytest.raises(ValueError, match=f"sent apart by line {source_line(half_guard, 'if tx < T // 2:')}"):
+            kernel.checked_code(kernel.bind())
+    else:
+        kernel.checked_code(kernel.bind())
+
+
+ALIKE = {  # (threads along x and y, a test every thread of the block passes or none does)
+    "both_indices_within": ((4, 4), "tx < T and ty < T"),
+    "half_the_columns": ((2, 4), "tx < T // 2"),
+    "never_negative": ((4, 4), "tx >= 0"),
+    "chained_with_the_block_size": ((4, 4), "0 <= cuda.threadIdx.x < cuda.blockDim.x"),
+    "reversed": ((4, 4), "T > cuda.threadIdx.y"),
+    "no_thread": ((4, 4), "tx >= T"),
+    "one_row_of_threads": ((4, 1), "ty == 0"),
+}
+APART = {  # a test that differs between the block's threads
+    "half_the_columns_of_a_square_block": ((4, 4), "tx < T // 2"),
+    "all_but_the_last": ((4, 4), "tx < T - 1"),
+    "two_indices": ((4, 4), "tx < ty"),
+    "an_index_given_twice": ((4, 4), "tx2 < T"),
+    "a_constant_shadowed": ((4, 4), "tx < S"),
+}
+
+
+def guarded(test):
+    return ast.parse(textwrap.dedent(f"""
+        def k(A, B, C):
+            tx = cuda.threadIdx.x
+            ty = cuda.threadIdx.y
+            tx2 = cuda.threadIdx.x
+            tx2 = tx2 * 2
+            S = ty
+            if {test}:
+                cuda.syncthreads()
+            cuda.syncthreads()
+    """)).body[0]
+
+
+@pytest.mark.parametrize("threads, test", ALIKE.values(), ids=ALIKE)
+def test_a_thread_index_compared_alike_in_the_whole_block_is_no_split(threads, test):
+    assert barriers.apart(guarded(test), threads, {"T": 4, "S": 4}) is None
+    assert barriers.apart(guarded(test)), "without the block's extent, the test is taken to vary"
+
+
+@pytest.mark.parametrize("threads, test", APART.values(), ids=APART)
+def test_a_thread_index_compared_unalike_in_the_block_is_still_refused(threads, test):
+    assert barriers.apart(guarded(test), threads, {"T": 4, "S": 4})
 
 
 @cuda.jit

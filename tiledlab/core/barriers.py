@@ -4,6 +4,9 @@ waiting at two of them hang the block on a GPU (on an H100 such a kernel never f
 them meet. So the contract refuses it by its lines on both backends, before anything runs.
 """
 import ast
+import contextlib
+import operator
+from collections import Counter
 
 from ..i18n import _
 
@@ -46,15 +49,95 @@ def assignments(node):
         yield node.target, node.iter
 
 
-def varies(expr, found):
+def varies(expr, found, extent=None):
     """True when `expr` may have a different value in different threads of a block (`found`: such names). A
-    barrier's result (syncthreads_count, _and, _or) is one value for the whole block."""
-    if is_barrier(expr):
+    barrier's result (syncthreads_count, _and, _or) is one value for the whole block, and so is a comparison
+    `extent` (an Extent) finds alike in all its threads."""
+    if is_barrier(expr) or extent and isinstance(expr, ast.Compare) and extent.alike(expr):
         return False
     if isinstance(expr, ast.Name) and expr.id in found or \
             isinstance(expr, ast.Attribute) and any(ast.unparse(expr) in (p, f"{p}.{expr.attr}") for p in PER_THREAD):
         return True
-    return any(varies(child, found) for child in ast.iter_child_nodes(expr))
+    return any(varies(child, found, extent) for child in ast.iter_child_nodes(expr))
+
+
+_COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Eq: operator.eq,
+            ast.NotEq: operator.ne}
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+               ast.Mod: operator.mod, ast.Div: operator.truediv}
+
+
+class Extent:
+    """The threads of a block of `threads` (x, y) running `func` with its `constants`: a comparison of
+    cuda.threadIdx.x or .y (or of a name given only that, once) with constants is alike in all of them when it
+    holds for every thread (tx < T with T columns, tx >= 0), or for none."""
+
+    def __init__(self, func, threads, constants):
+        self.sizes = {"x": threads[0], "y": threads[1], "z": 1}
+        bindings = _bindings(func)
+        once = [n for n, count in bindings.items() if count == 1]
+        self.constants = {k: v for k, v in constants.items() if k not in bindings}
+        self.index = {t.id: _axis(v) for node in ast.walk(func) for t, v in assignments(node)
+                      if isinstance(node, ast.Assign) and isinstance(t, ast.Name) and t.id in once and _axis(v)}
+
+    def alike(self, compare):
+        """True when the comparison `compare` has one value in every thread of the block."""
+        sides = [compare.left, *compare.comparators]
+        return all(self._pair(_COMPARE.get(type(op)), a, b) for op, a, b in zip(compare.ops, sides, sides[1:]))
+
+    def _pair(self, op, a, b):
+        """True when `a op b` has one value in every thread: constants both, or a thread's index and a constant."""
+        left, right = self._value(a), self._value(b)
+        if left is not None and right is not None:
+            return True
+        if op is None:
+            return False
+        if self._axis(a) and right is not None:
+            return len({op(i, right) for i in range(self.sizes[self._axis(a)])}) == 1
+        if self._axis(b) and left is not None:
+            return len({op(left, i) for i in range(self.sizes[self._axis(b)])}) == 1
+        return False
+
+    def _axis(self, e):
+        return self.index.get(e.id) if isinstance(e, ast.Name) else _axis(e)
+
+    def _value(self, e):
+        """The value of a constant expression (numbers, the build's constants, cuda.blockDim), else None."""
+        if isinstance(e, ast.Constant) and type(e.value) in (int, float):
+            return e.value
+        if isinstance(e, ast.Name):
+            return self.constants.get(e.id)
+        if isinstance(e, ast.Attribute) and ast.unparse(e.value) == "cuda.blockDim":
+            return self.sizes.get(e.attr)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+            value = self._value(e.operand)
+            return None if value is None else -value if isinstance(e.op, ast.USub) else value
+        if isinstance(e, ast.BinOp) and type(e.op) in _ARITHMETIC:
+            left, right = self._value(e.left), self._value(e.right)
+            with contextlib.suppress(ArithmeticError, TypeError):
+                return _ARITHMETIC[type(e.op)](left, right)
+        return None
+
+
+def _axis(e):
+    """'x', 'y' or 'z' for cuda.threadIdx.x, .y or .z; else None."""
+    is_index = isinstance(e, ast.Attribute) and e.attr in ("x", "y", "z") and ast.unparse(e.value) == "cuda.threadIdx"
+    return e.attr if is_index else None
+
+
+def _bindings(func):
+    """{name: how many times `func` binds it}: stores, parameters, definitions, imports and captures."""
+    found = Counter()
+    for n in ast.walk(func):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            found[n.id] += 1
+        elif isinstance(n, ast.arg):
+            found[n.arg] += 1
+        elif isinstance(n, ast.alias):
+            found[n.asname or n.name] += 1
+        elif n is not func and isinstance(name := getattr(n, "name", None) or getattr(n, "rest", None), str):
+            found[name] += 1  # a def or a class, an except's or a match's capture
+    return found
 
 
 class _Flow:
@@ -63,8 +146,9 @@ class _Flow:
     (with what decides), `jumps` the breaks and continues a varying if takes (that if, its test, the loop),
     `parts` the parts of expressions a varying condition may skip (`x if c else y`, `c and y`): statement, c, part."""
 
-    def __init__(self, func):
+    def __init__(self, func, extent=None):
         self.decisions, self.jumps, self.loops, self.parts, self.guard = [], [], [], [], None
+        self.extent = extent  # the block's Extent, when known
         bound = [(t.id, v) for node in ast.walk(func) for t, v in assignments(node) if isinstance(t, ast.Name)]
         self.local_arrays = {n for n, v in bound if isinstance(v, ast.Call) and
                              ast.unparse(v.func) == "cuda.local.array"}
@@ -77,6 +161,9 @@ class _Flow:
                 self.names_of[name] = group
         self.block(func.body, set(), False, False)
 
+    def varies(self, expr, found):
+        return varies(expr, found, self.extent)
+
     def block(self, body, found, ctl, local):
         for statement in body:
             found = self.statement(statement, found, ctl, local)
@@ -85,14 +172,14 @@ class _Flow:
     def statement(self, s, found, ctl, local):
         self.skipped(s, found)
         if isinstance(s, ast.If):
-            split = varies(s.test, found)
+            split = self.varies(s.test, found)
             if split:
                 self.decisions.append((s, s.test))
                 self.guard = (s, s.test)
             return self.block(s.body, set(found), ctl or split, local or split) | \
                 self.block(s.orelse, set(found), ctl or split, local or split)
         if isinstance(s, ast.Match):  # each case an arm, as of an if
-            split = varies(s.subject, found)
+            split = self.varies(s.subject, found)
             if split:
                 self.decisions.append((s, s.subject))
                 self.guard = (s, s.subject)
@@ -103,11 +190,11 @@ class _Flow:
             self.jumps.append((*self.guard, s, self.loops[-1]))
         for node in ast.walk(s):
             for target, value in assignments(node):
-                if ctl or varies(value, found):
+                if ctl or self.varies(value, found):
                     found = found | names(target) | self.kept(target)
                 else:  # a local array's other elements may still differ; one stored at a varying index differs
                     found = found - names(target) | self.kept(target, found)
-            if isinstance(node, ast.Call) and (ctl or any(varies(a, found) for a in node.args)):
+            if isinstance(node, ast.Call) and (ctl or any(self.varies(a, found) for a in node.args)):
                 found = found.union(*(self.names_of[a.id] for a in node.args if getattr(a, "id", None) in
                                       self.local_arrays))
         return found
@@ -116,18 +203,18 @@ class _Flow:
         """The thread's own arrays (cuda.local.array) an element of which `target` stores into (at an index that
         differs between threads, if `found` is given; a helper given one may store into it: a call does too)."""
         return {name for n in ast.walk(target) if isinstance(n, ast.Subscript) and
-                (found is None or varies(n.slice, found)) and isinstance(n.value, ast.Name) and
+                (found is None or self.varies(n.slice, found)) and isinstance(n.value, ast.Name) and
                 n.value.id in self.local_arrays for name in self.names_of[n.value.id]}
 
     def skipped(self, s, found):
         """Record the parts of `s`'s own expressions (not its body's) that threads may evaluate unalike."""
         for e in [s.test] if isinstance(s, (ast.If, ast.While)) else [s.iter] if isinstance(s, ast.For) else [s]:
             for node in ast.walk(e):
-                if isinstance(node, ast.IfExp) and varies(node.test, found):
+                if isinstance(node, ast.IfExp) and self.varies(node.test, found):
                     self.parts += [(s, node.test, node.body), (s, node.test, node.orelse)]
                 elif isinstance(node, ast.BoolOp):
                     for k, value in enumerate(node.values[1:], 1):
-                        deciding = next((v for v in node.values[:k] if varies(v, found)), None)
+                        deciding = next((v for v in node.values[:k] if self.varies(v, found)), None)
                         if deciding is not None:
                             self.parts.append((s, deciding, value))
 
@@ -137,7 +224,7 @@ class _Flow:
         jumps, split, before = len(self.jumps), False, None
         while before != found:  # to a fixed point: what one pass makes varying, the next pass starts with
             before = found
-            split = split or varies(test, found)
+            split = split or self.varies(test, found)
             if isinstance(s, ast.For):
                 bound = names(s.target)
                 found = found | bound if ctl or split else found - bound
@@ -153,11 +240,13 @@ class _Flow:
         return self.block(s.orelse, found, ctl or split, False)
 
 
-def apart(func):
+def apart(func, threads=None, constants=None):
     """(barrier, why) when threads of one block may wait at two different barriers of `func` at once: a varying
     if or loop with a barrier inside one arm and another in the other arm, after it, or in a loop around it; or a
-    varying break or continue that takes some threads past a barrier of their loop to another one; else None."""
-    flow = _Flow(func)
+    varying break or continue that takes some threads past a barrier of their loop to another one; else None. With
+    the block's `threads` (x, y) and `constants` a comparison of a thread's index alike in all of them (if tx < T:
+    with T columns) sends none apart."""
+    flow = _Flow(func, Extent(func, threads, constants) if threads else None)
     parent = {child: node for node in ast.walk(func) for child in ast.iter_child_nodes(node)}
 
     def up(node):  # the ids of `node` and of every node that holds it

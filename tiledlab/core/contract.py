@@ -93,9 +93,10 @@ def parse_kernel(text, filename, name):
     return next(n for n in ast.parse(text, filename).body if isinstance(n, ast.FunctionDef) and n.name == name)
 
 
-def enforce(func, name, namespace=None):
+def enforce(func, name, namespace=None, threads=None, constants=None):
     """Refuse kernels that break the rules every build relies on (see tiledlab.core.kernels); what numba cannot
-    build for a GPU is refused in the device functions the kernel calls (found in `namespace`) too."""
+    build for a GPU is refused in the device functions the kernel calls (found in `namespace`) too. Given the
+    block's `threads` (x, y) and its `constants`, a guard every thread of the block passes sends none apart."""
     params = [a.arg for a in func.args.args]
     if len(params) != len(OPERANDS) or func.args.vararg or func.args.kwarg or func.args.kwonlyargs or \
             func.args.posonlyargs:
@@ -112,7 +113,7 @@ def enforce(func, name, namespace=None):
     for tree, scope in ((func, namespace or {}), *_helpers(func, namespace or {})):
         if found := _unbuildable(list(ast.walk(tree))) or _unbuilt_python(tree, scope, kernel=tree is func):
             raise Fault(refused(*found))
-    if found := barriers.apart(func) or _endless(func):
+    if found := barriers.apart(func, threads, constants) or _endless(func):
         raise Hangs(refused(*found))
 
 

@@ -383,7 +383,7 @@ class Kernel:
     def checked_code(self, bound, launch_bounds=None):
         """The code every build (counting ones too) compiles of a Build, once the contract and card are checked."""
         code = bound.code
-        contract.enforce(code.tree, self.name, self.code.namespace)
+        contract.enforce(code.tree, self.name, self.code.namespace, bound.threads, bound)
         if why := self.refusal(None, bound, launch_bounds):
             raise ValueError(why)
         return code

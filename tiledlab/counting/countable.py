@@ -18,7 +18,7 @@ from ..core.contract import is_call, local_names, refused
 from ..core.rules import is_whole
 from ..i18n import N_, _
 
-ARRAY_ATTRIBUTES = ("shape",)  # reading these reads no element
+ARRAY_ATTRIBUTES = ("shape", "size")  # reading these reads no element (nor len(X), X.shape[0])
 SHORT = 256  # the largest constant read as part of a bound (see unguarded): every limit on a loop's passes is above it
 # core.ptx's functions: argument position → the kind of array it takes (ptx.SIGNATURES names them)
 _ARRAY_ARGUMENTS = {"ldg4": {0: "input"}, "cp_async4": {0: "shared", 3: "input"}, "shared_view": {0: "dynamic"}}
@@ -28,6 +28,12 @@ def is_atomic_add(node, output):
     """True for a call cuda.atomic.add(C, ...) into the kernel's output `output`."""
     return is_call(node, "cuda.atomic.add") and bool(node.args) and isinstance(node.args[0], ast.Name) and \
         node.args[0].id == output
+
+
+def is_len(node, namespace, local=()):
+    """True for a call len(X) of Python's len with a name X: X.shape[0] of an array, which reads no element."""
+    return isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and \
+        isinstance(node.args[0], ast.Name) and _callable(node.func, namespace, local) is len
 
 
 # numba-cuda's operations across a warp: the simulator has none of them, a GPU computes them for 32 threads together
@@ -167,6 +173,8 @@ class _Scan:
             return None if parent.attr in ARRAY_ATTRIBUTES else \
                 _("read only {name}.shape of an array; {name}.{attr} could read its elements uncounted").format(
                     name=name, attr=parent.attr)
+        if is_len(parent, self.namespace, self.local):
+            return None  # len(X): X.shape[0]
         if any(node is parent.args[k] for k in _ARRAY_ARGUMENTS.get(ptx_call(parent, self.namespace, self.local), {})
                if k < len(parent.args)):
             return None  # ldg4(A, i, j), cp_async4(sA, di, dj, A, si, sj): _Call checks which array goes where
@@ -413,10 +421,11 @@ def helper_problem(value, name, seen=None):
     return None
 
 
-def unguarded(func, namespace):
+def unguarded(func, namespace, arrays=()):
     """The for loops of `func` that cannot run away, so need no guard: over a tuple written out, or a range at most
-    SIDES times the arrays' longest side (and SIDES × SHORT): one of sides (X.shape[i]), constants within SHORT and
-    names given only such values, by +, -, //, %, min and max, and products of constants alone (BM * BK)."""
+    SIDES times the arrays' longest side (and SIDES × SHORT): one of sides (X.shape[i], len(X) of one of `arrays`),
+    constants within SHORT and names given only such values, by +, -, //, %, min and max, and products of constants
+    alone (BM * BK)."""
     given, local, memo = {}, local_names(func), {}
     for node in ast.walk(func):
         for target, value in assignments(node):
@@ -426,8 +435,8 @@ def unguarded(func, namespace):
                     ast.Subscript(value, ast.Constant(0)) if shape else value)  # a, b = t: t's bound, unknown
     found = set()
     for loop in (n for n in ast.walk(func) if isinstance(n, ast.For)):
-        a, b = _bound(loop.iter, given, local, namespace, memo) or (math.inf, 0) if is_call(loop.iter, "range") \
-            else (0, 0) if isinstance(loop.iter, ast.Tuple) else (math.inf, 0)
+        a, b = _bound(loop.iter, given, local, namespace, memo, arrays) or (math.inf, 0) \
+            if is_call(loop.iter, "range") else (0, 0) if isinstance(loop.iter, ast.Tuple) else (math.inf, 0)
         if a <= SIDES and b <= SIDES * SHORT:
             found.add(loop)
     return found
@@ -436,14 +445,16 @@ def unguarded(func, namespace):
 SIDES = 4  # a range this many times the longest side (and SHORT) at most cannot run away: no guard
 
 
-def _bound(e, given, local, namespace, memo, seen=frozenset()):
+def _bound(e, given, local, namespace, memo, arrays, seen=frozenset()):
     """(a, b) with |e| <= a × the arrays' longest side + b, or None when `e` may be anything (see `unguarded`)."""
     def of(x):
-        return _bound(x, given, local, namespace, memo, seen)
+        return _bound(x, given, local, namespace, memo, arrays, seen)
     if isinstance(e, ast.Constant):
         return (0, abs(e.value)) if type(e.value) is int and abs(e.value) <= SHORT else None
     if isinstance(e, ast.Subscript):
         return (1, 0) if isinstance(e.value, ast.Attribute) and e.value.attr == "shape" else None
+    if is_len(e, namespace, local) and e.args[0].id in arrays:
+        return 1, 0
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
         return of(e.operand)
     if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Sub, ast.FloorDiv, ast.Mod, ast.Mult)):
@@ -464,6 +475,6 @@ def _bound(e, given, local, namespace, memo, seen=frozenset()):
         value = namespace.get(e.id)
         return (0, abs(value)) if type(value) is int and abs(value) <= SHORT else None
     if e.id not in memo:  # each name once: a chain of names doubling one another is read in linear time
-        parts = [_bound(v, given, local, namespace, memo, seen | {e.id}) for v in given.get(e.id, [None])]
+        parts = [_bound(v, given, local, namespace, memo, arrays, seen | {e.id}) for v in given.get(e.id, [None])]
         memo[e.id] = None if None in parts else (max(p[0] for p in parts), max(p[1] for p in parts))
     return memo[e.id]

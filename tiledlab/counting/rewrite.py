@@ -482,7 +482,7 @@ def _rewrite(bound):
     targets = tuple(dict.fromkeys(node.args[0].id for name, node in calls if name == "cp_async4"))  # copied into
     asynchronous = bool(names - {"ldg4", "shared_view"})  # it copies or waits
     rewrite = _Rewrite(params, shared, namespace, targets)
-    rewrite.unguarded = unguarded(func, namespace)
+    rewrite.unguarded = unguarded(func, namespace, (*params, *shared))
     func = rewrite.visit(func)
     if asynchronous:
         func.body[:0] = [_at("_tl_groups = 0", func)]  # cp.async groups this thread has committed
