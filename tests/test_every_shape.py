@@ -480,3 +480,34 @@ def test_exercise_3_1_refuses_the_plain_tiled_kernel_by_its_barriers(capsys):
     assert re.search(r"a thread passes \d+ cuda.syncthreads\(\) in \d+ steps of 2 tiles of K each; this exercise "
                      r"allows 2 per step", said), said
     assert check(kernel, tile=4, **options), out(capsys)
+
+
+TILE = 16  # a tile width under a name of its own
+
+
+@cuda.jit
+def tiles_named_otherwise(A, B, C):  # notebook 2's tiled kernel with T spelled TILE
+    sA = cuda.shared.array((TILE, TILE), float32)
+    sB = cuda.shared.array((TILE, TILE), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * TILE + ty, cuda.blockIdx.x * TILE + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0.0)
+    for t in range((K + TILE - 1) // TILE):
+        sA[ty, tx] = A[row, t * TILE + tx] if row < M and t * TILE + tx < K else float32(0.0)
+        sB[ty, tx] = B[t * TILE + ty, col] if t * TILE + ty < K and col < N else float32(0.0)
+        cuda.syncthreads()  # the tiles stored
+        for k in range(TILE):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # the tiles read
+    if row < M and col < N:
+        C[row, col] = acc
+
+
+def test_tiles_sized_without_t_are_said_so_not_blamed_on_unstored_reads(capsys):
+    """check() launches T×T threads with T = tile: tiles of another width get advice that fixes them."""
+    assert check(tiles_named_otherwise, tile=4) is False
+    said = out(capsys)
+    assert said.startswith("tiles_named_otherwise declares shared tiles but never reads T") and "tile (4)" in said
+    assert "no thread of the block had stored" not in said, said

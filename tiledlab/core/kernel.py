@@ -180,7 +180,7 @@ class Build(Mapping):
         return self.kernel.code.accumulates(self.code)
 
 
-def _lesson_tile(T):
+def lesson_tile(T):
     return (T, T)
 
 
@@ -202,8 +202,8 @@ class Kernel:
     constants: dict = field(default_factory=lambda: {"T": 16})  # every constant, with its default
     derived: dict = field(default_factory=dict)  # name → function of the constants, computed in order
     rules: tuple = ()              # Rule objects the constants must keep
-    block: Callable = _lesson_tile    # constants → (rows, cols) of C one block computes
-    threads: Callable = _lesson_tile  # constants → threads per block along (x → columns, y → rows)
+    block: Callable = lesson_tile    # constants → (rows, cols) of C one block computes
+    threads: Callable = lesson_tile  # constants → threads per block along (x → columns, y → rows)
     idea: str = ""                 # the one idea this kernel adds to the one before it
     min_blocks: int = None         # launch bounds: ask the compiler to fit this many blocks per SM
     family: str = "student"        # its group in the registry ("lesson", "ladder", ...); a student's own kernel
@@ -436,7 +436,7 @@ def lesson(kernel, idea="", family="student", kind=None):
     return _wrapped[plain]
 
 
-def launch_geometry(block=_lesson_tile, threads=_lesson_tile, requires=(), idea="", min_blocks=None,
+def launch_geometry(block=lesson_tile, threads=lesson_tile, requires=(), idea="", min_blocks=None,
                     family="student", **constants):
     """A decorator above @cuda.jit declaring a kernel's constants, geometry and `requires` (Rule objects)."""
     defaults = {k: whole(k, v, least=0) for k, v in constants.items() if not callable(v)}
@@ -466,7 +466,7 @@ def _refuse_misuse(block, threads, min_blocks, constants, rules):
                                "{value!r}").format(name=name, value=fn))
     if min_blocks is not None:
         whole("min_blocks", min_blocks)
-    geometry = [(name if fn is not _lesson_tile else _("the lesson's T×T block"), fn) for name, fn in
+    geometry = [(name if fn is not lesson_tile else _("the lesson's T×T block"), fn) for name, fn in
                 (("threads", threads), ("block", block))]
     derived = [(name, fn) for name, fn in constants.items() if callable(fn)]
     for what, fn in [*geometry, *derived, *((_("the rule {why!r}").format(why=r.why), r.holds) for r in rules)]:

@@ -1,5 +1,6 @@
 """Exercise checks: a kernel's answer on awkward shapes and the loads the exercise allows (`check`), and
 predictions compared with a measurement without giving the number away (`predict`)."""
+import ast
 import contextlib
 import io
 import math
@@ -10,7 +11,7 @@ import numpy as np
 from . import diagnosis
 from ..core.formulas import naive_loads, shared_traffic, tiled_loads
 from ..core.contract import Fault, is_kernel
-from ..core.kernel import validate_tile
+from ..core.kernel import lesson_tile, validate_tile
 from ..core.launch import matmul, resolve
 from ..core.operands import operands
 from ..core.rules import is_whole, whole
@@ -169,10 +170,24 @@ def count_shapes(kernel, tile):
             bound, rows, cols, step = None, tile, tile, tile
         else:
             raise WrongArgument(_("check(..., tile={tile}): {refusal}").format(tile=tile, refusal=refused)) from None
+    if bound is not None:
+        _tile_read(spec, bound, tile)
     shapes = COUNT_SHAPES + [(_partial(rows, 3, 1), _partial(step, 4, 3), _partial(cols, 2, 3)),
                              (_partial(rows, 2, rows - 1), _partial(step, 2, 1), _partial(cols, 1, 1)),
                              (_partial(rows, 0, rows - 1), _partial(step, 0, step - 1), _partial(cols, 0, 2))]
     return shapes + _past_shared(bound, step, shapes)
+
+
+def _tile_read(spec, bound, tile):
+    """A WrongArgument for a kernel in the lesson's T×T blocks whose code never reads T and whose shared tiles have
+    no side of `tile` elements: sized by another name, they do not follow the blocks check() launches."""
+    read = {n.id for n in ast.walk(bound.code.tree) if isinstance(n, ast.Name)}
+    extents = {int(n) for _name, shape, *_ in bound.shared_declarations for n in np.atleast_1d(shape)}
+    if spec.threads is lesson_tile and "T" not in read and extents and tile not in extents:
+        raise WrongArgument(_("{name} declares shared tiles but never reads T: check() launches blocks of T×T threads "
+                              "with T = tile ({tile}), so size the tiles and the steps with T (or declare the "
+                              "kernel's own geometry with @launch_geometry above @cuda.jit)").format(
+                                  name=spec.name, tile=tile))
 
 
 def _past_shared(bound, step, shapes):
