@@ -203,7 +203,8 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # return of a def inside the kernel allowed: 8,962. check() counting (its loops guarded) at each shape before it
 # runs the kernel there, so a loop that never ends at one shape only is said, not waited for: 8965.
 # English f-strings a student could meet sent through _(), a float index's example named whole (k * 2 / 2): 8985.
-LINE_BUDGET = 8985
+# A local array FRESH (NaN) on the simulator, and a NaN stored by a kernel declaring one named as the cause: 9030.
+LINE_BUDGET = 9030
 
 
 def test_the_installed_package_stays_within_its_line_budget():

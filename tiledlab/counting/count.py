@@ -14,7 +14,7 @@ from unittest import mock
 import numpy as np
 
 from ..backend import SIMULATOR
-from ..core.contract import unbuildable_vote
+from ..core.contract import is_call, unbuildable_vote
 from ..core.launch import Launch, bind
 from ..i18n import _
 from .buffers import EXAMPLE_FIELDS, HAZARDS, LINES, OPERANDS, OUTSIDE_FIELDS, SHARED_TRACE_FIELDS, STAMP, as_records
@@ -62,6 +62,7 @@ class LoadCount:
     C_races: list = None  # elements of C stored by two threads: (i, j, lowest, highest writer), (by, bx, ty, tx)
     unused_shared: tuple = ()  # shared arrays declared but never read nor stored in this launch
     barriers: int = 0     # the most barriers one thread passed
+    local: dict = None    # the kernel's cuda.local.array declarations {name: line}
 
     A = property(lambda self: int(self.maps["A"].sum()))  # global loads of A, in all
     B = property(lambda self: int(self.maps["B"].sum()))
@@ -117,7 +118,9 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         C_races=races(got["C_lowest_writer"], got["C_writer"], launch),
         unused_shared=tuple(name for name in buffers.shared if (got[f"wrote_{name}"][..., 0] < 0).all() and
                             (got[f"read_{name}"][..., 0] < 0).all()),
-        barriers=int(got["arrivals"][..., :len(buffers.barriers)].sum(axis=2).max()))
+        barriers=int(got["arrivals"][..., :len(buffers.barriers)].sum(axis=2).max()),
+        local={n.targets[0].id: n.lineno for n in ast.walk(bound.code.tree) if isinstance(n, ast.Assign) and
+               is_call(n.value, "cuda.local.array") and isinstance(n.targets[0], ast.Name)})
 
 
 def count_on_simulator(kernel, A, B, tile=None, **constants):
