@@ -71,7 +71,7 @@ class SecondCount:
             loads = got[f"count_{op}"] + (got["C_atomics"] if op == "C" else 0)
             _agree(cls.reads, loads, _("counting {name}: the two counts of loads of {op} disagree at {op}[{i}, {j}]: "
                                        "the rewrite counted {a} loads, the recording array {b}."), name=name, op=op)
-            _agree(cls.stores, stored, _("counting {name}: the two counts of stores to {op}[{i}, {j}] disagree: the "
+            _agree(cls.stores, stored, _("counting {name}: the two counts disagree on stores to {op}[{i}, {j}]: the "
                                          "rewrite counted {a}, the recording array {b}."), name=name, op=op)
 
 
