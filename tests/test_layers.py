@@ -205,8 +205,10 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # step of several tiles of K (exercise 3.1's rule): 8,973. A GPU compiler's refusal of a vote found by the vote's
 # line, a float vote said alike on both backends (float32 there, float64 here): 8,983.
 # A thread guard every thread of the block passes, and len(X) and X.size read as shapes, accepted (the block's
-# extent given to the contract by the build): 9,084. Tiles sized without T in the lesson's blocks said so: 9099.
-LINE_BUDGET = 9099
+# extent given to the contract by the build): 9,084. Tiles sized without T in the lesson's blocks said so: 9,099.
+# English f-strings a student could meet sent through _(), a float index's example named whole (k * 2 / 2), a local
+# array FRESH (NaN) on the simulator, and a NaN stored by a kernel declaring one named as the cause (+65): 9,164.
+LINE_BUDGET = 9164
 
 
 def test_the_installed_package_stays_within_its_line_budget():

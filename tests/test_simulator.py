@@ -3,7 +3,7 @@ import threading
 import numpy as np
 import pytest
 from conftest import source_line
-from numba import cuda, float32
+from numba import cuda, float32, int32
 
 import tiledlab
 from tiledlab import simulator
@@ -174,3 +174,30 @@ def test_missing_shared_internals_leave_alignment_refused_with_one_warning(monke
     monkeypatch.delattr(kernelapi, "numpy_support")
     with pytest.warns(RuntimeWarning, match="kernelapi.numpy_support"):
         assert simulator.accept_alignment() is False
+
+
+@cuda.jit
+def half_set_locals(out, whole):
+    a = cuda.local.array(2, float32)
+    n = cuda.local.array(2, int32)
+    i = cuda.threadIdx.x
+    a[0] = i  # element 1 of each is never stored
+    n[0] = i
+    out[i] = a[0] + a[1]
+    whole[i] = n[1]
+    a[1] = 7.0  # the next thread's array is its own, FRESH again
+
+
+def test_a_local_array_starts_fresh_in_every_thread():
+    from numba.cuda.simulator import kernelapi
+    assert kernelapi.FakeCUDALocal.array is simulator._local_array
+    out, whole = np.zeros(4, np.float32), np.zeros(4, np.int32)
+    launched(half_set_locals, 4, out, whole)
+    assert np.isnan(out).all() and (whole == -1).all(), (out, whole)
+
+
+def test_missing_local_internals_leave_numbas_local_arrays_with_one_warning(monkeypatch):
+    from numba.cuda.simulator import kernelapi
+    monkeypatch.delattr(kernelapi, "types")
+    with pytest.warns(RuntimeWarning, match="kernelapi.types"):
+        assert simulator.fresh_locals() is False

@@ -43,9 +43,10 @@ def select():
             numba.config.ENABLE_CUDASIM = backend == "simulator"
         os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")  # GPU tuning hints: not in notebook outputs
     if backend == "simulator":
-        from .simulator import accept_alignment, speed_up
+        from .simulator import accept_alignment, fresh_locals, speed_up
         speed_up()
         accept_alignment()
+        fresh_locals()
     return backend
 
 

@@ -2,8 +2,10 @@
 
 `speed_up()` replaces the busy polling for `cuda.syncthreads()` with a sleeping barrier (BlockBarrier), and gives
 each block fresh shared memory, as on a GPU. `accept_alignment()` lets notebook 7's `cuda.shared.array(...,
-alignment=16)` run. Both patch private parts of numba's simulator: where one is missing they warn once and leave it
-(slower, or refusing alignment=, still correct). TILEDLAB_SIMULATOR_PATCH=0 switches both off.
+alignment=16)` run. `fresh_locals()` makes an element of a cuda.local.array read before its thread stored it NaN,
+not what numpy's memory last held. All three patch private parts of numba's simulator: where one is missing they warn
+once and leave it (slower, refusing alignment=, or local arrays unset; still correct). TILEDLAB_SIMULATOR_PATCH=0
+switches all three off.
 """
 import contextlib
 import inspect
@@ -16,7 +18,7 @@ import warnings
 import numpy as np
 
 HUNG_S = 10.0  # far longer than any thread waits for the next arrival at a barrier, even in a 1,024-thread block
-FRESH = 0xFF  # the byte a block's shared memory starts with: NaN in float32 and float64, -1 in integers
+FRESH = 0xFF  # the byte shared and local memory start with: NaN in float32 and float64, -1 in integers
 ENV = "TILEDLAB_SIMULATOR_PATCH"  # "0" leaves numba's simulator untouched
 # What each patch relies on in numba.cuda.simulator: "module.Class.name", an attribute or a field __init__ sets
 BARRIER_NEEDS = ("kernel.BlockManager.run kernel.BlockManager._block_dim kernel.BlockManager._f "
@@ -28,6 +30,7 @@ BARRIER_NEEDS = ("kernel.BlockManager.run kernel.BlockManager._block_dim kernel.
 ALIGNMENT_NEEDS = ("kernelapi.FakeCUDAShared.array kernelapi.types kernelapi.numpy_support "
                    "kernelapi.FakeCUDAShared._allocations kernelapi.FakeCUDAShared._dynshared_size "
                    "kernelapi.FakeCUDAShared._dynshared")
+LOCAL_NEEDS = "kernelapi.FakeCUDALocal.array kernelapi.types kernelapi.numpy_support"
 VOTES = ("syncthreads_count", "syncthreads_and", "syncthreads_or")  # a whole number in, as on a GPU
 THREAD_ARGS = ["f", "manager", "blockIdx", "threadIdx", "debug"]  # how _run_block makes a BlockThread
 
@@ -173,21 +176,34 @@ def speed_up():
                   install)
 
 
+def _dtype(dtype):
+    """numpy's dtype of numba's (float32) or numpy's."""
+    from numba.cuda.simulator import kernelapi
+    return np.dtype(kernelapi.numpy_support.as_dtype(dtype) if isinstance(dtype, kernelapi.types.Type) else dtype)
+
+
+def _fresh(shape, dtype):
+    """An array of `shape` and `dtype` whose every byte is FRESH."""
+    fresh = np.empty(shape, _dtype(dtype))
+    fresh.view(np.uint8).fill(FRESH)
+    return fresh
+
+
 def _shared_array(self, shape, dtype, alignment=None):
     """FakeCUDAShared.array, ignoring `alignment`: one array per declaring line, as numba's, but FRESH in each block."""
-    from numba.cuda.simulator import kernelapi
-    if isinstance(dtype, kernelapi.types.Type):
-        dtype = kernelapi.numpy_support.as_dtype(dtype)
-    dtype = np.dtype(dtype)
+    dtype = _dtype(dtype)
     if shape == 0:
         return np.frombuffer(self._dynshared.data, dtype=dtype, count=self._dynshared_size // dtype.itemsize)
     caller = sys._getframe(1)
     line = (caller.f_code.co_filename, caller.f_lineno)
     if line not in self._allocations:
-        fresh = np.empty(shape, dtype)
-        fresh.view(np.uint8).fill(FRESH)
-        self._allocations.setdefault(line, fresh)  # the first thread's, if two arrive at once
+        self._allocations.setdefault(line, _fresh(shape, dtype))  # the first thread's, if two arrive at once
     return self._allocations[line]
+
+
+def _local_array(self, shape, dtype, alignment=None):
+    """FakeCUDALocal.array, ignoring `alignment` as _shared_array does: the thread's own array, FRESH."""
+    return _fresh(shape, dtype)
 
 
 def accept_alignment():
@@ -198,3 +214,13 @@ def accept_alignment():
         kernelapi.FakeCUDAShared.array = _shared_array
     return _patch(lambda: _lacking(ALIGNMENT_NEEDS), "cuda.shared.array(..., alignment=) stays refused on the "
                   "simulator (notebook 7's 128-bit kernels cannot run there)", install)
+
+
+def fresh_locals():
+    """Let each cuda.local.array start FRESH on the simulator; True when installed."""
+    from numba.cuda.simulator import kernelapi
+
+    def install():
+        kernelapi.FakeCUDALocal.array = _local_array
+    return _patch(lambda: _lacking(LOCAL_NEEDS), "cuda.local.array starts with what numpy's memory held on the "
+                  "simulator (an element read before it is stored may not be NaN)", install)

@@ -416,7 +416,8 @@ def dynamic_bytes(func, namespace):
     views = sorted((v[0], v[0] + v[1] * v[2], n) for n in ast.walk(func) if (v := _view(n, namespace)))
     for (_start, end, _node), (start, _end, node) in zip(views, views[1:]):
         if start < end:
-            raise ValueError(f"line {node.lineno}: {ast.unparse(node)}: overlaps the shared view before it")
+            raise ValueError(_("line {line}: {code}: overlaps the shared view before it").format(
+                line=node.lineno, code=ast.unparse(node)))
     return 4 * max((end for _start, end, _node in views), default=0)
 
 

@@ -14,7 +14,7 @@ from unittest import mock
 import numpy as np
 
 from ..backend import SIMULATOR
-from ..core.contract import unbuildable_vote
+from ..core.contract import is_call, unbuildable_vote
 from ..core.launch import Launch, bind
 from ..i18n import _
 from .buffers import EXAMPLE_FIELDS, HAZARDS, LINES, OPERANDS, OUTSIDE_FIELDS, SHARED_TRACE_FIELDS, STAMP, as_records
@@ -62,6 +62,7 @@ class LoadCount:
     C_races: list = None  # elements of C stored by two threads: (i, j, lowest, highest writer), (by, bx, ty, tx)
     unused_shared: tuple = ()  # shared arrays declared but never read nor stored in this launch
     barriers: int = 0     # the most barriers one thread passed
+    local: dict = None    # the kernel's cuda.local.array declarations {name: line}
 
     A = property(lambda self: int(self.maps["A"].sum()))  # global loads of A, in all
     B = property(lambda self: int(self.maps["B"].sum()))
@@ -117,7 +118,9 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         C_races=races(got["C_lowest_writer"], got["C_writer"], launch),
         unused_shared=tuple(name for name in buffers.shared if (got[f"wrote_{name}"][..., 0] < 0).all() and
                             (got[f"read_{name}"][..., 0] < 0).all()),
-        barriers=int(got["arrivals"][..., :len(buffers.barriers)].sum(axis=2).max()))
+        barriers=int(got["arrivals"][..., :len(buffers.barriers)].sum(axis=2).max()),
+        local={n.targets[0].id: n.lineno for n in ast.walk(bound.code.tree) if isinstance(n, ast.Assign) and
+               is_call(n.value, "cuda.local.array") and isinstance(n.targets[0], ast.Name)})
 
 
 def count_on_simulator(kernel, A, B, tile=None, **constants):
@@ -283,14 +286,32 @@ def float_index_line(tree):
                 and is_float(n.slice)), default=None)
 
 
+def divided_index(code):
+    """The index that divides with / in a kernel's line `code`, as written (k * 2 / 2 in A[row, k * 2 / 2]); None if
+    none. A line that does not parse alone (an elif ...:) is searched for a / between two words instead."""
+    try:
+        tree = ast.parse(code + " pass" if code.endswith(":") else code)
+    except SyntaxError:
+        found = re.search(r"\w+\s*/\s*\w+", code)
+        return found and found[0]
+
+    def divides(e):  # a / of its own, not of an array's index within it nor in a call (int(k / 2) is whole)
+        return not isinstance(e, (ast.Subscript, ast.Call)) and (isinstance(e, ast.BinOp) and isinstance(e.op, ast.Div)
+                                                                 or any(map(divides, ast.iter_child_nodes(e))))
+    indices = [i for n in ast.walk(tree) if isinstance(n, ast.Subscript)
+               for i in (n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])]
+    return next((ast.unparse(i) for i in reversed(indices) if divides(i)), None)
+
+
 def said(error, code):
     """An error of a kernel in words, alike on the simulator and a GPU's compiler: a float index as such (an
     IndexError, or numba's 'Unsupported array index type float64'); else its first line, without colours and paths."""
     text = _ANSI.sub("", str(error))
     if _FLOAT_INDEX in text or isinstance(error, IndexError) and "only integers" in text:
-        divided = re.search(r"\w+\s*/\s*\w+", code or "")
+        divided = divided_index(code or "")
         return _("an index is not a whole number{example}: index with whole numbers, and divide with // (whole) "
-                 "where an index is divided").format(example=f" ({divided[0]} is a float)" if divided else "")
+                 "where an index is divided").format(
+            example=_(" ({expression} is a float)").format(expression=divided) if divided else "")
     if isinstance(error, OverflowError):
         return _("a whole number here does not fit in 64 bits (on a GPU it would wrap around and go wrong without a "
                  "word): keep loop bounds and indices within the arrays' sizes")

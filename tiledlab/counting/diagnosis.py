@@ -35,12 +35,27 @@ def run(kernel, A, B, tile):
 
 
 def read_before_stored(count, C, i, j):
-    """The cause when C[i, j] came out NaN from a kernel that read C itself (C[i, j] += v with no C[i, j] = 0 first)."""
-    if not (count.maps["C"][i, j] and np.isnan(C[i, j])):
+    """The cause when C[i, j] came out NaN from a kernel that read C itself (C[i, j] += v with no C[i, j] = 0 first),
+    or was stored NaN by one that declares a local array (FRESH on the simulator until its thread stores into it)."""
+    if not np.isnan(C[i, j]):
         return None
+    if not count.maps["C"][i, j]:
+        return local_read_before_stored(count, i, j)
     return _("C[{i}, {j}] is read by the kernel (as in C[{i}, {j}] += v) before anything was stored into it: C holds "
              "no value when a kernel starts (NaN here, whatever was there on a GPU). Add up in a register set to 0 and "
              "store C[{i}, {j}] once, after the loop.").format(i=i, j=j)
+
+
+def local_read_before_stored(count, i, j):
+    """The cause when C[i, j], NaN, was stored by a kernel that declares local arrays: one of them read unset."""
+    if not (count.local and count.C_stores[i, j]):
+        return None
+    arrays = _(", ").join(_("{name} at line {line}").format(name=name, line=line) for name, line in count.local.items())
+    return _("C[{i}, {j}] was stored as NaN, the value a cuda.local.array holds on the simulator until its thread "
+             "stores into it (on a GPU, whatever was there): an element of a local array ({arrays}) is read before "
+             "this thread stored it. Set each element before adding to it (acc[i, j] = 0 for every i and j); a local "
+             "array is each thread's own, so a tile the block's threads share goes in cuda.shared.array.").format(
+        i=i, j=j, arrays=arrays)
 
 
 def stored_again(count, i, j):

@@ -8,6 +8,7 @@ import numpy as np
 from numba import cuda
 
 from ..core.rules import is_whole
+from ..i18n import _
 from .buffers import OPERANDS
 
 
@@ -62,21 +63,21 @@ class SecondCount:
         """Raise a RuntimeError where the rewrite's counts `got` (CountingBuffers.read) differ from these."""
         for op, cls in self.recorders.items():
             if cls.odd:
-                raise RuntimeError(f"counting {name}: {op} was accessed as {op}[{cls.odd[0]!r}], which the rewrite "
-                                   "does not count; please report this kernel")
+                raise RuntimeError(_("counting {name}: {op} was accessed as {op}[{index}], which the rewrite does not "
+                                     "count; please report this kernel").format(name=name, op=op,
+                                                                                 index=repr(cls.odd[0])))
             stored = got["C_stores"] if op == "C" else np.zeros_like(cls.stores)
             # the simulator's cuda.atomic.add reads its element twice (the old value, then for +=): one load counted
             loads = got[f"count_{op}"] + (got["C_atomics"] if op == "C" else 0)
-            _agree(cls.reads, loads, f"counting {name}: the two counts of loads of {op} disagree at "
-                                                 f"{op}[{{i}}, {{j}}]: the rewrite counted {{a}} loads, the "
-                                                 "recording array {b}")
-            _agree(cls.stores, stored, f"counting {name}: the two counts of stores to {op}[{{i}}, {{j}}]: the "
-                                      "rewrite counted {a}, the recording array {b}")
+            _agree(cls.reads, loads, _("counting {name}: the two counts of loads of {op} disagree at {op}[{i}, {j}]: "
+                                       "the rewrite counted {a} loads, the recording array {b}."), name=name, op=op)
+            _agree(cls.stores, stored, _("counting {name}: the two counts disagree on stores to {op}[{i}, {j}]: the "
+                                         "rewrite counted {a}, the recording array {b}."), name=name, op=op)
 
 
-def _agree(recorded, rewritten, message):
+def _agree(recorded, rewritten, message, **place):
     differ = np.argwhere(recorded != rewritten)
     if len(differ):
         i, j = (int(v) for v in differ[0])
-        raise RuntimeError(message.format(i=i, j=j, a=int(rewritten[i, j]), b=int(recorded[i, j])) +
-                           ". tiledlab could not follow this kernel, so it gives no count; please report it.")
+        raise RuntimeError(message.format(i=i, j=j, a=int(rewritten[i, j]), b=int(recorded[i, j]), **place) + " " +
+                           _("tiledlab could not follow this kernel, so it gives no count; please report it."))

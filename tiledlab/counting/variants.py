@@ -18,7 +18,7 @@ class _Change(ast.NodeTransformer):
         self.name, self.which, self.changed, self.seen = name, which, 0, -1
 
     def nothing(self, kernel, suffix):
-        return f"{kernel}: nothing to change for {suffix}"
+        return _("{kernel}: nothing to change for {suffix}").format(kernel=kernel, suffix=suffix)
 
 
 class _DropBarrier(_Change):
@@ -47,7 +47,7 @@ class _SwapXY(_Change):
         self.sources = [getattr(cuda, n) for n in _INDICES + _GRID if hasattr(cuda, n)]  # on a GPU
 
     def nothing(self, kernel, suffix):
-        return f"{kernel} names no threadIdx/blockIdx/blockDim/gridDim .x or .y to swap"
+        return _("{kernel} names no threadIdx/blockIdx/blockDim/gridDim .x or .y to swap").format(kernel=kernel)
 
     def visit_FunctionDef(self, node):
         if self.local is None:  # the kernel itself
@@ -151,9 +151,9 @@ class _StoreNever(_Change):
         if isinstance(value, ast.BinOp) and ast.dump(value.left) == ast.dump(_loaded(target)):  # C[i, j] = C[i, j] + v
             return self.visit_AugAssign(ast.copy_location(ast.AugAssign(target, value.op, value.right), node))
         if any(self._into_C(n) for n in ast.walk(value)):
-            raise ValueError(f"line {node.lineno}: without_write_back keeps a kernel's computation and drops its "
-                             f"stores into {self.name}; this value reads {self.name} other than as {self.name}[i, j] "
-                             "+= v, so dropping the store would change what it computes")
+            raise ValueError(_("line {line}: without_write_back keeps a kernel's computation and drops its stores "
+                               "into {name}; this value reads {name} other than as {name}[i, j] += v, so dropping the "
+                               "store would change what it computes").format(line=node.lineno, name=self.name))
         if isinstance(value, ast.Name):  # C[i, j] = acc: acc already is computed once
             self.changed += 1
             return self._where_nan(node, value.id, node)
