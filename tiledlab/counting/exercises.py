@@ -182,7 +182,10 @@ def _tile_read(spec, bound, tile):
     """A WrongArgument for a kernel in the lesson's T×T blocks whose code never reads T and whose shared tiles have
     no side of `tile` elements: sized by another name, they do not follow the blocks check() launches."""
     read = {n.id for n in ast.walk(bound.code.tree) if isinstance(n, ast.Name)}
-    extents = {int(n) for _name, shape, *_ in bound.shared_declarations for n in np.atleast_1d(shape)}
+    try:
+        extents = {int(n) for _name, shape, *_ in bound.shared_declarations for n in np.atleast_1d(shape)}
+    except ValueError:  # a declaration the count refuses by its line (or the contract, first)
+        return
     if spec.threads is lesson_tile and "T" not in read and extents and tile not in extents:
         raise WrongArgument(_("{name} declares shared tiles but never reads T: check() launches blocks of T×T threads "
                               "with T = tile ({tile}), so size the tiles and the steps with T (or declare the "
