@@ -170,38 +170,42 @@ def count_shapes(kernel, tile):
             bound, rows, cols, step = None, tile, tile, tile
         else:
             raise WrongArgument(_("check(..., tile={tile}): {refusal}").format(tile=tile, refusal=refused)) from None
-    if bound is not None:
-        _tile_read(spec, bound, tile)
+    extents = _shared_extents(bound)
+    if extents:
+        _tile_read(spec, bound, tile, extents)
     shapes = COUNT_SHAPES + [(_partial(rows, 3, 1), _partial(step, 4, 3), _partial(cols, 2, 3)),
                              (_partial(rows, 2, rows - 1), _partial(step, 2, 1), _partial(cols, 1, 1)),
                              (_partial(rows, 0, rows - 1), _partial(step, 0, step - 1), _partial(cols, 0, 2))]
-    return shapes + _past_shared(bound, step, shapes)
+    return shapes + _past_shared(extents, step, shapes)
 
 
-def _tile_read(spec, bound, tile):
-    """A WrongArgument for a kernel in the lesson's T×T blocks whose code never reads T and whose shared tiles have
-    no side of `tile` elements: sized by another name, they do not follow the blocks check() launches."""
-    read = {n.id for n in ast.walk(bound.code.tree) if isinstance(n, ast.Name)}
+def _shared_extents(bound):
+    """The sides of the build's shared arrays; None where the count refuses the kernel or a declaration (it says why
+    by its line)."""
     try:
-        extents = {int(n) for _name, shape, *_ in bound.shared_declarations for n in np.atleast_1d(shape)}
-    except ValueError:  # a declaration the count refuses by its line (or the contract, first)
-        return
-    if spec.threads is lesson_tile and "T" not in read and extents and tile not in extents:
+        return {int(n) for _name, shape, *_ in bound.shared_declarations for n in np.atleast_1d(shape)}
+    except Exception:  # noqa: BLE001  bound is None, or a declaration the count (or the contract, first) refuses
+        return None
+
+
+def _tile_read(spec, bound, tile, extents):
+    """A WrongArgument for a kernel in the lesson's T×T blocks whose code never reads T and whose shared tiles have
+    no side (`extents`) of `tile` elements: sized by another name, they do not follow the blocks check() launches."""
+    read = {n.id for n in ast.walk(bound.code.tree) if isinstance(n, ast.Name)}
+    if spec.threads is lesson_tile and "T" not in read and tile not in extents:
         raise WrongArgument(_("{name} declares shared tiles but never reads T: check() launches blocks of T×T threads "
                               "with T = tile ({tile}), so size the tiles and the steps with T (or declare the "
                               "kernel's own geometry with @launch_geometry above @cuda.jit)").format(
                                   name=spec.name, tile=tile))
 
 
-def _past_shared(bound, step, shapes):
-    """[a shape whose size in one dimension exceeds every extent of the build's shared arrays, the others a step
-    and a bit] for each dimension no shape of `shapes` exceeds it in: a buffer sized for small matrices (a whole
-    row of A in 32 floats) is then written past its end, at the cost of a thin product, not a cube."""
-    try:  # bound is None where the count refuses the kernel: it says why
-        declared = bound.shared_declarations
-        largest = max((int(n) for _name, shape, *_ in declared for n in np.atleast_1d(shape)), default=0)
-    except Exception:  # noqa: BLE001  and a declaration the count refuses by its line
+def _past_shared(extents, step, shapes):
+    """[a shape whose size in one dimension exceeds every side (`extents`) of the build's shared arrays, the others
+    a step and a bit] for each dimension no shape of `shapes` exceeds it in: a buffer sized for small matrices (a
+    whole row of A in 32 floats) is then written past its end, at the cost of a thin product, not a cube."""
+    if extents is None:
         return []
+    largest = max(extents, default=0)
     size, thin = _partial(step, largest // step + 1, 1), _partial(step, 1, 1)
     return [tuple(size if d == long else thin for d in range(3)) for long in range(3)
             if not any(shape[long] > largest for shape in shapes)]
