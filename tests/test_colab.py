@@ -60,7 +60,8 @@ def check_online_cells(path, repo, version):
     assert online.cell_type == "markdown" and online.source == want[links.LINKS_TAG], path
     assert install.cell_type == "code", path
     if zh:  # ... and the install cell's comments translated, every statement as in the English one
-        assert ast.dump(ast.parse(install.source)) == ast.dump(ast.parse(want[execute.INSTALL_TAG])), path
+        assert ast.dump(ast.parse(install.source)) == ast.dump(ast.parse(links.in_chinese(want[execute.INSTALL_TAG]))), path
+        assert '"TILEDLAB_LANG", "zh"' in install.source and "restarting" not in install.source, path
     else:
         assert install.source == want[execute.INSTALL_TAG], path
     assert install.outputs == [] and install.execution_count is None
@@ -132,6 +133,19 @@ def test_off_colab_the_install_cell_prints_nothing_and_runs_nothing(monkeypatch)
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         exec(install_cell(), {})
     assert out.getvalue() == "" and ran == []
+
+
+@pytest.mark.parametrize("edition,said", [("", "en"), ("zh", "zh")])
+def test_on_colab_the_install_cell_makes_tiledlab_speak_its_editions_language(edition, said, monkeypatch, tmp_path):
+    """Colab opens a notebook in /content, where no LANGUAGE file says the edition: the install cell does."""
+    nb = nbformat.read(ROOT / "notebooks" / edition / NOTEBOOKS[1].name, as_version=4)
+    monkeypatch.setenv("COLAB_RELEASE_TAG", "test")
+    monkeypatch.delenv("TILEDLAB_LANG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: None)  # no pip here: nothing changes, no restart
+    exec(nb.cells[tagged(nb, execute.INSTALL_TAG)[0]].source, {})
+    from tiledlab.i18n import _, language
+    assert language() == said and (_("Passed.") != "Passed.") == (said == "zh")
 
 
 # Runs the install cell as Colab would, in the fresh environment's own Python, with a stand-in for

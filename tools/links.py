@@ -39,6 +39,7 @@ INSTALL_CELL = """\
 import os
 if os.environ.get("COLAB_RELEASE_TAG"):
     import importlib.metadata as md, subprocess, sys
+    os.environ.setdefault("TILEDLAB_LANG", "en")
     source = os.environ.get("TILEDLAB_COLAB_SOURCE", "git+https://github.com/{repo}@{ref}")
     had = {{d.name: d.version for d in md.distributions()}}
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"tiledlab[cuda12] @ {{source}}"], check=True)
@@ -49,6 +50,17 @@ if os.environ.get("COLAB_RELEASE_TAG"):
     if stale:  # imported before the install (Colab preloads numpy): the old version stays in use
         print(f"pip changed {{', '.join(stale)}}, already imported: restarting the runtime; run all cells again.")
         get_ipython().kernel.do_shutdown(restart=True)"""
+#: What differs in the Chinese edition's install cell besides its comments: the language and the one message.
+ZH_INSTALL = {'"TILEDLAB_LANG", "en"': '"TILEDLAB_LANG", "zh"',
+              "pip changed {', '.join(stale)}, already imported: restarting the runtime; run all cells again.":
+              "pip 更新了已经导入的 {', '.join(stale)}：正在重启运行时，请重新运行全部单元格。"}
+
+
+def in_chinese(install):
+    """The Chinese edition's install cell of the English one, `install` (its comments translated or not)."""
+    for english, chinese in ZH_INSTALL.items():
+        install = install.replace(english, chinese)
+    return install
 
 
 def _pyproject(checkout):

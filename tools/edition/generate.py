@@ -14,6 +14,7 @@ import nbformat
 
 from tiledlab.i18n import width
 
+from ..links import INSTALL_TAG, in_chinese
 from . import catalogs, sources
 
 LANGUAGE_TAG = "zh-CN"  # the Chinese notebooks' metadata "language"
@@ -91,6 +92,8 @@ def notebook(nb, catalog, previous=None):
         elif sources.has_comments_translated(cell):
             cell.source, left = commented(cell.source, cell.id, found)
             english += left
+            if INSTALL_TAG in cell.metadata.get("tags", []):
+                cell.source = in_chinese(cell.source)
         if cell.cell_type == "code" and cell.id in kept and kept[cell.id].source == cell.source:
             _outputs_of(kept[cell.id], cell)
     return zh, english

@@ -4,6 +4,7 @@ import pathlib
 import re
 import tokenize
 
+from ..links import INSTALL_TAG, ZH_INSTALL
 from . import catalogs, make, own_words, sources
 
 UPDATE, BUILD = "python -m tools translate update", "python -m tools translate build"
@@ -87,6 +88,15 @@ def _copied_cells(nb):
             for c in nb.cells if c.cell_type != "markdown"}
 
 
+def _as_english(chinese):
+    """The Chinese notebook `chinese` with its install cell's own words (links.ZH_INSTALL) made English again."""
+    for cell in chinese.cells:
+        if INSTALL_TAG in cell.metadata.get("tags", []):
+            for english, zh in ZH_INSTALL.items():
+                cell.source = cell.source.replace(zh, english)
+    return chinese
+
+
 def statements(cell):
     """A code cell's tokens, comments and the line breaks they leave out (its text, where it is not Python)."""
     if cell.cell_type != "code":
@@ -106,7 +116,7 @@ def code_problems(root, english_path):
         return []
     name = zh_path.relative_to(root).as_posix()
     english = _copied_cells(sources.read_notebook(english_path))
-    chinese = _copied_cells(sources.read_notebook(zh_path))
+    chinese = _copied_cells(_as_english(sources.read_notebook(zh_path)))
     problems = [f"{name}: code cell {i} differs from {english_path.relative_to(root).as_posix()}"
                 for i, cell in english.items() if chinese.get(i) != cell]
     problems += [f"{name}: code cell {i} is not in the English notebook" for i in chinese if i not in english]
