@@ -16,6 +16,7 @@ import pytest
 
 from solutions.key import ANSWERS
 from solutions.kernels import EXERCISES
+from tiledlab.core.kernels import tiled
 
 matplotlib.use("Agg")
 NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -110,3 +111,15 @@ def test_the_notebook_accepts_the_key(notebook, exercise, setup, cell):
 def test_the_stub_as_given_does_not_pass(notebook, exercise, setup, cell):
     out = as_given(exercise, setup, cell)[0]
     assert "Passed." not in out and "Right" not in out
+
+
+@pytest.mark.parametrize("exercise, says", [
+    ("2.1", "Right answer, but B is loaded 1,024 times at 16×16·16×16, where this exercise reads it straight from "
+            "global memory, as often as the naive kernel: 4,096 times."),
+    ("6.1", "Right answer, but blocked_loop declares shared memory (sA, sB) and this exercise asks for none")])
+def test_exercises_2_1_and_6_1_check_their_rules(exercise, says):
+    """Exercise 2.1 reads B straight from global memory and 6.1 uses no shared memory: the cells' checks said neither,
+    so notebook 2's tiled kernel, which loads fewer, passed both."""
+    _notebook, _exercise, setup, cell = next(p.values for p in exercise_cells() if p.values[1] == exercise)
+    said = run(setup, with_solution(cell, tiled))
+    assert says in said and "Passed." not in said, said

@@ -34,14 +34,16 @@ NOTEBOOK_HINTS = (N_("read each A[row, k] once into a register and use it for bo
 
 @recorded
 def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
-          hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None, barriers_per_step=None, tiles_per_step=1):
+          hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None, barriers_per_step=None, tiles_per_step=1,
+          from_global="", shared_memory=True):
     """Check a student's @cuda.jit(A, B, C) kernel; print what went wrong, or return True: hazards and races on C,
     the product against numpy on odd shapes, then its global loads on `count_shapes`. limit_loads=True allows the
     tiled formula's loads, `max_loads(M, K, N, T)` another limit; `max_shared_reads(M, K, N, T)` or
     `max_shared_reads_per_fma` (of the T×T tiles, as formulas.shared_traffic counts) limit shared reads;
     `barriers_per_step` caps the barriers per step of `tiles_per_step` tiles of K (feedback then suggests no other
-    barrier); `hint` says what to try
-    when loads exceed the limit. A wrong product is told with the first cause `diagnosis` finds."""
+    barrier); `hint` says what to try when loads exceed the limit; the operands of `from_global` ("B") must be read
+    straight from global memory, as often as the naive kernel reads them; shared_memory=False allows no shared array.
+    A wrong product is told with the first cause `diagnosis` finds."""
     if max_shared_reads is not None and max_shared_reads_per_fma is not None:
         raise ValueError(_("give max_shared_reads or max_shared_reads_per_fma, not both"))
     if max_shared_reads_per_fma is not None:  # per multiply-add of the T×T tiles
@@ -49,7 +51,7 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
             return int(max_shared_reads_per_fma * shared_traffic(M, K, N, T, T, T)["fmas"])
     try:  # a wrong argument is feedback too, never a traceback; nothing runs before every argument is checked
         tile, shapes = _arguments(kernel, tile, shapes, seed, hint, (barriers_per_step, tiles_per_step),
-                                  max_shared_reads_per_fma)
+                                  max_shared_reads_per_fma, from_global)
         barriers = None if barriers_per_step is None else (barriers_per_step, tiles_per_step)
         counted_at = count_shapes(kernel, tile)
         _check_limit("max_loads", max_loads, counted_at, tile)
@@ -97,6 +99,8 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
                   .format(loads=c.total, limit=limit, hint=_(hint)))
             _note_unused(counted)
             return False
+    if not _kept(counted, from_global, shared_memory):
+        return False
     if max_shared_reads is not None and not _few_shared_reads(counted, tile, max_shared_reads):
         return False
     most = max(int((c.C_stores - c.C_atomics).max()) for c in counted)  # adds by several threads are no repeats
@@ -112,7 +116,7 @@ class WrongArgument(ValueError):
     """An argument of check() other than the kernel is wrong: said as it is, the kernel not blamed."""
 
 
-def _arguments(kernel, tile, shapes, seed, hint, barriers, per_fma):
+def _arguments(kernel, tile, shapes, seed, hint, barriers, per_fma, from_global):
     """check()'s tile as an int and its shapes as a list, or a WrongArgument that says what to fix."""
     if is_kernel(tile) or _is_number(kernel):
         raise WrongArgument(_("check() takes your @cuda.jit kernel first, as in check(my_kernel, tile=4)"))
@@ -126,6 +130,9 @@ def _arguments(kernel, tile, shapes, seed, hint, barriers, per_fma):
     if per_fma is not None and not (_is_number(per_fma) and per_fma >= 0):
         raise WrongArgument(_("max_shared_reads_per_fma must be a number of at least 0, got {value!r}").format(
             value=per_fma))
+    if not (isinstance(from_global, str) and set(from_global) <= set("AB")):
+        raise WrongArgument(_("from_global takes the operands read straight from global memory, as in "
+                              "from_global=\"B\", got {value!r}").format(value=from_global))
     if not isinstance(hint, str):
         raise WrongArgument(_("hint takes a str, what to try when the loads exceed the limit, got {value!r}").format(
             value=hint))
@@ -289,6 +296,27 @@ def _note_unused(counted):
     if unused:
         print(_("Note: {names} declared with cuda.shared.array but never read or stored: this kernel computes "
                 "without {them}.").format(names=", ".join(unused), them=_("it") if len(unused) == 1 else _("them")))
+
+
+def _kept(counted, from_global, shared_memory):
+    """False, after saying which, where a counted launch broke the exercise's rule: an operand of `from_global` loaded
+    other than as often as the naive kernel loads it, or a shared array where `shared_memory` is False."""
+    for c in counted:
+        M, K, N = c.shape
+        for op in from_global:
+            naive = naive_loads(M, K, N)[op]
+            if getattr(c, op) != naive:
+                print(_("Right answer, but {op} is loaded {loads:,} times at {M}×{K}·{K}×{N}, where this exercise "
+                        "reads it straight from global memory, as often as the naive kernel: {naive:,} times. Take "
+                        "each value of {op} from {op} itself where the multiply-add uses it, not from shared memory.")
+                      .format(op=op, loads=getattr(c, op), M=M, K=K, N=N, naive=naive))
+                return False
+        if not shared_memory and c.shared:
+            print(_("Right answer, but {kernel} declares shared memory ({names}) and this exercise asks for none: take "
+                    "each value of A and B from global memory where the multiply-add uses it.").format(
+                        kernel=c.kernel, names=", ".join(c.shared)))
+            return False
+    return True
 
 
 def _few_shared_reads(counted, tile, max_shared_reads):
