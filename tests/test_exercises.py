@@ -17,6 +17,7 @@ import pytest
 from solutions.key import ANSWERS
 from solutions.kernels import EXERCISES
 from tiledlab.core.kernels import tiled
+from tiledlab.counting.exercises import own_rules
 
 matplotlib.use("Agg")
 NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -95,8 +96,14 @@ def test_every_exercise_has_a_key_and_every_key_an_exercise():
 
 @pytest.mark.parametrize("notebook,exercise,setup,cell", list(exercise_cells()))
 def test_the_notebook_accepts_the_key(notebook, exercise, setup, cell):
+    """The key's kernel in the cell passes, a pass under the cell's own rules (the key's options are the cell's too)."""
     if exercise in EXERCISES:
-        assert "Passed." in run(setup, with_solution(cell, EXERCISES[exercise][0]))
+        kernel, options = EXERCISES[exercise]
+        namespace = {}
+        said = run(setup, with_solution(cell, kernel), namespace)
+        assert "Passed." in said and "Not noted" not in said, said
+        stub = ast.parse(cell).body[-1].value.args[0].id
+        assert own_rules(cell, namespace, (namespace[stub],), options) == []
     else:
         # the cell as given (its measurement) once, then its verdict on the key's answer and on a wrong one
         answer = ANSWERS[exercise].value

@@ -2,7 +2,10 @@
 predictions compared with a measurement without giving the number away (`predict`)."""
 import ast
 import contextlib
+import hashlib
+import inspect
 import io
+import linecache
 import math
 import numbers
 
@@ -32,7 +35,61 @@ NOTEBOOK_HINTS = (N_("read each A[row, k] once into a register and use it for bo
                   N_("give each block a 2T×2T tile of C: four results per thread."))
 
 
-@recorded
+def own_rules(cell, names, args, kwargs):
+    """[(this call's, the cell's)] for each rule check(*args, **kwargs) does not share with the check of an exercise
+    `cell` as handed out (run in a copy of the caller's `names`): an argument but the hint (a limit by what it gives at
+    the counted shapes), and the kernel's geometry against the cell's stub."""
+    mine, theirs = _arguments_of(*args, **kwargs), _handed_out(cell, names)
+    tile, at = mine["tile"], count_shapes(mine["kernel"], mine["tile"])
+    differ = [_differs(name, mine[name], theirs[name], at, tile) for name in mine if name not in ("kernel", "hint")]
+    geometry = [_geometry(kernel, tile) for kernel in (mine["kernel"], theirs["kernel"])]
+    return [d for d in differ if d] + ([tuple(geometry)] if geometry[0] != geometry[1] else [])
+
+
+def _handed_out(cell, names):
+    """check()'s arguments in an exercise `cell`, its stub the kernel: the cell runs in a copy of `names` without its
+    bare expressions (its prints), and its last statement, check(...), gives its arguments instead of checking."""
+    name = f"<exercise cell {hashlib.sha256(cell.encode()).hexdigest()[:12]}>"
+    linecache.cache[name] = (len(cell), None, cell.splitlines(True), name)  # where its stub's source is read
+    *body, last = ast.parse(cell).body
+    names = dict(names)
+    exec(compile(ast.Module([s for s in body if not isinstance(s, ast.Expr)], []), name, "exec"), names)
+    names["check"] = _arguments_of
+    return eval(compile(ast.Expression(last.value), name, "eval"), names)
+
+
+def _arguments_of(*args, **kwargs):
+    bound = inspect.signature(check).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.arguments
+
+
+def _differs(name, mine, theirs, at, tile):
+    """(this call's, the cell's) value of check()'s argument `name` where they differ, else None; limits by what they
+    give at the shapes `at`."""
+    if callable(mine) and callable(theirs):
+        for M, K, N in at:
+            values = [limit(M, K, N, tile) for limit in (mine, theirs)]
+            if values[0] != values[1]:
+                return tuple(f"{name}({M}, {K}, {N}, {tile}) = {value:,}" for value in values)
+        return None
+    with contextlib.suppress(ValueError):  # numpy arrays have no one truth value: they differ
+        if mine == theirs:
+            return None
+    return tuple(f"{name}={getattr(value, '__name__', repr(value))}" for value in (mine, theirs))  # budget, not <...>
+
+
+def _geometry(kernel, tile):
+    """The threads and the tile of C of a block of `kernel` at `tile` (or why it has none there), in words."""
+    spec = resolve(kernel)
+    try:
+        bound = spec.bind(None, tile if "T" in spec.constants else None)
+    except ValueError as refused:
+        return str(refused)
+    return f"threads={bound.threads}, block={bound.block}"
+
+
+@recorded(rules=own_rules)
 def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
           hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None, barriers_per_step=None, tiles_per_step=1,
           from_global="", shared_memory=True):
