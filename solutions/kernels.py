@@ -272,12 +272,12 @@ HALF_THE_TILED_READS = shared_reads_per_fma(1, 1) / 2  # 7.3: one shared read pe
 # exercise → (solution, keyword arguments of tiledlab.counting.exercises.check)
 EXERCISES = {
     "1.1": (two_per_thread, {"max_loads": two_per_thread_loads}),
-    "2.1": (tile_a_only, {"max_loads": tile_a_only_loads}),
+    "2.1": (tile_a_only, {"max_loads": tile_a_only_loads, "from_global": "B"}),
     "3.1": (two_tiles_per_phase, {"barriers_per_step": 2, "tiles_per_step": 2}),
     "3.3": (wide_tile, {"max_loads": wide_tile_loads}),
     "4.3": (big_tile, {"max_loads": big_tile_loads}),
     "5.1": (one_barrier, {"barriers_per_step": 1}),
-    "6.1": (blocked_loop, {"limit_loads": False}),
+    "6.1": (blocked_loop, {"limit_loads": False, "shared_memory": False}),
 }
 EXERCISES["7.1"] = (column_tile, {"max_shared_reads": column_tile_reads})
 EXERCISES["7.3"] = (outer_product, {"max_shared_reads_per_fma": HALF_THE_TILED_READS})

@@ -442,6 +442,44 @@ def test_a_read_never_stored_only_when_k_is_below_the_tile_fails_at_every_seed(c
     assert "A 3×3 · B 3×2, tile=4: 16 reads of shared elements no thread of the block had stored" in said, said
 
 
+@cuda.jit
+def guarded_without_zeros(A, B, C):  # loads guarded, no zeros stored past the edges: threads past N read unstored sB
+    sA = cuda.shared.array((T, T), float32)
+    sB = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * T + ty, cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0.0)
+    for k0 in range(0, K, T):
+        if row < M and k0 + tx < K:
+            sA[ty, tx] = A[row, k0 + tx]
+        if k0 + ty < K and col < N:
+            sB[ty, tx] = B[k0 + ty, col]
+        cuda.syncthreads()  # the tiles stored
+        for k in range(min(T, K - k0)):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # the tiles read
+    if row < M and col < N:
+        C[row, col] = acc
+
+
+DISCARDED = "That thread stores no element of C, so the value it reads there is thrown away"
+
+
+def test_an_unstored_read_by_a_thread_that_stores_no_c_is_said_to_be_thrown_away(capsys):
+    """Hostile review 50, F1: right on a GPU, as what the threads past N read never reaches C; still refused (a value
+    read there could steer a branch or an index), with what makes it right: skip those reads, or store zeros."""
+    assert check(guarded_without_zeros, tile=4) is False
+    said = capsys.readouterr().out
+    assert "thread (ty=0, tx=1) reads sB[0, 1]" in said and f"{DISCARDED}; still, let every thread read only what " \
+        "its block stored: skip that thread's reads (guard them as its store of C is guarded), or store zeros in " \
+        "the tile's elements past the edges of A and B." in said, said
+    assert check(stale_columns_of_a, tile=4, seed=0) is False  # a thread that stores C reads what no thread stored
+    said = capsys.readouterr().out
+    assert "no thread of the block had stored" in said and DISCARDED not in said, said
+
+
 @pytest.mark.parametrize("kernel", ["tiled", "naive"])
 def test_no_larger_shape_where_the_shapes_already_pass_every_shared_extent(kernel):
     assert all(max(shape) < 37 for shape in count_shapes(kernel, 4))

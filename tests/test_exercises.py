@@ -16,6 +16,8 @@ import pytest
 
 from solutions.key import ANSWERS
 from solutions.kernels import EXERCISES
+from tiledlab.core.kernels import tiled
+from tiledlab.counting.exercises import own_rules
 
 matplotlib.use("Agg")
 NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -94,8 +96,14 @@ def test_every_exercise_has_a_key_and_every_key_an_exercise():
 
 @pytest.mark.parametrize("notebook,exercise,setup,cell", list(exercise_cells()))
 def test_the_notebook_accepts_the_key(notebook, exercise, setup, cell):
+    """The key's kernel in the cell passes, a pass under the cell's own rules (the key's options are the cell's too)."""
     if exercise in EXERCISES:
-        assert "Passed." in run(setup, with_solution(cell, EXERCISES[exercise][0]))
+        kernel, options = EXERCISES[exercise]
+        namespace = {}
+        said = run(setup, with_solution(cell, kernel), namespace)
+        assert "Passed." in said and "Not noted" not in said, said
+        stub = ast.parse(cell).body[-1].value.args[0].id
+        assert own_rules(cell, namespace, (namespace[stub],), options) == []
     else:
         # the cell as given (its measurement) once, then its verdict on the key's answer and on a wrong one
         answer = ANSWERS[exercise].value
@@ -110,3 +118,15 @@ def test_the_notebook_accepts_the_key(notebook, exercise, setup, cell):
 def test_the_stub_as_given_does_not_pass(notebook, exercise, setup, cell):
     out = as_given(exercise, setup, cell)[0]
     assert "Passed." not in out and "Right" not in out
+
+
+@pytest.mark.parametrize("exercise, says", [
+    ("2.1", "Right answer, but B is loaded 1,024 times at 16×16·16×16, where this exercise reads it straight from "
+            "global memory, as often as the naive kernel: 4,096 times."),
+    ("6.1", "Right answer, but blocked_loop declares shared memory (sA, sB) and this exercise asks for none")])
+def test_exercises_2_1_and_6_1_check_their_rules(exercise, says):
+    """Exercise 2.1 reads B straight from global memory and 6.1 uses no shared memory: the cells' checks said neither,
+    so notebook 2's tiled kernel, which loads fewer, passed both."""
+    _notebook, _exercise, setup, cell = next(p.values for p in exercise_cells() if p.values[1] == exercise)
+    said = run(setup, with_solution(cell, tiled))
+    assert says in said and "Passed." not in said, said

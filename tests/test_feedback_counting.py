@@ -88,6 +88,8 @@ TAKES_A_FUNCTION = "max_loads takes a function of (M, K, N, T) that returns how 
     *((("KERNEL",), {"seed": s}, f"seed must be a whole number of at least 0, got {s!r}") for s in ("x", -1, 1.5)),
     *((("KERNEL",), {"hint": h}, f"hint takes a str, what to try when the loads exceed the limit, got {h!r}")
       for h in (None, 123)),
+    *((("KERNEL",), {"from_global": f}, f'from_global takes the operands read straight from global memory, as in '
+                                        f'from_global="B", got {f!r}') for f in ("b", "C", ["B"])),
 ])
 def test_a_wrong_argument_is_one_line_and_nothing_runs(args, kwargs, says, launches, capsys):
     args = tuple(tiledlab.tiled if a == "KERNEL" else a for a in args)

@@ -209,7 +209,10 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # English f-strings a student could meet sent through _(), a float index's example named whole (k * 2 / 2), a local
 # array FRESH (NaN) on the simulator, and a NaN stored by a kernel declaring one named as the cause (+65): 9,164;
 # a declaration the count refuses left to say so there: 9,167; the shared sides read once for both uses: 9,171.
-LINE_BUDGET = 9171
+# An unstored shared read by a thread that stores no element of C said to be thrown away, with the fix (+19): 9,190.
+# check()'s rules from_global (2.1: B straight from global memory) and shared_memory=False (6.1) (+28): 9,218.
+# A pass noted only under the exercise cell's own rules, read from the cell as handed out (+86): 9,304.
+LINE_BUDGET = 9304
 
 
 def test_the_installed_package_stays_within_its_line_budget():

@@ -5,7 +5,11 @@ import os
 import runpy
 
 import pytest
+from numba import cuda, float32
+from test_exercises import exercise_cells, run, with_solution
 
+from classroom import grading
+from solutions.kernels import EXERCISES
 from tiledlab.counting import outcomes
 from tiledlab.counting.exercises import check, predict
 
@@ -169,3 +173,87 @@ def test_notebook_0s_questions_untouched_are_not_started_and_answered_are_record
         (copy / f"a{k}.py").write_text(question.replace("prediction = None", f"prediction = {answer!r}"))
         runpy.run_path(str(copy / f"a{k}.py"), init_globals=names)
     assert [(r["exercise"], r["passed"]) for r in recorded(copy)] == [("0.1", True), ("0.2", True), ("0.3", True)]
+
+
+def solved(exercise, kernel=None):
+    """(the notebook's setup cells, the exercise's cell with `kernel`, else the key's, in place of its stub)."""
+    _notebook, _exercise, setup, cell = next(p.values for p in exercise_cells() if p.values[1] == exercise)
+    return setup, with_solution(cell, kernel or EXERCISES[exercise][0])
+
+
+T, T2 = 4, 8  # globals, as in a notebook; check() binds them
+
+
+@cuda.jit
+def tiled_at_2t(A, B, C):  # exercise 4.3 answered with 2T×2T threads: notebook 2's tiled kernel at T2 = 2T
+    sA = cuda.shared.array((T2, T2), float32)
+    sB = cuda.shared.array((T2, T2), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row = cuda.blockIdx.y * T2 + ty
+    col = cuda.blockIdx.x * T2 + tx
+    M, K = A.shape
+    N = B.shape[1]
+    acc = float32(0.0)
+    for t in range((K + T2 - 1) // T2):
+        sA[ty, tx] = A[row, t * T2 + tx] if row < M and t * T2 + tx < K else float32(0.0)
+        sB[ty, tx] = B[t * T2 + ty, col] if t * T2 + ty < K and col < N else float32(0.0)
+        cuda.syncthreads()  # the tiles stored
+        for k in range(T2):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # the tiles read
+    if row < M and col < N:
+        C[row, col] = acc
+
+
+RELAXED = [  # exercise, its kernel (None: the key's), an edit of its cell, what the check then ran with, the cell's
+    ("1.1", None, ('formulas.naive_loads(M, K, N)["B"]', '2 * formulas.naive_loads(M, K, N)["B"]'),
+     "max_loads(16, 16, 16, 4) = 10,240", "max_loads(16, 16, 16, 4) = 6,144"),
+    ("2.1", None, ('max_loads=budget, from_global="B"', "limit_loads=False"),
+     "limit_loads=False; max_loads=None; from_global=''", "limit_loads=True; max_loads=budget; from_global='B'"),
+    ("3.1", None, (", barriers_per_step=2, tiles_per_step=2", ""), "barriers_per_step=None; tiles_per_step=1",
+     "barriers_per_step=2; tiles_per_step=2"),
+    ("4.3", tiled_at_2t, ("@launch_geometry(block=lambda T: (2 * T, 2 * T),",
+                          "@launch_geometry(block=lambda T: (2 * T, 2 * T), threads=lambda T: (2 * T, 2 * T),"),
+     "threads=(8, 8), block=(8, 8)", "threads=(4, 4), block=(8, 8)"),
+]
+
+
+@pytest.mark.parametrize("exercise, kernel, edit, yours, theirs", RELAXED, ids=[r[0] for r in RELAXED])
+def test_a_pass_under_other_rules_than_the_exercise_cells_is_not_noted(copy, exercise, kernel, edit, yours, theirs):
+    """A budget loosened, a rule left out of the check or the threads of the given decorator changed (4.3: blocks of
+    only T×T threads) pass the check, but are no pass of the exercise: the report notes none, and says why."""
+    setup, cell = solved(exercise, kernel)
+    assert edit[0] in cell
+    said = run(setup, cell.replace(*edit))
+    why = (f"(Not noted for your teacher as a pass of exercise {exercise}: this check ran with {yours}, where the "
+           f"exercise cell has {theirs}. Run the cell's own check(...) with its definitions and the kernel's "
+           "decorators as handed out.)")
+    assert "Passed." in said and said.rstrip().endswith(why), said
+    (row,) = recorded(copy)
+    assert row["passed"] is False and row["feedback"].endswith(why), row
+
+
+def test_the_key_in_its_exercise_cell_is_noted_as_passed_and_so_is_nbgraders_test_cell(copy):
+    """nbgrader checks in a test cell of its own (classroom.grading.split), the kernel and the budget defined in the
+    cell above: a pass there is noted, and one with that budget loosened is not."""
+    setup, cell = solved("2.1")
+    assert "Not noted" not in run(setup, cell)
+    solution, test, _kind = grading.split(cell, "2.1", grading.WORDS["en"])
+    run(setup + [solution], test)
+    loosened = solution.replace('formulas.naive_loads(M, K, N)["B"]', '2 * formulas.naive_loads(M, K, N)["B"]')
+    assert "max_loads(16, 16, 16, 4) = 9,216, where the exercise cell has" in run(setup + [loosened], test)
+    assert [(row["exercise"], row["passed"]) for row in recorded(copy)] == [("2.1", True), ("2.1", True),
+                                                                            ("2.1", False)]
+
+
+def test_a_pass_whose_exercise_cell_cannot_run_here_is_not_noted(copy, capsys):
+    """Outside its notebook (a file without the notebook's `formulas`), the cell's budget cannot be compared."""
+    exercise_cell(copy, "# Exercise 2.1\nfrom numba import cuda, float32\n"
+                        "from solutions.kernels import tile_a_only, tile_a_only_loads as budget\n"
+                        "from tiledlab.counting.exercises import check\n"
+                        "check(tile_a_only, tile=4, max_loads=budget, from_global=\"B\")\n")
+    assert capsys.readouterr().out.rstrip().endswith(
+        "(Not noted for your teacher as a pass of exercise 2.1: its cell as handed out could not run here to compare "
+        "its rules (NameError: name 'formulas' is not defined). Run the exercise in its notebook, after the "
+        "notebook's first cell.)")
+    assert [row["passed"] for row in recorded(copy)] == [False]

@@ -267,7 +267,7 @@ def test_a_wrong_prediction_keeps_its_verdicts_not_the_advice_that_follows_each(
     copy.mkdir(parents=True)
     (copy / ".gitignore").write_text("*\n")
     monkeypatch.chdir(copy)
-    monkeypatch.setattr(outcomes, "calling_exercise", lambda frame: ("0.2", "# Exercise 0.2\npredict(...)"))
+    monkeypatch.setattr(outcomes, "calling_exercise", lambda frame: ("0.2", "# Exercise 0.2\npredict(...)", {}))
     predict((3, 4), (3, 5))
     (row,) = outcomes.read(copy / outcomes.FILE)
     assert row["feedback"] == "number 1: 3 is right. … number 2: not yet: 4 is too low."

@@ -26,10 +26,11 @@ class LaunchFailed(ValueError):
     """The counted kernel read or stored outside an array, or failed: what, where, by which thread."""
 
 
-class Hazard(namedtuple("Hazard", "kind array element block thread other line other_line code other_code across_loop",
-                        defaults=(False,))):
+class Hazard(namedtuple("Hazard", "kind array element block thread other line other_line code other_code across_loop "
+                        "stores_no_C", defaults=(False, False))):
     """`thread` met `other` ((ty, tx) in `block`, (by, bx)) at `element` (i, j) of `array`, on their lines and code;
-    `across_loop`: a barrier stands between the lines. A divergent barrier's `element` is how often each reached it."""
+    `across_loop`: a barrier stands between the lines; `stores_no_C`: `thread` stored no element of C. A divergent
+    barrier's `element` is how often each reached it."""
     __slots__ = ()
 
 
@@ -163,6 +164,9 @@ def _hazards(got, launch, counting):
                                     _thread(launch, h["other"]), line, other_line or None, _code(counting, line),
                                     _code(counting, other_line),
                                     any(first < b < last for b in counting.buffers.barriers))
+    if "unstored_read" in examples:  # what a thread that stores no element of C reads is thrown away
+        h = examples["unstored_read"]
+        examples["unstored_read"] = h._replace(stores_no_C=_stores_no_C(got, launch, *h.block, *h.thread))
     counts = dict(zip(HAZARDS, map(int, got["hazards"])))
     arrivals = got["arrivals"][..., :len(counting.buffers.barriers)]
     uneven = arrivals.max(axis=1) != arrivals.min(axis=1)  # [block, site]: its threads reached it unalike
@@ -170,6 +174,16 @@ def _hazards(got, launch, counting):
     if uneven.any():
         examples["divergent_barrier"] = _divergent_hazard(arrivals, *map(int, np.argwhere(uneven)[0]), launch, counting)
     return Hazards(counts, examples)
+
+
+def _stores_no_C(got, launch, by, bx, ty, tx):
+    """True where thread (ty, tx) of block (by, bx) stored no element of C while others did, as C's writers tell it
+    whole: no element stored by two threads, none added into."""
+    highest, lowest = got["C_writer"], got["C_lowest_writer"]
+    if got["C_atomics"].any() or (lowest < highest).any() or (highest < 0).all():
+        return False
+    stamp = (by * launch.blockspergrid[0] + bx) * STAMP + ty * launch.threadsperblock[0] + tx + 1
+    return not (highest == stamp).any()
 
 
 def _divergent_hazard(arrivals, b, site, launch, counting):

@@ -2,7 +2,10 @@
 predictions compared with a measurement without giving the number away (`predict`)."""
 import ast
 import contextlib
+import hashlib
+import inspect
 import io
+import linecache
 import math
 import numbers
 
@@ -32,16 +35,72 @@ NOTEBOOK_HINTS = (N_("read each A[row, k] once into a register and use it for bo
                   N_("give each block a 2T×2T tile of C: four results per thread."))
 
 
-@recorded
+def own_rules(cell, names, args, kwargs):
+    """[(this call's, the cell's)] for each rule check(*args, **kwargs) does not share with the check of an exercise
+    `cell` as handed out (run in a copy of the caller's `names`): an argument but the hint (a limit by what it gives at
+    the counted shapes), and the kernel's geometry against the cell's stub."""
+    mine, theirs = _arguments_of(*args, **kwargs), _handed_out(cell, names)
+    tile, at = mine["tile"], count_shapes(mine["kernel"], mine["tile"])
+    differ = [_differs(name, mine[name], theirs[name], at, tile) for name in mine if name not in ("kernel", "hint")]
+    geometry = [_geometry(kernel, tile) for kernel in (mine["kernel"], theirs["kernel"])]
+    return [d for d in differ if d] + ([tuple(geometry)] if geometry[0] != geometry[1] else [])
+
+
+def _handed_out(cell, names):
+    """check()'s arguments in an exercise `cell`, its stub the kernel: the cell runs in a copy of `names` without its
+    bare expressions (its prints), and its last statement, check(...), gives its arguments instead of checking."""
+    name = f"<exercise cell {hashlib.sha256(cell.encode()).hexdigest()[:12]}>"
+    linecache.cache[name] = (len(cell), None, cell.splitlines(True), name)  # where its stub's source is read
+    *body, last = ast.parse(cell).body
+    names = dict(names)
+    exec(compile(ast.Module([s for s in body if not isinstance(s, ast.Expr)], []), name, "exec"), names)
+    names["check"] = _arguments_of
+    return eval(compile(ast.Expression(last.value), name, "eval"), names)
+
+
+def _arguments_of(*args, **kwargs):
+    bound = inspect.signature(check).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.arguments
+
+
+def _differs(name, mine, theirs, at, tile):
+    """(this call's, the cell's) value of check()'s argument `name` where they differ, else None; limits by what they
+    give at the shapes `at`."""
+    if callable(mine) and callable(theirs):
+        for M, K, N in at:
+            values = [limit(M, K, N, tile) for limit in (mine, theirs)]
+            if values[0] != values[1]:
+                return tuple(f"{name}({M}, {K}, {N}, {tile}) = {value:,}" for value in values)
+        return None
+    with contextlib.suppress(ValueError):  # numpy arrays have no one truth value: they differ
+        if mine == theirs:
+            return None
+    return tuple(f"{name}={getattr(value, '__name__', repr(value))}" for value in (mine, theirs))  # budget, not <...>
+
+
+def _geometry(kernel, tile):
+    """The threads and the tile of C of a block of `kernel` at `tile` (or why it has none there), in words."""
+    spec = resolve(kernel)
+    try:
+        bound = spec.bind(None, tile if "T" in spec.constants else None)
+    except ValueError as refused:
+        return str(refused)
+    return f"threads={bound.threads}, block={bound.block}"
+
+
+@recorded(rules=own_rules)
 def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=None, max_shared_reads=None,
-          hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None, barriers_per_step=None, tiles_per_step=1):
+          hint=TOO_MANY_LOADS, max_shared_reads_per_fma=None, barriers_per_step=None, tiles_per_step=1,
+          from_global="", shared_memory=True):
     """Check a student's @cuda.jit(A, B, C) kernel; print what went wrong, or return True: hazards and races on C,
     the product against numpy on odd shapes, then its global loads on `count_shapes`. limit_loads=True allows the
     tiled formula's loads, `max_loads(M, K, N, T)` another limit; `max_shared_reads(M, K, N, T)` or
     `max_shared_reads_per_fma` (of the T×T tiles, as formulas.shared_traffic counts) limit shared reads;
     `barriers_per_step` caps the barriers per step of `tiles_per_step` tiles of K (feedback then suggests no other
-    barrier); `hint` says what to try
-    when loads exceed the limit. A wrong product is told with the first cause `diagnosis` finds."""
+    barrier); `hint` says what to try when loads exceed the limit; the operands of `from_global` ("B") must be read
+    straight from global memory, as often as the naive kernel reads them; shared_memory=False allows no shared array.
+    A wrong product is told with the first cause `diagnosis` finds."""
     if max_shared_reads is not None and max_shared_reads_per_fma is not None:
         raise ValueError(_("give max_shared_reads or max_shared_reads_per_fma, not both"))
     if max_shared_reads_per_fma is not None:  # per multiply-add of the T×T tiles
@@ -49,7 +108,7 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
             return int(max_shared_reads_per_fma * shared_traffic(M, K, N, T, T, T)["fmas"])
     try:  # a wrong argument is feedback too, never a traceback; nothing runs before every argument is checked
         tile, shapes = _arguments(kernel, tile, shapes, seed, hint, (barriers_per_step, tiles_per_step),
-                                  max_shared_reads_per_fma)
+                                  max_shared_reads_per_fma, from_global)
         barriers = None if barriers_per_step is None else (barriers_per_step, tiles_per_step)
         counted_at = count_shapes(kernel, tile)
         _check_limit("max_loads", max_loads, counted_at, tile)
@@ -97,6 +156,8 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
                   .format(loads=c.total, limit=limit, hint=_(hint)))
             _note_unused(counted)
             return False
+    if not _kept(counted, from_global, shared_memory):
+        return False
     if max_shared_reads is not None and not _few_shared_reads(counted, tile, max_shared_reads):
         return False
     most = max(int((c.C_stores - c.C_atomics).max()) for c in counted)  # adds by several threads are no repeats
@@ -112,7 +173,7 @@ class WrongArgument(ValueError):
     """An argument of check() other than the kernel is wrong: said as it is, the kernel not blamed."""
 
 
-def _arguments(kernel, tile, shapes, seed, hint, barriers, per_fma):
+def _arguments(kernel, tile, shapes, seed, hint, barriers, per_fma, from_global):
     """check()'s tile as an int and its shapes as a list, or a WrongArgument that says what to fix."""
     if is_kernel(tile) or _is_number(kernel):
         raise WrongArgument(_("check() takes your @cuda.jit kernel first, as in check(my_kernel, tile=4)"))
@@ -126,6 +187,9 @@ def _arguments(kernel, tile, shapes, seed, hint, barriers, per_fma):
     if per_fma is not None and not (_is_number(per_fma) and per_fma >= 0):
         raise WrongArgument(_("max_shared_reads_per_fma must be a number of at least 0, got {value!r}").format(
             value=per_fma))
+    if not (isinstance(from_global, str) and set(from_global) <= set("AB")):
+        raise WrongArgument(_("from_global takes the operands read straight from global memory, as in "
+                              "from_global=\"B\", got {value!r}").format(value=from_global))
     if not isinstance(hint, str):
         raise WrongArgument(_("hint takes a str, what to try when the loads exceed the limit, got {value!r}").format(
             value=hint))
@@ -289,6 +353,27 @@ def _note_unused(counted):
     if unused:
         print(_("Note: {names} declared with cuda.shared.array but never read or stored: this kernel computes "
                 "without {them}.").format(names=", ".join(unused), them=_("it") if len(unused) == 1 else _("them")))
+
+
+def _kept(counted, from_global, shared_memory):
+    """False, after saying which, where a counted launch broke the exercise's rule: an operand of `from_global` loaded
+    other than as often as the naive kernel loads it, or a shared array where `shared_memory` is False."""
+    for c in counted:
+        M, K, N = c.shape
+        for op in from_global:
+            naive = naive_loads(M, K, N)[op]
+            if getattr(c, op) != naive:
+                print(_("Right answer, but {op} is loaded {loads:,} times at {M}×{K}·{K}×{N}, where this exercise "
+                        "reads it straight from global memory, as often as the naive kernel: {naive:,} times. Take "
+                        "each value of {op} from {op} itself where the multiply-add uses it, not from shared memory.")
+                      .format(op=op, loads=getattr(c, op), M=M, K=K, N=N, naive=naive))
+                return False
+        if not shared_memory and c.shared:
+            print(_("Right answer, but {kernel} declares shared memory ({names}) and this exercise asks for none: take "
+                    "each value of A and B from global memory where the multiply-add uses it.").format(
+                        kernel=c.kernel, names=", ".join(c.shared)))
+            return False
+    return True
 
 
 def _few_shared_reads(counted, tile, max_shared_reads):

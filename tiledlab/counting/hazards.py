@@ -119,6 +119,11 @@ def hazard_message(hazards, count=True, more_barriers=True):
             else _("reads of shared elements no thread of the block had stored")
         said.append(_("{found}: {effect}. Blocks do not share shared memory: let the threads of each block store "
                       "every element of a tile before any of them reads it.").format(found=found, effect=_(UNSTORED)))
-        if "unstored_read" in examples:
-            said.append(_("For example, {example}.").format(example=example(examples["unstored_read"])))
+        h = examples.get("unstored_read")
+        if h:
+            said.append(_("For example, {example}.").format(example=example(h)))
+        if h and h.stores_no_C:
+            said.append(_("That thread stores no element of C, so the value it reads there is thrown away; still, let "
+                          "every thread read only what its block stored: skip that thread's reads (guard them as its "
+                          "store of C is guarded), or store zeros in the tile's elements past the edges of A and B."))
     return ("" if said[0].endswith("。") else " ").join(said)  # no space between Chinese sentences

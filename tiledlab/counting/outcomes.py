@@ -1,6 +1,7 @@
 """What each exercise check said, for the teacher's `class-report`: `check()` and `predict()` append a line (exercise,
 passed, the gist of the feedback on one line, the time, when the kernel started) to tiledlab-outcomes.jsonl in a
-working copy (a folder git ignores wholly, as `lab` and `hub` make it), and nowhere else. Nothing is sent anywhere."""
+working copy (a folder git ignores wholly, as `lab` and `hub` make it), and nowhere else: a check passed as a pass only
+under its exercise cell's own rules. Nothing is sent anywhere."""
 import contextlib
 import datetime
 import functools
@@ -35,27 +36,54 @@ class _Tee(io.StringIO):
         self.out.flush()
 
 
-def recorded(grader):
-    """Decorate check() or predict(): record what it returned and the gist of what it printed (summary)."""
+def recorded(grader=None, rules=None):
+    """Decorate check() or predict(): record what it returned and the gist of what it printed (summary); a pass only
+    where `rules(cell, names, args, kwargs)` finds none of the call's rules other than the exercise cell's as handed
+    out (a list of (the call's, the cell's); `names` the calling cell's globals)."""
+    if grader is None:
+        return functools.partial(recorded, rules=rules)
+
     @functools.wraps(grader)
     def graded(*args, **kwargs):
         said = _Tee(sys.stdout)
         with contextlib.redirect_stdout(said):
             passed = grader(*args, **kwargs)
-        exercise, cell = calling_exercise(sys._getframe(1))
-        untouched = cell in handouts(series_notebooks()).get(exercise, ())
+        exercise, cell, names = calling_exercise(sys._getframe(1))
+        handed_out = handouts(series_notebooks()).get(exercise, ())
         kernel = args[0] if args else kwargs.get("kernel")
         if exercise and grader.__name__ == "check" and not _students(kernel):
             print(_("(The kernel checked is tiledlab's, not yours: exercise {exercise} is noted for your teacher "
                     "only when it checks a kernel you wrote.)").format(exercise=exercise))
         # None: predict() before a prediction was written; a cell as handed out is not started, whatever it says
-        elif exercise and passed is not None and not untouched:
-            record(exercise, passed, said.getvalue(), grader=grader.__name__)
+        elif exercise and passed is not None and cell not in handed_out:
+            why = _not_own(rules, exercise, handed_out, names, args, kwargs) if passed else None
+            if why:
+                print(why, file=said)
+            record(exercise, passed and not why, said.getvalue(), grader=grader.__name__)
         elif exercise and passed is False:
             print(_("(This cell is still as handed out: exercise {exercise} counts as not started, and nothing is "
                     "noted for your teacher. Write your answer in it, then run it again.)").format(exercise=exercise))
         return passed
     return graded
+
+
+def _not_own(rules, exercise, handed_out, names, args, kwargs):
+    """Why a pass of `exercise` is not one under the rules of its cell as `handed_out`, in a line; None where they are
+    its own (or where no rules or no cell tell them)."""
+    if not (rules and handed_out):
+        return None
+    try:
+        differ = rules(min(handed_out), names, args, kwargs)  # the editions' cells differ in their comments only
+    except Exception as error:  # noqa: BLE001  a name the cell needs is missing here: no pass of it can be told
+        return _("(Not noted for your teacher as a pass of exercise {exercise}: its cell as handed out could not run "
+                 "here to compare its rules ({error}). Run the exercise in its notebook, after the notebook's first "
+                 "cell.)").format(exercise=exercise, error=f"{type(error).__name__}: {error}")
+    if not differ:
+        return None
+    yours, theirs = ("; ".join(side) for side in zip(*differ))
+    return _("(Not noted for your teacher as a pass of exercise {exercise}: this check ran with {yours}, where the "
+             "exercise cell has {theirs}. Run the cell's own check(...) with its definitions and the kernel's "
+             "decorators as handed out.)").format(exercise=exercise, yours=yours, theirs=theirs)
 
 
 def _students(kernel):
@@ -66,14 +94,15 @@ def _students(kernel):
 
 
 def calling_exercise(frame):
-    """(exercise, cell source) of the calling cell (or file) whose first line is "# Exercise 3.3", or (None, None)."""
+    """(exercise, cell source, its globals) of the calling cell (or file) whose first line is "# Exercise 3.3", or
+    (None, None, None)."""
     while frame is not None:
         lines = linecache.getlines(frame.f_code.co_filename)
         found = EXERCISE.match(lines[0]) if lines else None
         if found:
-            return found[1], "".join(lines).strip()
+            return found[1], "".join(lines).strip(), frame.f_globals
         frame = frame.f_back
-    return None, None
+    return None, None, None
 
 
 def series_notebooks():
@@ -113,7 +142,7 @@ def summary(said, grader="check"):
     lines = [line.strip() for line in said.strip().splitlines() if line.strip()]
     if grader == "predict":
         return " … ".join(lines[:-1] or lines)
-    cause = lines[-1:] if len(lines) > 1 and lines[-1].endswith((".", "。")) else []
+    cause = lines[-1:] if len(lines) > 1 and lines[-1].endswith((".", "。", ".)", "。）")) else []
     return " … ".join(lines[:1] + cause)
 
 
