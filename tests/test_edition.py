@@ -179,6 +179,17 @@ def test_update_takes_a_hand_written_catalog_whose_msgids_end_in_a_newline(repo)
     assert generate.page(PAGE, catalogs.read(path), "index")[0].endswith("\n- 一\n- 二\n")
 
 
+def test_a_paragraph_put_in_a_page_moves_no_other_translation(repo):
+    """A page's contexts are its blocks' places (index:2): a block put in shifts every later one, and each of those
+    keeps its own translation, not fuzzy, where the new block is untranslated (index:2 was the list, now is the new block)."""
+    edition.update(repo)
+    translate(repo, {"index:0": "# 开始", "index:1": "打开笔记本。", "index:2": "- 一\n- 二"}, "index", "docs")
+    (repo / "docs/index.md").write_text(PAGE.replace("\n\n- one", "\n\nA new paragraph.\n\n- one"), encoding="utf-8")
+    edition.update(repo)
+    found = {m.id.strip(): (m.string, m.fuzzy) for m in catalogs.read(po(repo, "index", "docs")) if m.id}
+    assert found["A new paragraph."] == ("", False) and found["- one\n- two"] == ("- 一\n- 二", False), found
+
+
 @pytest.mark.skipif(shutil.which("msgfmt") is None, reason="GNU gettext's msgfmt is not installed")
 def test_gnu_gettext_reads_the_catalogs_and_their_fuzzy_messages(repo):
     translated(repo)

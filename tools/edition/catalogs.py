@@ -143,16 +143,16 @@ def _pair_by_text_then_context(old, new):
     for m in [*spare, *old.obsolete.values()]:
         by_text.setdefault(m.id.strip(), m)
     by_context = {m.context: m for m in spare if m.context}  # a message without one has no place
-    used = set()
-    for msgid, context in wanted:
-        if old.get(msgid, context=context) is not None:
-            continue
+    used, lacking = set(), [(msgid, context) for msgid, context in wanted if old.get(msgid, context=context) is None]
+    for msgid, context in lacking:  # every text found again first: a paragraph put in moves no other's translation
         same_text = by_text.get(msgid.strip())
-        same_place = by_context.get(context)
         if same_text is not None and id(same_text) not in used:
             _move(old, same_text, msgid, context, fuzzy=same_text.fuzzy)
             used.add(id(same_text))
-        elif same_place is not None and id(same_place) not in used and same_place.string:
+    for msgid, context in lacking:  # then a changed text takes the translation of the one in its place, as fuzzy
+        same_place = by_context.get(context)
+        if old.get(msgid, context=context) is None and same_place is not None and id(same_place) not in used \
+                and same_place.string:
             _move(old, same_place, msgid, context, fuzzy=True)
             used.add(id(same_place))
 
