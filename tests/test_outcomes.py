@@ -248,10 +248,11 @@ def test_the_key_in_its_exercise_cell_is_noted_as_passed_and_so_is_nbgraders_tes
 
 def test_a_pass_whose_exercise_cell_cannot_run_here_is_not_noted(copy, capsys):
     """Outside its notebook (a file without the notebook's `formulas`), the cell's budget cannot be compared."""
-    exercise_cell(copy, "# Exercise 2.1\nfrom numba import cuda, float32\n"
-                        "from solutions.kernels import tile_a_only, tile_a_only_loads as budget\n"
-                        "from tiledlab.counting.exercises import check\n"
-                        "check(tile_a_only, tile=4, max_loads=budget, from_global=\"B\")\n")
+    ran = exercise_cell(copy, "# Exercise 2.1\nfrom numba import cuda, float32\n"
+                              "from solutions.kernels import tile_a_only, tile_a_only_loads as budget\n"
+                              "from tiledlab.counting.exercises import check\n"
+                              "verdict = check(tile_a_only, tile=4, max_loads=budget, from_global=\"B\")\n")
+    assert ran["verdict"] is False  # what nbgrader scores: no points for a pass it cannot tell is the exercise's
     assert capsys.readouterr().out.rstrip().endswith(
         "(Not noted for your teacher as a pass of exercise 2.1: its cell as handed out could not run here to compare "
         "its rules (NameError: name 'formulas' is not defined). Run the exercise in its notebook, after the "

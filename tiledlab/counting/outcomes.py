@@ -59,7 +59,8 @@ def recorded(grader=None, rules=None):
             why = _not_own(rules, exercise, handed_out, names, args, kwargs) if passed else None
             if why:
                 print(why, file=said)
-            record(exercise, passed and not why, said.getvalue(), grader=grader.__name__)
+                passed = False  # nbgrader scores what the check returns: a pass under other rules earns no points
+            record(exercise, passed, said.getvalue(), grader=grader.__name__)
         elif exercise and passed is False:
             print(_("(This cell is still as handed out: exercise {exercise} counts as not started, and nothing is "
                     "noted for your teacher. Write your answer in it, then run it again.)").format(exercise=exercise))
