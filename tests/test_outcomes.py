@@ -45,6 +45,18 @@ def test_predict_records_the_exercise_the_verdict_and_the_first_line(copy, capsy
     assert right["time"] >= wrong["time"] and "T" in right["time"] and right["started"] is None  # not in IPython
 
 
+@pytest.mark.parametrize("above", ["# my attempt\n", "\n# my attempt\n\n", "#\n"])
+def test_a_comment_above_the_exercise_line_still_names_the_exercise(copy, capsys, above):
+    """The exercise's line need not stay first: a student's comment above it (and blank lines) is no other cell."""
+    exercise_cell(copy, above + "# Exercise 1.2\nfrom tiledlab.counting.exercises import predict\npredict(120, 120)\n")
+    assert [(row["exercise"], row["passed"]) for row in recorded(copy)] == [("1.2", True)]
+
+
+def test_an_exercise_line_below_the_first_statement_names_no_exercise(copy):
+    exercise_cell(copy, "x = 1\n# Exercise 1.2\nfrom tiledlab.counting.exercises import predict\npredict(120, 120)\n")
+    assert recorded(copy) == []
+
+
 NAIVE_IN_THE_CELL = """# Exercise 3.3
 from numba import cuda, float32
 from tiledlab.counting.exercises import check

@@ -6,6 +6,7 @@ import contextlib
 import datetime
 import functools
 import io
+import itertools
 import json
 import linecache
 import pathlib
@@ -95,11 +96,13 @@ def _students(kernel):
 
 
 def calling_exercise(frame):
-    """(exercise, cell source, its globals) of the calling cell (or file) whose first line is "# Exercise 3.3", or
+    """(exercise, cell source, its globals) of the calling cell (or file) whose comments above its first statement
+    name it ("# Exercise 3.3", the first line as handed out; a student may write a comment above it), or
     (None, None, None)."""
     while frame is not None:
         lines = linecache.getlines(frame.f_code.co_filename)
-        found = EXERCISE.match(lines[0]) if lines else None
+        heading = itertools.takewhile(lambda line: not line.strip() or line.lstrip().startswith("#"), lines)
+        found = next(filter(None, map(EXERCISE.match, heading)), None)
         if found:
             return found[1], "".join(lines).strip(), frame.f_globals
         frame = frame.f_back
