@@ -575,6 +575,20 @@ def test_check_passes_a_thread_that_stores_its_own_element_again(capsys):
     assert "stored more than once by the thread that owns it" in capsys.readouterr().out
 
 
+@cuda.jit
+def adds_each_product_atomically(A, B, C):  # one thread per element, K atomic adds into C: right only on a zeroed C
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        for k in range(A.shape[1]):
+            cuda.atomic.add(C, (row, col), A[row, k] * B[k, col])
+
+
+def test_check_says_atomic_adds_into_c_need_a_zeroed_c_and_cost_global_traffic(capsys):
+    assert check(adds_each_product_atomically, tile=4, limit_loads=False)
+    out = capsys.readouterr().out
+    assert "added into with cuda.atomic.add up to 20 times" in out and "starts at zero" in out, out
+
+
 # --- 6. names: limit_loads, and numpy numbers are numbers ------------------------------------------------
 
 def test_limit_loads_is_what_the_exercise_enforces():

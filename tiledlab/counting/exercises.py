@@ -164,6 +164,11 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
     if most > 1:
         print(_("Note: elements of C are stored more than once by the thread that owns it (up to {most} times): "
                 "each store is global-memory traffic; accumulate in a register and store once.").format(most=most))
+    if (adds := max(int(c.C_atomics.max()) for c in counted)) > 1:
+        print(_("Note: elements of C are added into with cuda.atomic.add up to {adds} times: each add reads and "
+                "writes global memory, and the sum is right only on a C that starts at zero (this check zeroes C; "
+                "cuda.device_array does not). Where one thread owns an element, accumulate in a register and store "
+                "once.").format(adds=adds))
     _note_unused(counted)
     print(_("Passed."))
     return True
