@@ -549,3 +549,45 @@ def test_tiles_sized_without_t_are_said_so_not_blamed_on_unstored_reads(capsys):
     said = out(capsys)
     assert said.startswith("tiles_named_otherwise declares shared tiles but never reads T") and "tile (4)" in said
     assert "no thread of the block had stored" not in said, said
+
+
+@cuda.jit
+def stages_A_but_idle_rows_read_B(A, B, C):  # exercise 2.1 right, but threads of rows past M still read B
+    sA = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row = cuda.blockIdx.y * T + ty
+    col = cuda.blockIdx.x * T + tx
+    M, K = A.shape
+    acc = float32(0.0)
+    for t in range((K + T - 1) // T):
+        sA[ty, tx] = A[row, t * T + tx] if row < M and t * T + tx < K else float32(0.0)
+        cuda.syncthreads()
+        for k in range(T):
+            if t * T + k < K and col < C.shape[1]:
+                acc += sA[ty, k] * B[t * T + k, col]
+        cuda.syncthreads()
+    if row < M and col < C.shape[1]:
+        C[row, col] = acc
+
+
+def test_loads_over_budget_from_threads_that_store_no_c_are_said_so_not_sent_to_shared_memory(capsys):
+    """At 13×19·19×11 (a partial block in M) the rows past M still read B: the loads over the budget are theirs, and
+    the hint says so, where "stage tiles in cuda.shared.array" would point at what the kernel already does."""
+    from tiledlab.core import formulas
+
+    def budget(M, K, N, T):
+        return formulas.block_tile_loads(M, K, N, T, T)["A"] + formulas.naive_loads(M, K, N)["B"]
+    assert not check(stages_A_but_idle_rows_read_B, tile=4, max_loads=budget, seed=0)
+    said = out(capsys)
+    assert "679 of them are made by threads that store no element of C" in said and "stage tiles" not in said, said
+
+
+@pytest.mark.parametrize("M, K, N", [(13, 19, 11), (5, 3, 9)])
+def test_idle_loads_are_the_loads_of_the_threads_outside_c(M, K, N):
+    """The lesson's tiled kernel maps thread (row, col) to C[row, col]: the threads that store nothing are those past
+    M or N, and their loads (A and B tiles they fill for the block) are what the count calls idle."""
+    from tiledlab.counting import count_loads
+    rng = np.random.default_rng(0)
+    c = count_loads("tiled", rng.random((M, K), np.float32), rng.random((K, N), np.float32), tile=4)
+    rows, cols = np.indices(c.thread_loads.shape)
+    assert c.idle_loads == c.thread_loads[(rows >= M) | (cols >= N)].sum() > 0

@@ -64,6 +64,7 @@ class LoadCount:
     unused_shared: tuple = ()  # shared arrays declared but never read nor stored in this launch
     barriers: int = 0     # the most barriers one thread passed
     local: dict = None    # the kernel's cuda.local.array declarations {name: line}
+    idle_loads: int = None  # global loads by threads that stored no element of C (None: C's writers cannot tell)
 
     A = property(lambda self: int(self.maps["A"].sum()))  # global loads of A, in all
     B = property(lambda self: int(self.maps["B"].sum()))
@@ -116,7 +117,7 @@ def count_loads(kernel, A, B, tile=None, trace=False, **constants):
         shared_trace=as_records(got["shared_trace"][:shared_made], SHARED_TRACE_FIELDS) if trace else None,
         shared=dict(buffers.shared), constants=dict(launch.constants),
         C_stores=got["C_stores"], C_atomics=got["C_atomics"],
-        C_races=races(got["C_lowest_writer"], got["C_writer"], launch),
+        C_races=races(got["C_lowest_writer"], got["C_writer"], launch), idle_loads=_idle_loads(got, launch),
         unused_shared=tuple(name for name in buffers.shared if (got[f"wrote_{name}"][..., 0] < 0).all() and
                             (got[f"read_{name}"][..., 0] < 0).all()),
         barriers=int(got["arrivals"][..., :len(buffers.barriers)].sum(axis=2).max()),
@@ -174,6 +175,16 @@ def _hazards(got, launch, counting):
     if uneven.any():
         examples["divergent_barrier"] = _divergent_hazard(arrivals, *map(int, np.argwhere(uneven)[0]), launch, counting)
     return Hazards(counts, examples)
+
+
+def _idle_loads(got, launch):
+    """Global loads by the threads that stored no element of C, as C's writers tell it whole (else None)."""
+    highest, lowest, loads = got["C_writer"], got["C_lowest_writer"], got["thread_loads"]
+    if got["C_atomics"].any() or (lowest < highest).any():
+        return None
+    (bdx, bdy, *_), rows, cols = launch.threadsperblock, *np.indices(loads.shape)
+    stamps = ((rows // bdy) * launch.blockspergrid[0] + cols // bdx) * STAMP + (rows % bdy) * bdx + cols % bdx + 1
+    return int(loads[~np.isin(stamps, highest)].sum())
 
 
 def _stores_no_C(got, launch, by, bx, ty, tx):
