@@ -454,3 +454,22 @@ def test_a_loop_inside_a_helper_is_refused_by_the_call(rng, capsys):
     with pytest.raises(ValueError, match=rf"^line {source_line(calls_a_looping_helper, 'power(A')}: .*the helper "
                                          r"power loops \('while n > 0:'\): .*write the loop in the kernel"):
         count_loads(calls_a_looping_helper, *operands(rng, 4, 4, 4), T)
+
+
+@cuda.jit
+def tile_loop_while_not_K(A, B, C):  # k0 += 4 steps over K = 5: 0, 4, 8, ... never equals it
+    row, col = cuda.grid(2)[1], cuda.grid(2)[0]
+    acc = float32(0.0)
+    k0 = 0
+    while k0 != A.shape[1]:
+        for k in range(4):
+            if k0 + k < A.shape[1] and row < C.shape[0] and col < C.shape[1]:
+                acc += A[row, k0 + k] * B[k0 + k, col]
+        k0 += 4
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = acc
+
+
+def test_a_loop_whose_test_is_not_equal_is_told_it_can_step_over_its_end(rng):
+    with pytest.raises(ValueError, match=r"while k0 != A\.shape\[1\]:.*Its test is !=: .*compare with < instead"):
+        count_loads(tile_loop_while_not_K, *operands(rng, 3, 5, 4), 4)

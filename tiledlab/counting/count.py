@@ -221,7 +221,8 @@ def _refuse_endless(spun, counting):
                              "this loop and the loops inside it more than {most:,} times in all without leaving it: "
                              "more than the product's multiply-adds (M × N × K), the elements of A, B, C and the "
                              "shared arrays, and 256 add up to, which tiledlab takes for a loop that never ends. Make "
-                             "each pass of this loop step it towards its end (e.g. k += 1)").format(**place))
+                             "each pass of this loop step it towards its end (e.g. k += 1)").format(**place)
+                          + _past_its_end(_code(counting, line)))
     if line and length < 0:
         raise LaunchFailed(_("line {line}: {code}: thread (ty={ty}, tx={tx}) of block (by={by}, bx={bx}) went "
                              "round this loop more than {most:,} times without leaving it: more than the product's "
@@ -242,7 +243,17 @@ def _refuse_endless(spun, counting):
                              "shared arrays have elements, which tiledlab takes for a loop that never ends. Make each "
                              "pass step the loop towards its end (e.g. k += 1); a loop that needs so many passes can "
                              "be a for loop over range(...), which may go round as often as the product has "
-                             "multiply-adds").format(**place))
+                             "multiply-adds").format(**place) + _past_its_end(_code(counting, line)))
+
+
+def _past_its_end(code):
+    """What a loop whose test is `!=` may do that the message above does not say: step over its end."""
+    test = ast.parse(code.strip().removesuffix(":") + ": pass").body[0] if code.lstrip().startswith("while") else None
+    if test is None or not any(isinstance(op, ast.NotEq) for n in ast.walk(test.test) if isinstance(n, ast.Compare)
+                               for op in n.ops):
+        return ""
+    return _(". Its test is !=: a loop that steps by more than 1 (k0 += T) can step over its end where T does not "
+             "divide it; compare with < instead")
 
 
 def _refuse_failure(f, failure, launch, counting):
