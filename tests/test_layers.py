@@ -214,8 +214,8 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # A pass noted only under the exercise cell's own rules, read from the cell as handed out (+86): 9,304. Its
 # return False there (nbgrader's score), an exercise named below a student's comment, atomic adds into C noted: 9,313.
 # Loads over the budget by threads that store no element of C said so (the count's idle_loads): 9,328.
-# A loop that never ends whose test is != told it can step over its end: 9,339.
-LINE_BUDGET = 9339
+# A loop that never ends whose test is != told it can step over its end: 9,342.
+LINE_BUDGET = 9342
 
 
 def test_the_installed_package_stays_within_its_line_budget():

@@ -248,8 +248,11 @@ def _refuse_endless(spun, counting):
 
 def _past_its_end(code):
     """What a loop whose test is `!=` may do that the message above does not say: step over its end."""
-    test = ast.parse(code.strip().removesuffix(":") + ": pass").body[0] if code.lstrip().startswith("while") else None
-    if test is None or not any(isinstance(op, ast.NotEq) for n in ast.walk(test.test) if isinstance(n, ast.Compare)
+    try:
+        test = ast.parse(code.strip() + "\n    pass").body[0]
+    except SyntaxError:  # a loop's first line that is not all of its header
+        return ""
+    if not isinstance(test, ast.While) or not any(isinstance(op, ast.NotEq) for n in ast.walk(test.test) if isinstance(n, ast.Compare)
                                for op in n.ops):
         return ""
     return _(". Its test is !=: a loop that steps by more than 1 (k0 += T) can step over its end where T does not "
