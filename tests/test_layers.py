@@ -215,7 +215,8 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # return False there (nbgrader's score), an exercise named below a student's comment, atomic adds into C noted: 9,313.
 # Loads over the budget by threads that store no element of C said so (the count's idle_loads): 9,328.
 # A loop that never ends whose test is != told it can step over its end: 9,342.
-LINE_BUDGET = 9342
+# A @cuda.jit signature for other arrays than float32 refused by its line: 9,358.
+LINE_BUDGET = 9358
 
 
 def test_the_installed_package_stays_within_its_line_budget():

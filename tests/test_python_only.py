@@ -135,3 +135,19 @@ def test_what_numba_builds_is_counted(rng):
     c = count_loads(what_numba_builds, A, B, T)
     np.testing.assert_allclose(c.C, A @ B, rtol=1e-5, atol=1e-5)
     assert (c.A, c.B) == (5 * 6 * 7, 5 * 6 * 7)
+
+
+@cuda.jit("void(float64[:, :], float64[:, :], float64[:, :])")
+def typed_for_float64(A, B, C):  # the lab rebuilds from the Python: the signature, which float32 arrays fail, is lost
+    row, col = cuda.grid(2)[1], cuda.grid(2)[0]
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = 0.0
+        for k in range(A.shape[1]):
+            acc += A[row, k] * B[k, col]
+        C[row, col] = acc
+
+
+def test_a_signature_for_other_arrays_than_float32_is_refused_by_its_line(capsys):
+    assert check(typed_for_float64, tile=4, limit_loads=False) is False
+    said = capsys.readouterr().out
+    assert "compiles it for float64 arrays only" in said and "leave the signature out" in said, said

@@ -6,6 +6,7 @@ import ast
 import builtins
 import linecache
 import os
+import re
 import sysconfig
 import types
 from collections import Counter
@@ -65,8 +66,23 @@ def syntax_tree(fn, name):
                                name=name, file=filename))
     func = next(node for node in ast.walk(module) if isinstance(node, ast.FunctionDef) and node.name == fn.__name__
                 and min([node.lineno] + [d.lineno for d in node.decorator_list]) == code.co_firstlineno)
+    if typed := next(filter(None, map(_other_arrays, func.decorator_list)), None):
+        raise ValueError(_("kernel {name}, line {line}: @cuda.jit({signature!r}) compiles it for {types} arrays only, "
+                           "and tiledlab, like a launch on float32 A and B, passes float32 ones (a GPU finds no "
+                           "matching definition): leave the signature out, @cuda.jit, and numba compiles for the "
+                           "arrays given").format(name=name, line=typed[0], signature=typed[1], types=typed[2]))
     func.decorator_list = []
     return func
+
+
+def _other_arrays(decorator):
+    """(line, signature, its array types) of a `@cuda.jit("void(float64[:, :], ...)")` whose arrays are not all
+    float32, else None."""
+    if not (is_call(decorator, "cuda.jit") and decorator.args and isinstance(decorator.args[0], ast.Constant)
+            and isinstance(decorator.args[0].value, str)):
+        return None
+    kinds = sorted(set(re.findall(r"(\w+)\s*\[", decorator.args[0].value)) - {"float32"})
+    return (decorator.lineno, decorator.args[0].value, ", ".join(kinds)) if kinds else None
 
 
 def _compiled(module, filename, name, line):
