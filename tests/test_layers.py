@@ -209,8 +209,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # English f-strings a student could meet sent through _(), a float index's example named whole (k * 2 / 2), a local
 # array FRESH (NaN) on the simulator, and a NaN stored by a kernel declaring one named as the cause (+65): 9,164;
 # a declaration the count refuses left to say so there: 9,167; the shared sides read once for both uses: 9,171.
-# Device functions a kernel calls built again with its constants bound (hostile51 S1, +83): 9,254.
-LINE_BUDGET = 9254
+# Device functions a kernel calls built again with its constants bound (hostile51 S1, +83): 9,254. A size read from a
+# global outside the kernel (M, K, N, or a whole number that acts as one) named as the cause (hostile51 N3, +70): 9,324.
+LINE_BUDGET = 9324
 
 
 def test_the_installed_package_stays_within_its_line_budget():
