@@ -216,7 +216,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # Loads over the budget by threads that store no element of C said so (the count's idle_loads): 9,328.
 # A loop that never ends whose test is != told it can step over its end: 9,342.
 # A @cuda.jit signature for other arrays than float32 refused by its line: 9,358.
-LINE_BUDGET = 9358
+# Device functions a kernel calls built again with its constants bound (hostile51 S1, +83), a size read from a global
+# outside the kernel (M, K, N, or a whole number that acts as one) named as the cause (hostile51 N3, +70): 9,511.
+LINE_BUDGET = 9511
 
 
 def test_the_installed_package_stays_within_its_line_budget():

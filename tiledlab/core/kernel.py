@@ -124,9 +124,9 @@ class Changed:
         return (code.helpers + "\n\n" if code.helpers else "") + ast.unparse(code.tree)
 
     def compile(self, code, constants, launch_bounds):
-        return build.from_tree(code.tree, {**self.namespace, **constants}, code.filename,
+        return build.from_tree(code.tree, self.namespace, code.filename,
                                ("variant", self.base, code.helpers, ast.dump(code.tree), build.key(constants),
-                                self.reads()), launch_bounds, code.helpers)
+                                self.reads()), launch_bounds, code.helpers, constants=constants)
 
     def reads(self):
         return self.base.reads()

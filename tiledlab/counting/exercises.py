@@ -22,6 +22,7 @@ from .count import LaunchFailed, count_loads, said
 from ..i18n import N_, _, width
 from .hazards import hazard_message
 from .outcomes import recorded
+from .sizes import global_size
 
 SHAPES = [(5, 23, 7), (8, 8, 8), (13, 9, 17), (1, 4, 1)]  # check() adds two shapes drawn at random
 COUNT_SHAPES = [(16, 16, 16), (12, 20, 9)]  # loads are counted at these and at count_shapes' partial ones
@@ -339,6 +340,8 @@ def _counted(kernel, A, B, tile):
             return count_loads(kernel, A, B, tile)
     except LaunchFailed as failed:
         print(f"{_what(A, B, tile)}: {failed}")
+        if cause := global_size(kernel, A, B, tile):  # a global M, K or N: no guard mends it
+            print(cause)
     except ValueError as refused:
         _refused(refused)
     except Exception as error:  # noqa: BLE001  the two counts disagree, or the kernel did not compile: said plainly
@@ -427,7 +430,8 @@ def _same(kernel, A, B, tile, C, what, count=None):
         with contextlib.redirect_stdout(io.StringIO()):  # no count, no cause from it: the check has said why it failed
             count = _counted(kernel, A, B, tile)
     step = count.constants.get("T", count.constants.get("BK", tile)) if count else tile
-    cause = (count and (diagnosis.read_before_stored(count, C, i, j) or diagnosis.stored_again(count, i, j))) or \
+    cause = global_size(kernel, A, B, tile) or \
+        (count and (diagnosis.read_before_stored(count, C, i, j) or diagnosis.stored_again(count, i, j))) or \
         diagnosis.first_wrong_step(kernel, A, B, tile, step) or diagnosis.wrong_operand(kernel, A, B, tile)
     if cause:
         print(cause)

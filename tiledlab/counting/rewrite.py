@@ -516,7 +516,8 @@ def instrumented(bound):
     threads = bound.threads
     compiled = build.from_tree(func, namespace, code.filename, ("instrumented", ast.dump(func), helpers,
                                tuple(sorted(bound.items())), bound.kernel.code.base,
-                               bound.kernel.code.reads()), (threads[0] * threads[1], 1), helpers, called=True)
+                               bound.kernel.code.reads()), (threads[0] * threads[1], 1), helpers, called=True,
+                               constants=bound)
     dynamic = dynamic_bytes(func, namespace)
     return CountingBuild(ptx.DynamicShared(compiled, dynamic) if dynamic else compiled, buffers,
                          tuple(a.arg for a in func.args.args[:3]), code.filename)
