@@ -64,6 +64,16 @@ c.CourseDirectory.student_id = os.environ.get("JUPYTERHUB_USER", "*")  # "*": nb
 c.Exchange.assignment_dir = os.path.expanduser("~/{notebooks}")  # fetched where their JupyterLab opens
 """
 
+#: The students' terminals (JupyterLab's): their own shell, not a login shell. Under a hub, Jupyter starts a login
+#: shell, whose /etc/profile (Debian's, Ubuntu's) sets PATH afresh: the class environment's bin/, first on the PATH
+#: the hub gives, was gone, and `nbgrader fetch_assignment` said "command not found".
+STUDENT_SERVER = """# Written by `python -m classroom hub` at its start (classroom/hub.py): the students' terminals.
+import os
+import shutil
+c = get_config()  # noqa: F821 (Jupyter defines it)
+c.ServerApp.terminado_settings = {"shell_command": [os.environ.get("SHELL") or shutil.which("sh")]}  # not -l
+"""
+
 _IGNORE_ALL = "# The class folder of `python -m classroom hub`: git ignores all of it.\n*\n"
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]*\Z")
 
@@ -126,7 +136,8 @@ def admins(class_dir) -> set[str]:
 
 def student_config(class_dir) -> pathlib.Path:
     """The students' Jupyter configuration, made afresh (JUPYTER_CONFIG_PATH of their servers): nbgrader's
-    course, exchange and student id (STUDENT_NBGRADER), and nbgrader's teacher side turned off (TEACHER_ONLY);
+    course, exchange and student id (STUDENT_NBGRADER), nbgrader's teacher side turned off (TEACHER_ONLY), their
+    terminals' shell (STUDENT_SERVER);
     the exchange made, open to every account (nbgrader's own advice: students write their submissions into it)."""
     exchange = pathlib.Path(class_dir) / EXCHANGE_FOLDER
     exchange.mkdir(parents=True, exist_ok=True)
@@ -138,6 +149,7 @@ def student_config(class_dir) -> pathlib.Path:
                                                                       notebooks=NOTEBOOK_FOLDER))
     off = {"ServerApp": {"jpserver_extensions": {name: False for name in TEACHER_ONLY["server"]}}}
     (dest / "jupyter_server_config.json").write_text(json.dumps(off, indent=2) + "\n")
+    (dest / "jupyter_server_config.py").write_text(STUDENT_SERVER)
     page = {"disabledExtensions": {name: True for name in TEACHER_ONLY["lab"]}}
     (dest / "labconfig" / "page_config.json").write_text(json.dumps(page, indent=2) + "\n")
     return dest

@@ -252,14 +252,7 @@ def test_a_students_server_has_no_formgrader(hub_config, tmp_path):
     the lab's plugins of the teacher's side (formgrader, course list, assignment creator, validator) are off."""
     pytest.importorskip("nbgrader", reason="needs nbgrader: pip install -e '.[nbgrader]'")
     c, folder = hub_config
-    home = folder / "ada"
-    spawner = SimpleNamespace(home_dir=str(home), user=SimpleNamespace(name="ada"), log=logging.getLogger("test"))
-    hub.pre_spawn_hook(spawner)
-    port = _free_port()
-    env = {**os.environ, **student_environment(c, spawner), "HOME": str(home), "JUPYTERHUB_USER": "ada"}
-    cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ServerApp.token=t",
-           f"--ServerApp.root_dir={home / hub.NOTEBOOK_FOLDER}", *c.Spawner.args]
-    server = subprocess.Popen(cmd, env=env, cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server, port = _students_lab(c, folder, "ada")
     try:
         status = {path: _status(f"http://127.0.0.1:{port}{path}", server)
                   for path in ("/formgrader", "/assignments?course_id=tiledlab", "/lab")}
@@ -271,6 +264,56 @@ def test_a_students_server_has_no_formgrader(hub_config, tmp_path):
     config = json.loads(re.search(r'id="jupyter-config-data"[^>]*>(.*?)</script>', page, re.S)[1])
     disabled = set(config["disabledExtensions"])  # the page lists them
     assert set(hub.TEACHER_ONLY["lab"]) <= disabled and "@jupyter/nbgrader:assignment-list" not in disabled
+
+
+def _students_lab(c, folder, name):
+    """A student's JupyterLab (token t), started with what the hub's configuration `c` gives it, its home in
+    `folder` made by the pre-spawn hook: (the process, its port)."""
+    home = folder / name
+    spawner = SimpleNamespace(home_dir=str(home), user=SimpleNamespace(name=name), log=logging.getLogger("test"))
+    hub.pre_spawn_hook(spawner)
+    port = _free_port()
+    env = {**os.environ, **student_environment(c, spawner), "HOME": str(home), "JUPYTERHUB_USER": name,
+           "SHELL": "/bin/bash"}  # as SimpleLocalProcessSpawner sets it
+    cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ServerApp.token=t",
+           f"--ServerApp.root_dir={home / hub.NOTEBOOK_FOLDER}", *c.Spawner.args]
+    return subprocess.Popen(cmd, env=env, cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), port
+
+
+async def _in_terminal(port, command, mark):
+    """Type `command` into a new terminal of the JupyterLab on `port`; the first match of `mark` (a regex)
+    in what the terminal prints."""
+    import tornado.websocket
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/terminals?token=t", method="POST", data=b"")
+    name = json.loads(urllib.request.urlopen(request, timeout=30).read())["name"]
+    ws = await tornado.websocket.websocket_connect(f"ws://127.0.0.1:{port}/terminals/websocket/{name}?token=t")
+    ws.write_message(json.dumps(["stdin", command + "\r"]))
+    printed = ""
+    deadline = time.monotonic() + 60
+    while not re.search(mark, printed) and time.monotonic() < deadline:
+        message = await ws.read_message()
+        kind, *text = json.loads(message) if message else ("closed", "")
+        printed += "".join(text) if kind == "stdout" else ""
+    ws.close()
+    return re.search(mark, printed), printed
+
+
+def test_a_students_terminal_keeps_the_class_environment_first_on_path(hub_config, tmp_path):
+    """A terminal in a student's JupyterLab runs `nbgrader` (the guide's fetch and submit) from the class's
+    environment: the hub puts its bin/ first on PATH, and the terminal's shell keeps it. A login shell (Jupyter's
+    default under a hub) lost it, as Debian's /etc/profile sets PATH afresh: here a ~/.bash_profile does so."""
+    import asyncio
+    c, folder = hub_config
+    (folder / "grace").mkdir(parents=True, exist_ok=True)
+    (folder / "grace" / ".bash_profile").write_text("PATH=/usr/bin:/bin\n")  # read by login shells only
+    server, port = _students_lab(c, folder, "grace")
+    try:
+        _status(f"http://127.0.0.1:{port}/api/status", server)
+        found, printed = asyncio.run(_in_terminal(port, 'echo "<<${PATH%%:*}>>"', r"<<(/[^>]*)>>"))
+    finally:
+        server.terminate()
+        server.wait(30)
+    assert found and found[1] == os.path.dirname(sys.executable), printed
 
 
 def _free_port():
