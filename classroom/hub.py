@@ -26,6 +26,7 @@ import re
 import shlex
 import shutil
 import sqlite3
+import stat
 import subprocess
 import sys
 
@@ -280,6 +281,24 @@ def _check_admin(extra):
                          f"{ADMIN_ENV}=$USER") from None
 
 
+def _closed_to_others(path) -> pathlib.Path | None:
+    """The first of `path` (resolved: a venv's python is a link) and the folders above it that other accounts
+    cannot enter or run (no x for others), as /root is; None where there is none."""
+    real = pathlib.Path(path).resolve()
+    return next((p for p in (*reversed(real.parents), real) if not p.stat().st_mode & stat.S_IXOTH), None)
+
+
+def _check_interpreter(extra):
+    """With system users each student's server runs this environment's Python as the student: refuse one they
+    cannot run (JupyterHub would answer each login with HTTP 500, "Permission denied")."""
+    closed = _closed_to_others(sys.executable) if _system_users(extra) else None
+    if closed is not None:
+        raise ValueError(f"with system users (PAM, LocalProcessSpawner) each student's server runs this "
+                         f"environment's Python, {pathlib.Path(sys.executable).resolve()}, which other accounts "
+                         f"cannot run ({closed} is closed to them): make .venv again with a Python installed for "
+                         "all, e.g. `rm -rf .venv && /usr/bin/python3 -m venv .venv`, then install again")
+
+
 def start(args, extra) -> int:
     """Check what the hub needs, make the class folder and hand the process to JupyterHub."""
     from tiledlab.notebook import lab
@@ -294,6 +313,7 @@ def start(args, extra) -> int:
                          "container)")
     _check_installed()
     _check_admin(extra)
+    _check_interpreter(extra)
     if args.dry_run:
         print(f"{CLASS_ENV}={shlex.quote(str(folder))} {shlex.join(cmd)}")
         return 0

@@ -236,6 +236,7 @@ def test_with_system_users_an_admin_who_is_no_account_is_refused_in_one_line(opt
     """PAM (and LocalProcessSpawner) log the admin in as a system account: JupyterHub itself only logs a
     KeyError for one that does not exist, so the command says what to set."""
     import pwd
+    monkeypatch.setattr(hub, "_closed_to_others", lambda path: None)  # this interpreter, whoever may run it: below
     monkeypatch.setenv(hub.ADMIN_ENV, "no-such-account-here")
     assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path), *options]) == BAD_INPUT
     err = capsys.readouterr().err
@@ -244,6 +245,28 @@ def test_with_system_users_an_admin_who_is_no_account_is_refused_in_one_line(opt
     assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path), *options]) == 0
     monkeypatch.setenv(hub.ADMIN_ENV, "no-such-account-here")  # NativeAuthenticator's names are no accounts
     assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path)]) == 0
+
+
+def test_with_system_users_an_interpreter_the_students_cannot_run_is_refused(tmp_path, installed, monkeypatch,
+                                                                            capsys):
+    """With system users each student's server runs the hub's Python as the student: a venv made with a Python
+    under a folder closed to other accounts (pyenv's under /root) gave every student HTTP 500 at the login
+    ("Permission denied"); the command says so and what to do. Without system users it is no matter."""
+    import pwd
+    python = tmp_path / "root" / ".pyenv" / "bin" / "python3"
+    python.parent.mkdir(parents=True)
+    python.write_text("")
+    python.chmod(0o755)
+    (tmp_path / "root").chmod(0o700)
+    assert hub._closed_to_others(python) in (tmp_path / "root", *(tmp_path / "root").parents)
+    assert hub._closed_to_others(shutil.which("env")) is None  # the system's own: every account runs it
+    monkeypatch.setattr(sys, "executable", str(python))
+    monkeypatch.setenv(hub.ADMIN_ENV, pwd.getpwuid(os.getuid()).pw_name)
+    pam = ["--JupyterHub.authenticator_class=pam", "--JupyterHub.spawner_class=localprocess"]
+    assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path / "class"), *pam]) == BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"Python, {python}, which other accounts cannot run" in err and "/usr/bin/python3 -m venv .venv" in err
+    assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path / "class")]) == 0
 
 
 def test_a_students_server_has_no_formgrader(hub_config, tmp_path):
