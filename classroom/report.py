@@ -25,6 +25,7 @@ import stat
 import pandas as pd
 
 from tiledlab.counting import outcomes
+from tiledlab.notebook.lab import LANGUAGES
 
 from .hub import NOTEBOOK_FOLDER, admins
 from .series import lessons
@@ -118,6 +119,13 @@ def homes(class_dir):
     return [home for home in _working_copies(class_dir) if home.name not in admin]
 
 
+def outcome_files(copy):
+    """The outcomes files of a working copy: its notebooks' and each other edition's (zh/); not those of an
+    nbgrader assignment fetched into it (<assignment>/), which nbgrader grades (docs/teaching.md)."""
+    editions = (copy, *(copy / lang for lang in LANGUAGES[1:]))
+    return sorted(path for folder in editions for path in folder.glob(outcomes.FILE))
+
+
 def records(class_dir, skipped=None):
     """Every outcome recorded in the class, one row each, with its student and notebook ("03"); what could
     not be trusted is appended to `skipped` (a list), one line each."""
@@ -128,7 +136,7 @@ def records(class_dir, skipped=None):
             if skipped is not None:
                 skipped.append(f"{link}: a link, not read")
             continue
-        for path in sorted((home / NOTEBOOK_FOLDER).rglob(outcomes.FILE)):
+        for path in outcome_files(home / NOTEBOOK_FOLDER):
             found, why = read(path)
             rows += [{"student": home.name, **row} for row in found]
             if skipped is not None:
