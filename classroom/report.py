@@ -15,6 +15,7 @@ in the future, a kernel started after its check, a feedback of two lines are not
 is skipped and named, and a file that is not a regular file (a FIFO, a link) is never opened, nor a student's
 notebooks/ that is a link (to another student's).
 """
+import contextlib
 import datetime
 import json
 import os
@@ -240,6 +241,14 @@ def form_file(csv):
     return pathlib.Path(csv).with_name(pathlib.Path(csv).stem + "-minutes.csv")
 
 
+def _private(path):
+    """Each student's results are the teacher's alone (mode 600): with system users the students can read the
+    clone, where the report is written. A device (/dev/stdout) or another account's file keeps its mode."""
+    if pathlib.Path(path).is_file():
+        with contextlib.suppress(PermissionError):
+            pathlib.Path(path).chmod(0o600)
+
+
 def write(class_dir, csv):
     """Write the report as CSV (one row per student) and the form of observed minutes beside it
     (<csv>-minutes.csv), and return the report as text, with the class's passes per exercise and median
@@ -257,6 +266,7 @@ def write(class_dir, csv):
                               f"{pathlib.Path(class_dir).resolve().parent}" if one else ""), *told])
     pathlib.Path(csv).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(csv, na_rep="")
+    _private(csv)
     if frame.columns.empty:  # the start of a lesson: logged in, no exercise checked yet
         return "\n".join([f"{len(frame)} students ({', '.join(frame.index)}), none has checked an exercise yet: each "
                           f"check() writes to {NOTEBOOK_FOLDER}/{outcomes.FILE} in the student's folder", *told,
