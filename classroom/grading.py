@@ -193,6 +193,10 @@ def course(dest, lang="en", only=None, exchange="/srv/nbgrader/exchange"):
         close = difflib.get_close_matches(name, stems, 1, 0.5)
         raise ValueError(f"--notebooks {name}: no such notebook" + (f"; did you mean {close[0]}?" if close else "")
                          + f" (the series: {' '.join(stems)})")
+    dest.mkdir(parents=True, exist_ok=True)
+    # The teacher's alone: source/ holds the key, and nbgrader adds the gradebook and every student's submission
+    # and feedback. With system users the clone is the students' to read (docs/classroom.md), and so was DIR.
+    dest.chmod(0o700)
     solved, written = key(), []
     for path in lessons(folder):
         if only is not None and path.stem not in only:

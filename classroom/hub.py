@@ -26,6 +26,7 @@ import re
 import shlex
 import shutil
 import sqlite3
+import stat
 import subprocess
 import sys
 
@@ -62,6 +63,16 @@ c.CourseDirectory.course_id = {course!r}
 c.Exchange.root = {exchange!r}
 c.CourseDirectory.student_id = os.environ.get("JUPYTERHUB_USER", "*")  # "*": nbgrader's default, the account
 c.Exchange.assignment_dir = os.path.expanduser("~/{notebooks}")  # fetched where their JupyterLab opens
+"""
+
+#: The students' terminals (JupyterLab's): their own shell, not a login shell. Under a hub, Jupyter starts a login
+#: shell, whose /etc/profile (Debian's, Ubuntu's) sets PATH afresh: the class environment's bin/, first on the PATH
+#: the hub gives, was gone, and `nbgrader fetch_assignment` said "command not found".
+STUDENT_SERVER = """# Written by `python -m classroom hub` at its start (classroom/hub.py): the students' terminals.
+import os
+import shutil
+c = get_config()  # noqa: F821 (Jupyter defines it)
+c.ServerApp.terminado_settings = {"shell_command": [os.environ.get("SHELL") or shutil.which("sh")]}  # not -l
 """
 
 _IGNORE_ALL = "# The class folder of `python -m classroom hub`: git ignores all of it.\n*\n"
@@ -126,7 +137,8 @@ def admins(class_dir) -> set[str]:
 
 def student_config(class_dir) -> pathlib.Path:
     """The students' Jupyter configuration, made afresh (JUPYTER_CONFIG_PATH of their servers): nbgrader's
-    course, exchange and student id (STUDENT_NBGRADER), and nbgrader's teacher side turned off (TEACHER_ONLY);
+    course, exchange and student id (STUDENT_NBGRADER), nbgrader's teacher side turned off (TEACHER_ONLY), their
+    terminals' shell (STUDENT_SERVER);
     the exchange made, open to every account (nbgrader's own advice: students write their submissions into it)."""
     exchange = pathlib.Path(class_dir) / EXCHANGE_FOLDER
     exchange.mkdir(parents=True, exist_ok=True)
@@ -138,6 +150,7 @@ def student_config(class_dir) -> pathlib.Path:
                                                                       notebooks=NOTEBOOK_FOLDER))
     off = {"ServerApp": {"jpserver_extensions": {name: False for name in TEACHER_ONLY["server"]}}}
     (dest / "jupyter_server_config.json").write_text(json.dumps(off, indent=2) + "\n")
+    (dest / "jupyter_server_config.py").write_text(STUDENT_SERVER)
     page = {"disabledExtensions": {name: True for name in TEACHER_ONLY["lab"]}}
     (dest / "labconfig" / "page_config.json").write_text(json.dumps(page, indent=2) + "\n")
     return dest
@@ -268,6 +281,24 @@ def _check_admin(extra):
                          f"{ADMIN_ENV}=$USER") from None
 
 
+def _closed_to_others(path) -> pathlib.Path | None:
+    """The first of `path` (resolved: a venv's python is a link) and the folders above it that other accounts
+    cannot enter or run (no x for others), as /root is; None where there is none."""
+    real = pathlib.Path(path).resolve()
+    return next((p for p in (*reversed(real.parents), real) if not p.stat().st_mode & stat.S_IXOTH), None)
+
+
+def _check_interpreter(extra):
+    """With system users each student's server runs this environment's Python as the student: refuse one they
+    cannot run (JupyterHub would answer each login with HTTP 500, "Permission denied")."""
+    closed = _closed_to_others(sys.executable) if _system_users(extra) else None
+    if closed is not None:
+        raise ValueError(f"with system users (PAM, LocalProcessSpawner) each student's server runs this "
+                         f"environment's Python, {pathlib.Path(sys.executable).resolve()}, which other accounts "
+                         f"cannot run ({closed} is closed to them): make .venv again with a Python installed for "
+                         "all, e.g. `rm -rf .venv && /usr/bin/python3 -m venv .venv`, then install again")
+
+
 def start(args, extra) -> int:
     """Check what the hub needs, make the class folder and hand the process to JupyterHub."""
     from tiledlab.notebook import lab
@@ -282,6 +313,7 @@ def start(args, extra) -> int:
                          "container)")
     _check_installed()
     _check_admin(extra)
+    _check_interpreter(extra)
     if args.dry_run:
         print(f"{CLASS_ENV}={shlex.quote(str(folder))} {shlex.join(cmd)}")
         return 0

@@ -15,6 +15,7 @@ in the future, a kernel started after its check, a feedback of two lines are not
 is skipped and named, and a file that is not a regular file (a FIFO, a link) is never opened, nor a student's
 notebooks/ that is a link (to another student's).
 """
+import contextlib
 import datetime
 import json
 import os
@@ -25,6 +26,7 @@ import stat
 import pandas as pd
 
 from tiledlab.counting import outcomes
+from tiledlab.notebook.lab import LANGUAGES
 
 from .hub import NOTEBOOK_FOLDER, admins
 from .series import lessons
@@ -118,6 +120,13 @@ def homes(class_dir):
     return [home for home in _working_copies(class_dir) if home.name not in admin]
 
 
+def outcome_files(copy):
+    """The outcomes files of a working copy: its notebooks' and each other edition's (zh/); not those of an
+    nbgrader assignment fetched into it (<assignment>/), which nbgrader grades (docs/teaching.md)."""
+    editions = (copy, *(copy / lang for lang in LANGUAGES[1:]))
+    return sorted(path for folder in editions for path in folder.glob(outcomes.FILE))
+
+
 def records(class_dir, skipped=None):
     """Every outcome recorded in the class, one row each, with its student and notebook ("03"); what could
     not be trusted is appended to `skipped` (a list), one line each."""
@@ -128,7 +137,7 @@ def records(class_dir, skipped=None):
             if skipped is not None:
                 skipped.append(f"{link}: a link, not read")
             continue
-        for path in sorted((home / NOTEBOOK_FOLDER).rglob(outcomes.FILE)):
+        for path in outcome_files(home / NOTEBOOK_FOLDER):
             found, why = read(path)
             rows += [{"student": home.name, **row} for row in found]
             if skipped is not None:
@@ -232,6 +241,14 @@ def form_file(csv):
     return pathlib.Path(csv).with_name(pathlib.Path(csv).stem + "-minutes.csv")
 
 
+def _private(path):
+    """Each student's results are the teacher's alone (mode 600): with system users the students can read the
+    clone, where the report is written. A device (/dev/stdout) or another account's file keeps its mode."""
+    if pathlib.Path(path).is_file():
+        with contextlib.suppress(PermissionError):
+            pathlib.Path(path).chmod(0o600)
+
+
 def write(class_dir, csv):
     """Write the report as CSV (one row per student) and the form of observed minutes beside it
     (<csv>-minutes.csv), and return the report as text, with the class's passes per exercise and median
@@ -249,6 +266,7 @@ def write(class_dir, csv):
                               f"{pathlib.Path(class_dir).resolve().parent}" if one else ""), *told])
     pathlib.Path(csv).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(csv, na_rep="")
+    _private(csv)
     if frame.columns.empty:  # the start of a lesson: logged in, no exercise checked yet
         return "\n".join([f"{len(frame)} students ({', '.join(frame.index)}), none has checked an exercise yet: each "
                           f"check() writes to {NOTEBOOK_FOLDER}/{outcomes.FILE} in the student's folder", *told,

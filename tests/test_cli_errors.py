@@ -1,4 +1,5 @@
 """The command line refuses bad input in one line (exit 2) and never ends in a bare traceback."""
+import pathlib
 import re
 import subprocess
 import sys
@@ -163,3 +164,13 @@ def test_every_command_of_a_clone_is_pointed_to_though_the_package_lists_only_it
     assert cli.main([command]) == 2
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert all(f"python -m {home} {command}" in last for home in ("classroom", "tools")) and "clone" in last, last
+
+
+def test_classroom_run_by_a_python_without_tiledlabs_packages_says_which_to_use():
+    """The guide's `python -m classroom class-report` with a `python` that is not the clone's environment (none
+    activated): one line naming the environment to use, exit 3, not numba's ModuleNotFoundError traceback."""
+    result = subprocess.run([sys.executable, "-S", "-m", "classroom", "class-report", "my-class"],  # -S: no packages
+                            cwd=pathlib.Path(__file__).parents[1], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 3 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.startswith("tiledlab: error: cannot run here: ")
+    assert ".venv/bin/python -m classroom" in result.stderr

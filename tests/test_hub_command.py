@@ -236,6 +236,7 @@ def test_with_system_users_an_admin_who_is_no_account_is_refused_in_one_line(opt
     """PAM (and LocalProcessSpawner) log the admin in as a system account: JupyterHub itself only logs a
     KeyError for one that does not exist, so the command says what to set."""
     import pwd
+    monkeypatch.setattr(hub, "_closed_to_others", lambda path: None)  # this interpreter, whoever may run it: below
     monkeypatch.setenv(hub.ADMIN_ENV, "no-such-account-here")
     assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path), *options]) == BAD_INPUT
     err = capsys.readouterr().err
@@ -246,20 +247,35 @@ def test_with_system_users_an_admin_who_is_no_account_is_refused_in_one_line(opt
     assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path)]) == 0
 
 
+def test_with_system_users_an_interpreter_the_students_cannot_run_is_refused(tmp_path, installed, monkeypatch,
+                                                                            capsys):
+    """With system users each student's server runs the hub's Python as the student: a venv made with a Python
+    under a folder closed to other accounts (pyenv's under /root) gave every student HTTP 500 at the login
+    ("Permission denied"); the command says so and what to do. Without system users it is no matter."""
+    import pwd
+    python = tmp_path / "root" / ".pyenv" / "bin" / "python3"
+    python.parent.mkdir(parents=True)
+    python.write_text("")
+    python.chmod(0o755)
+    (tmp_path / "root").chmod(0o700)
+    assert hub._closed_to_others(python) in (tmp_path / "root", *(tmp_path / "root").parents)
+    assert hub._closed_to_others(shutil.which("env")) is None  # the system's own: every account runs it
+    monkeypatch.setattr(sys, "executable", str(python))
+    monkeypatch.setenv(hub.ADMIN_ENV, pwd.getpwuid(os.getuid()).pw_name)
+    pam = ["--JupyterHub.authenticator_class=pam", "--JupyterHub.spawner_class=localprocess"]
+    assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path / "class"), *pam]) == BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"Python, {python}, which other accounts cannot run" in err and "/usr/bin/python3 -m venv .venv" in err
+    assert cli.main(["hub", "--dry-run", "--class-dir", str(tmp_path / "class")]) == 0
+
+
 def test_a_students_server_has_no_formgrader(hub_config, tmp_path):
     """With nbgrader installed (the teacher's extra), a student's JupyterLab, started with what the hub gives
     it, serves nbgrader's assignment list (fetch, submit, and the courses it lists) and not its formgrader;
     the lab's plugins of the teacher's side (formgrader, course list, assignment creator, validator) are off."""
     pytest.importorskip("nbgrader", reason="needs nbgrader: pip install -e '.[nbgrader]'")
     c, folder = hub_config
-    home = folder / "ada"
-    spawner = SimpleNamespace(home_dir=str(home), user=SimpleNamespace(name="ada"), log=logging.getLogger("test"))
-    hub.pre_spawn_hook(spawner)
-    port = _free_port()
-    env = {**os.environ, **student_environment(c, spawner), "HOME": str(home), "JUPYTERHUB_USER": "ada"}
-    cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ServerApp.token=t",
-           f"--ServerApp.root_dir={home / hub.NOTEBOOK_FOLDER}", *c.Spawner.args]
-    server = subprocess.Popen(cmd, env=env, cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server, port = _students_lab(c, folder, "ada")
     try:
         status = {path: _status(f"http://127.0.0.1:{port}{path}", server)
                   for path in ("/formgrader", "/assignments?course_id=tiledlab", "/lab")}
@@ -271,6 +287,56 @@ def test_a_students_server_has_no_formgrader(hub_config, tmp_path):
     config = json.loads(re.search(r'id="jupyter-config-data"[^>]*>(.*?)</script>', page, re.S)[1])
     disabled = set(config["disabledExtensions"])  # the page lists them
     assert set(hub.TEACHER_ONLY["lab"]) <= disabled and "@jupyter/nbgrader:assignment-list" not in disabled
+
+
+def _students_lab(c, folder, name):
+    """A student's JupyterLab (token t), started with what the hub's configuration `c` gives it, its home in
+    `folder` made by the pre-spawn hook: (the process, its port)."""
+    home = folder / name
+    spawner = SimpleNamespace(home_dir=str(home), user=SimpleNamespace(name=name), log=logging.getLogger("test"))
+    hub.pre_spawn_hook(spawner)
+    port = _free_port()
+    env = {**os.environ, **student_environment(c, spawner), "HOME": str(home), "JUPYTERHUB_USER": name,
+           "SHELL": "/bin/bash"}  # as SimpleLocalProcessSpawner sets it
+    cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ServerApp.token=t",
+           f"--ServerApp.root_dir={home / hub.NOTEBOOK_FOLDER}", *c.Spawner.args]
+    return subprocess.Popen(cmd, env=env, cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), port
+
+
+async def _in_terminal(port, command, mark):
+    """Type `command` into a new terminal of the JupyterLab on `port`; the first match of `mark` (a regex)
+    in what the terminal prints."""
+    import tornado.websocket
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/terminals?token=t", method="POST", data=b"")
+    name = json.loads(urllib.request.urlopen(request, timeout=30).read())["name"]
+    ws = await tornado.websocket.websocket_connect(f"ws://127.0.0.1:{port}/terminals/websocket/{name}?token=t")
+    ws.write_message(json.dumps(["stdin", command + "\r"]))
+    printed = ""
+    deadline = time.monotonic() + 60
+    while not re.search(mark, printed) and time.monotonic() < deadline:
+        message = await ws.read_message()
+        kind, *text = json.loads(message) if message else ("closed", "")
+        printed += "".join(text) if kind == "stdout" else ""
+    ws.close()
+    return re.search(mark, printed), printed
+
+
+def test_a_students_terminal_keeps_the_class_environment_first_on_path(hub_config, tmp_path):
+    """A terminal in a student's JupyterLab runs `nbgrader` (the guide's fetch and submit) from the class's
+    environment: the hub puts its bin/ first on PATH, and the terminal's shell keeps it. A login shell (Jupyter's
+    default under a hub) lost it, as Debian's /etc/profile sets PATH afresh: here a ~/.bash_profile does so."""
+    import asyncio
+    c, folder = hub_config
+    (folder / "grace").mkdir(parents=True, exist_ok=True)
+    (folder / "grace" / ".bash_profile").write_text("PATH=/usr/bin:/bin\n")  # read by login shells only
+    server, port = _students_lab(c, folder, "grace")
+    try:
+        _status(f"http://127.0.0.1:{port}/api/status", server)
+        found, printed = asyncio.run(_in_terminal(port, 'echo "<<${PATH%%:*}>>"', r"<<(/[^>]*)>>"))
+    finally:
+        server.terminate()
+        server.wait(30)
+    assert found and found[1] == os.path.dirname(sys.executable), printed
 
 
 def _free_port():

@@ -165,6 +165,13 @@ def test_a_cell_whose_last_statement_checks_nothing_is_refused():
         grading.split("# Exercise 9.9\nx = 1\nprint(x)", "9.9", grading.WORDS["en"])
 
 
+def test_the_course_is_the_teachers_alone(tmp_path):
+    """The course holds the key (source/), and nbgrader puts the gradebook and every submission beside it: closed
+    to other accounts, as the students are with system users, where the clone itself is theirs to read."""
+    assert cli.main(["nbgrader", str(tmp_path / "course"), "--notebooks", "01_naive_reads"]) == 0
+    assert (tmp_path / "course").stat().st_mode & 0o777 == 0o700
+
+
 def test_the_command_refuses_a_folder_in_use(tmp_path, capsys):
     (tmp_path / "x").write_text("")
     assert cli.main(["nbgrader", str(tmp_path)]) != 0

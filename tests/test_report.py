@@ -54,6 +54,21 @@ def test_one_row_per_student_one_column_per_exercise_in_order(klass):
     assert frame.loc["bob"].isna().all()
 
 
+def test_an_nbgrader_assignment_fetched_into_the_working_copy_is_left_out(klass):
+    """nbgrader's fetch puts an assignment in the working copy (notebooks/01_naive_reads/), and its checks note
+    their outcomes there: nbgrader grades those, and the report reads the working copy's own notebooks."""
+    write(klass / "grace" / "notebooks" / "01_naive_reads", outcome("1.1", False, "2T10:30:00", "2T10:20:00"))
+    frame = report.report(klass)
+    assert pd.isna(frame.loc["grace", "1.1"]) and frame.loc["grace", "1.2"] == "not yet"  # zh/: the edition's
+
+
+def test_the_csv_is_the_teachers_alone(klass, tmp_path):
+    """Each student's results: with system users the students can read the clone the report is written in."""
+    csv = tmp_path / "out" / "class-report.csv"
+    report.write(klass, csv)
+    assert csv.stat().st_mode & 0o777 == 0o600
+
+
 def test_minutes_run_from_each_kernel_start_to_its_last_check_summed_over_sessions(klass):
     frame = report.report(klass)
     assert frame.loc["ada", "minutes 01"] == 20
