@@ -1,0 +1,103 @@
+"""A hostile review of the feedback (stop 51, N4–N6), each case as the reviewer wrote it: a kernel in a cell run by
+%%time (its source not kept) refused in one line when checked, not at decoration; a kernel's failure said without
+the simulator's words (tid=… ctaid=…, FakeCUDAModule), at the line that failed, alike on a GPU's compiler and in
+Chinese; and the cause of three common wrong results: a stub that stores nothing, row and col swapped by
+cuda.grid(2), float16 tiles whose values print alike."""
+import numpy as np
+import pytest
+from conftest import source_line
+from numba import cuda, float32  # globals, as in a notebook
+from numba.types import float16
+
+from tiledlab.core import launch_geometry
+from tiledlab.counting import count_loads
+from tiledlab.counting.count import said
+from tiledlab.counting.exercises import check
+
+T = 4
+
+
+@pytest.fixture
+def zh(monkeypatch):
+    monkeypatch.setenv("TILEDLAB_LANG", "zh")
+
+
+def checked(capsys, kernel, **options):
+    assert check(kernel, **{"tile": T, "seed": 0, "limit_loads": False, **options}) is False
+    return capsys.readouterr().out
+
+
+# --- N5: a kernel's failure in words alike on both backends ----------------------------------------------------------
+@cuda.jit
+def acc_never_set(A, B, C):  # a half-written kernel: acc never set, its first read after a shared one
+    sA = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row = cuda.blockIdx.y * T + ty
+    col = cuda.blockIdx.x * T + tx
+    for t in range((A.shape[1] + T - 1) // T):
+        sA[ty, tx] = A[row, t * T + tx] if row < A.shape[0] and t * T + tx < A.shape[1] else float32(0.0)
+        cuda.syncthreads()  # sA stored
+        for k in range(T):
+            acc += sA[ty, k] * B[t * T + k, col]  # unset
+        cuda.syncthreads()  # sA read
+
+
+@cuda.jit
+def threadidx_typo(A, B, C):
+    row = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadidx.y
+    col = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = A[row, 0]
+
+
+@cuda.jit
+def scale_undefined(A, B, C):
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        for k in range(A.shape[1]):
+            acc += A[row, k] * B[k, col] * scale  # noqa: F821  a name never defined
+        C[row, col] = acc
+
+
+@pytest.mark.parametrize("kernel, code, words", [
+    (acc_never_set, "# unset", "acc is read here before it is given a value: give it one first"),
+    (threadidx_typo, "cuda.threadidx.y", "cuda has no threadidx (did you mean threadIdx?)"),
+    (scale_undefined, "* scale", "nothing named scale is defined for the kernel: check its spelling"),
+], ids=["unset", "typo", "undefined"])
+def test_a_kernels_failure_is_said_in_words_at_its_own_line(capsys, kernel, code, words):
+    out = checked(capsys, kernel)
+    assert f"line {source_line(kernel, code)}: " in out and f"the kernel failed here: {words}" in out, out
+    assert "tid=" not in out and "ctaid" not in out and "FakeCUDAModule" not in out and "Error" not in out, out
+
+
+@pytest.mark.parametrize("kernel, words", [
+    (acc_never_set, "acc 在赋值之前就在这里被读取了"),
+    (threadidx_typo, "cuda 没有 threadidx（你是想写 threadIdx 吗？）"),
+    (scale_undefined, "核函数找不到名为 scale 的东西"),
+], ids=["unset", "typo", "undefined"])
+def test_a_kernels_failure_is_said_in_chinese(zh, capsys, kernel, words):
+    out = checked(capsys, kernel).split("核函数在这里出错：")[-1]  # what failed, after the line and its code
+    assert out.startswith(words) and not any(word in out for word in ("variable", "attribute", "defined")), out
+
+
+@pytest.mark.parametrize("gpu_error, code, words", [  # numba's words on a GPU, as its compiler raises them
+    ("Failed in cuda mode pipeline (step: analyzing bytecode)\nThe compiler failed to analyze the bytecode. Variable "
+     "'acc' is not defined.\n\nFile \"k.py\", line 14:", "acc += sA[ty, k] * B[t * T + k, col]",
+     "acc is read here before it is given a value"),
+    ("module 'numba.cuda' has no attribute 'threadidx'", "row = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadidx.y",
+     "cuda has no threadidx (did you mean threadIdx?)"),
+    ("Failed in cuda mode pipeline (step: nopython frontend)\nNameError: name 'scale' is not defined",
+     "acc += A[row, k] * B[k, col] * scale", "nothing named scale is defined for the kernel"),
+    ("Failed in cuda mode pipeline (step: nopython frontend)\nUnknown attribute 'w' of type Dim3",
+     "tx = cuda.threadIdx.w", "cuda.threadIdx has no w"),
+])
+def test_a_gpu_compilers_words_are_said_as_the_simulators(gpu_error, code, words):
+    assert said(Exception(gpu_error), code).startswith(words)
+
+
+def test_the_simulators_thread_is_left_out_of_a_failure_it_cannot_say_otherwise():
+    assert said(ZeroDivisionError("tid=[3, 1, 0] ctaid=[0, 2, 0]: division by zero"), "x = 1 / 0") == \
+        "ZeroDivisionError: division by zero"
+
+
