@@ -27,6 +27,44 @@ def checked(capsys, kernel, **options):
     return capsys.readouterr().out
 
 
+# --- N4: %%time runs the cell's code as "<timed exec>", which linecache does not hold --------------------------------
+TIMED_CELL = '''
+@launch_geometry(T=4)
+@cuda.jit
+def two_per_thread(A, B, C):
+    row, col = cuda.grid(2)
+    C[row, col] = A[row, 0]
+
+@cuda.jit
+def plain(A, B, C):
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = A[row, 0]
+'''
+
+
+@pytest.fixture
+def timed_cell():
+    """The kernels of a cell IPython's %%time ran: defined without a traceback, whatever the decorators."""
+    scope = {"cuda": cuda, "launch_geometry": launch_geometry}
+    exec(compile(TIMED_CELL, "<timed exec>", "exec"), scope)
+    return scope
+
+
+@pytest.mark.parametrize("name", ["two_per_thread", "plain"])
+def test_a_kernel_in_a_cell_run_by_time_is_refused_in_one_line_naming_the_magic(capsys, timed_cell, name):
+    out = checked(capsys, timed_cell[name])
+    assert out.count("\n") == 1 and "a cell magic (%%time, %%timeit)" in out and "%time check(...)" in out, out
+    assert "typed at the Python prompt" not in out
+    with pytest.raises(ValueError, match="a cell magic"):
+        count_loads(timed_cell[name], np.ones((4, 4), np.float32), np.ones((4, 4), np.float32), T)
+
+
+def test_a_kernel_in_a_cell_run_by_time_is_refused_in_chinese(zh, capsys, timed_cell):
+    out = checked(capsys, timed_cell["two_per_thread"])
+    assert "单元格魔法命令（%%time、%%timeit）" in out and "cannot" not in out, out
+
+
 # --- N5: a kernel's failure in words alike on both backends ----------------------------------------------------------
 @cuda.jit
 def acc_never_set(A, B, C):  # a half-written kernel: acc never set, its first read after a shared one
