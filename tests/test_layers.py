@@ -211,7 +211,8 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # a declaration the count refuses left to say so there: 9,167; the shared sides read once for both uses: 9,171.
 # Hostile review 51: a kernel's failure said in words alike on both backends, at the line that failed (N5): 9,217.
 # A kernel in a cell run by %%time refused in one line when checked or run, not at its decoration (N4): 9,232.
-LINE_BUDGET = 9232
+# The causes of three wrong results named: no thread stores C[i, j], cuda.grid(2) read as (y, x), float16 (N6): 9,303.
+LINE_BUDGET = 9303
 
 
 def test_the_installed_package_stays_within_its_line_budget():

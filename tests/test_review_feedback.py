@@ -139,3 +139,108 @@ def test_the_simulators_thread_is_left_out_of_a_failure_it_cannot_say_otherwise(
         "ZeroDivisionError: division by zero"
 
 
+# --- N6: the cause of common wrong results, where the count and the code show it -------------------------------------
+@cuda.jit
+def stub(A, B, C):  # as every exercise hands it out: loads, stores nothing
+    sA = cuda.shared.array((T, T), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row = cuda.blockIdx.y * T + ty
+    for t in range((A.shape[1] + T - 1) // T):
+        sA[ty, tx] = A[row, t * T + tx] if row < A.shape[0] and t * T + tx < A.shape[1] else float32(0.0)
+        cuda.syncthreads()  # sA stored
+
+
+@cuda.jit
+def grid_swapped(A, B, C):
+    row, col = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1]:
+        acc = float32(0.0)
+        for k in range(A.shape[1]):
+            acc += A[row, k] * B[k, col]
+        C[row, col] = acc
+
+
+@cuda.jit
+def last_column_left(A, B, C):  # a guard one short: the last column never stored, cuda.grid(2) read right
+    col, row = cuda.grid(2)
+    if row < C.shape[0] and col < C.shape[1] - 1:
+        acc = float32(0.0)
+        for k in range(A.shape[1]):
+            acc += A[row, k] * B[k, col]
+        C[row, col] = acc
+
+
+@cuda.jit
+def half_tiles(A, B, C):
+    sA = cuda.shared.array((T, T), float16)
+    sB = cuda.shared.array((T, T), float16)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row = cuda.blockIdx.y * T + ty
+    col = cuda.blockIdx.x * T + tx
+    acc = float32(0.0)
+    for t in range((A.shape[1] + T - 1) // T):
+        sA[ty, tx] = A[row, t * T + tx] if row < A.shape[0] and t * T + tx < A.shape[1] else 0.0
+        sB[ty, tx] = B[t * T + ty, col] if t * T + ty < A.shape[1] and col < B.shape[1] else 0.0
+        cuda.syncthreads()  # tiles stored
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # tiles read
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = acc
+
+
+@cuda.jit
+def half_tiles_one_step_short(A, B, C):  # float16, and the last tile step left out: more than rounding
+    sA = cuda.shared.array((T, T), float16)
+    sB = cuda.shared.array((T, T), float16)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row = cuda.blockIdx.y * T + ty
+    col = cuda.blockIdx.x * T + tx
+    acc = float32(0.0)
+    for t in range(A.shape[1] // T):
+        sA[ty, tx] = A[row, t * T + tx] if row < A.shape[0] else 0.0
+        sB[ty, tx] = B[t * T + ty, col] if col < B.shape[1] else 0.0
+        cuda.syncthreads()  # tiles stored
+        for k in range(T):
+            acc += sA[ty, k] * sB[k, tx]
+        cuda.syncthreads()  # tiles read
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = acc
+
+
+def test_a_stub_is_told_that_no_thread_stores_any_element_of_c(capsys):
+    assert "No thread stores any element of C: have each thread store its result" in checked(capsys, stub)
+
+
+def test_row_and_col_swapped_by_cuda_grid_are_named(capsys):
+    out = checked(capsys, grid_swapped)
+    line = source_line(grid_swapped, "row, col = cuda.grid(2)")
+    assert "No thread stores C[0, 16] (13 of the 221 elements of C are never stored)" in out, out
+    assert f"Line {line}: row, col = cuda.grid(2) makes row the x index" in out and \
+        "write col, row = cuda.grid(2)." in out, out
+
+
+def test_an_element_no_thread_stores_is_named_without_a_swap_the_code_does_not_show(capsys):
+    out = checked(capsys, last_column_left)
+    assert "No thread stores C[0, 6] (5 of the 35 elements of C are never stored)" in out and \
+        "Look at how row and col follow from the thread's indices" in out and "cuda.grid(2) gives" not in out, out
+
+
+def test_float16_tiles_are_named_and_shown_to_the_digits_that_differ(capsys):
+    out = checked(capsys, half_tiles)
+    lines = [source_line(half_tiles, f"{name} = cuda.shared.array") for name in ("sA", "sB")]
+    assert "yours 3.667, numpy 3.667" in out and "To 5 digits, C[0, 0] is 3.6675 (yours) and 3.6668 (numpy)" in out
+    assert f"the kernel works in float16 (line {lines[0]}, line {lines[1]})" in out, out
+
+
+def test_float16_is_not_blamed_for_more_than_its_rounding(capsys):
+    out = checked(capsys, half_tiles_one_step_short)
+    assert out.startswith("Wrong result") and "float16" not in out and "To 5 digits" not in out, out
+
+
+def test_the_new_causes_are_said_in_chinese(zh, capsys):
+    assert "没有线程写入 C 的任何元素" in checked(capsys, stub)
+    out = checked(capsys, grid_swapped)
+    assert "没有线程写入 C[0, 16]" in out and "请写成 col, row = cuda.grid(2)。" in out, out
+    out = checked(capsys, half_tiles)
+    assert "保留 5 位有效数字时" in out and "核函数用的是 float16（第" in out and "digits" not in out, out
