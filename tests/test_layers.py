@@ -218,7 +218,9 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # A @cuda.jit signature for other arrays than float32 refused by its line: 9,358.
 # Device functions a kernel calls built again with its constants bound (hostile51 S1, +83), a size read from a global
 # outside the kernel (M, K, N, or a whole number that acts as one) named as the cause (hostile51 N3, +70): 9,511.
-LINE_BUDGET = 9511
+# Hostile review 51: a kernel's failure said in words alike on both backends, at the line that failed (N5); a kernel
+# in a cell run by %%time refused in one line (N4); three wrong results' causes named (N6) (+132): 9,643.
+LINE_BUDGET = 9643
 
 
 def test_the_installed_package_stays_within_its_line_budget():

@@ -45,13 +45,25 @@ def plain_function(kernel):
     return fn
 
 
+class Unreadable(ValueError):
+    """A kernel's source cannot be read: refused when it is checked, counted or built, not where it is defined."""
+
+
+CELL_MAGICS = ("<timed exec>", "<timed eval>", "<magic-timeit>")  # IPython's names for a cell's code run by a magic
+
+
 def syntax_tree(fn, name):
     """The function's `def`, with its line numbers and no decorators; refused when its file changed since."""
     filename = fn.__code__.co_filename
     linecache.checkcache(filename)
     lines = linecache.getlines(filename, fn.__globals__)
+    if not lines and filename in CELL_MAGICS:
+        raise Unreadable(_("kernel {name}: a cell magic (%%time, %%timeit) runs the cell without keeping its source, "
+                           "which tiledlab reads to check and count a kernel: remove the magic from this cell, and "
+                           "time the check alone if you like, on a line of its own: %time check(...)").format(
+                               name=name))
     if not lines:
-        raise ValueError(_("kernel {name}: its source code cannot be read (typed at the Python prompt?); tiledlab "
+        raise Unreadable(_("kernel {name}: its source code cannot be read (typed at the Python prompt?); tiledlab "
                            "reads a kernel's source to check and count it: define it in a file or a notebook "
                            "cell").format(name=name))
     try:

@@ -449,7 +449,10 @@ def launch_geometry(block=lesson_tile, threads=lesson_tile, requires=(), idea=""
     def declare(kernel):
         if not contract.is_kernel(kernel):
             raise ValueError(_("put @launch_geometry(...) above @cuda.jit: it declares a @cuda.jit kernel's geometry"))
-        plain = contract.plain_function(kernel)
+        try:
+            plain = contract.plain_function(kernel)
+        except contract.Unreadable:  # said in one line where it is checked or run, not as a traceback here
+            plain = kernel.py_func
         return Kernel(plain.__name__, Written(plain), constants=defaults, derived=derived, rules=tuple(rules),
                       block=block, threads=threads, idea=idea, min_blocks=min_blocks, family=family)
     return declare

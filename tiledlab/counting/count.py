@@ -1,10 +1,11 @@
 """Run a kernel with counting switched on and return what it fetched, from where, and how often."""
 import ast
+import difflib
+import dis
 import linecache
 import multiprocessing
 import os
 import re
-import traceback
 from collections import namedtuple
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
@@ -273,9 +274,8 @@ def _refuse_failure(f, failure, launch, counting):
                                                last_col=cols - 1)) from None
     if failure is None:
         return
-    # the last frame in the kernel's file: the student's line (on the simulator; on a GPU, numba's message names it)
-    line = next((n for frame, n in reversed(list(traceback.walk_tb(failure.__traceback__)))
-                 if frame.f_code.co_filename == counting.filename), None) or compiled_line(failure, counting.filename) \
+    # the kernel's own line (on the simulator; on a GPU, numba's message names it)
+    line = failed_line(failure, counting.filename) or compiled_line(failure, counting.filename) \
         or (float_index_line(launch.bound.code.tree) if _FLOAT_INDEX in str(failure) else None) \
         or vote_line(launch.bound.code.tree, str(failure))
     if line is None:
@@ -285,6 +285,32 @@ def _refuse_failure(f, failure, launch, counting):
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_THREAD = re.compile(r"tid=\[[^\]]*\] ctaid=\[[^\]]*\]:? ?")  # the simulator's words for the thread that failed
+_UNSET = re.compile(r"(?:local variable|Variable) '(\w+)' (?:referenced|where|is not defined)")  # Python's, numba's
+_UNDEFINED = re.compile(r"\bname '(\w+)' is not defined")
+_NO_ATTRIBUTE = re.compile(r"has no attribute '(\w+)'|Unknown attribute '(\w+)'")  # the simulator's, a GPU's
+_ATTRIBUTES = {"cuda": ("threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize", "shared", "local",
+                        "const", "atomic", "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or",
+                        "threadfence", "threadfence_block", "laneid", "warpsize"),
+               "shared": ("array",), "local": ("array",), "const": ("array_like",),
+               "atomic": ("add", "sub", "max", "min", "exch", "cas"),
+               **dict.fromkeys(("threadIdx", "blockIdx", "blockDim", "gridDim"), ("x", "y", "z"))}
+
+
+def failed_line(error, filename):
+    """The line of `filename` where `error` was raised, in its innermost frame there, or None. CPython 3.11 runs some
+    pairs of instructions as one (STORE_FAST k, LOAD_FAST acc) and names the first one's line when the second finds
+    its local unset: that local's read is then found just after."""
+    tb, found = error.__traceback__, None
+    while tb is not None:
+        found = tb if tb.tb_frame.f_code.co_filename == filename else found
+        tb = tb.tb_next
+    if found is None:
+        return None
+    unset = _UNSET.search(str(error))
+    later = [i for i in dis.get_instructions(found.tb_frame.f_code) if i.offset >= found.tb_lasti][:2] if unset else []
+    read = next((i for i in later if i.opname.startswith("LOAD_FAST") and i.argval == unset[1]), None)
+    return read.positions.lineno if read and read.positions.lineno else found.tb_lineno
 
 
 def compiled_line(error, filename):
@@ -356,6 +382,26 @@ def said(error, code):
                  "word): keep loop bounds and indices within the arrays' sizes")
     if vote := _VOTE.search(text):
         return unbuildable_vote(f"cuda.{vote[1]}", vote[2])
-    first = next((l.strip() for l in text.splitlines() if l.strip() and not l.startswith("Failed in")),
+    if unset := _UNSET.search(text):  # an UnboundLocalError here, numba's NotDefinedError on a GPU
+        return _("{name} is read here before it is given a value: give it one first (an accumulator starts as "
+                 "acc = float32(0.0), before its loop)").format(name=unset[1])
+    if undefined := _UNDEFINED.search(text):
+        return _("nothing named {name} is defined for the kernel: check its spelling, or define it (a constant as a "
+                 "global, before the kernel)").format(name=undefined[1])
+    if (missing := _NO_ATTRIBUTE.search(text)) and (attribute := no_attribute(missing[1] or missing[2], code)):
+        return attribute
+    first = next((_THREAD.sub("", l.strip()) for l in text.splitlines() if l.strip() and not l.startswith("Failed in")),
                  type(error).__name__)
     return f"{type(error).__name__}: {re.sub(r'(/[^ :]+)+/', '', first)}"
+
+
+def no_attribute(name, code):
+    """`owner.name` of the kernel's line `code` said as missing, with the name meant where CUDA has one close to it
+    (cuda has no threadidx (did you mean threadIdx?)); None when `code` holds no `.name`."""
+    owner = re.search(rf"([\w.]+)\.{name}\b", code or "")
+    if owner is None:
+        return None
+    known = _ATTRIBUTES.get(owner[1].split(".")[-1], ()) if owner[1].startswith("cuda") else ()
+    meant = [n for n in known if n.lower() == name.lower()] or difflib.get_close_matches(name, known, 1)
+    return _("{owner} has no {name}").format(owner=owner[1], name=name) + \
+        (_(" (did you mean {name}?)").format(name=meant[0]) if meant else "")

@@ -58,6 +58,73 @@ def local_read_before_stored(count, i, j):
         i=i, j=j, arrays=arrays)
 
 
+def never_stored(count, kernel, tile, i, j):
+    """The cause when no thread stored C[i, j]: none of C stored at all (a stub), or this element, the x index of a
+    `row, col = cuda.grid(2)` storing C[row, col] named where the kernel has one."""
+    if count.C_stores[i, j]:
+        return None
+    if not count.C_stores.any():
+        return _("No thread stores any element of C: have each thread store its result, as C[row, col] = acc, where "
+                 "row and col lie inside C.")
+    unstored = _("No thread stores C[{i}, {j}] ({n} of the {size} elements of C are never stored): every element "
+                 "needs a thread that stores it.").format(i=i, j=j, n=int((count.C_stores == 0).sum()),
+                                                          size=count.C_stores.size)
+    tree = _tree(kernel, tile)
+    return unstored + " " + (tree and _grid_swapped(tree) or _(
+        "Look at how row and col follow from the thread's indices (x runs along C's columns, y along its rows) and at "
+        "the guard around the store."))
+
+
+def _tree(kernel, tile):
+    """The kernel's def at `tile` (its T, where it has one), or None where its code cannot be read here."""
+    try:
+        spec = resolve(kernel)
+        return spec.bind(None, tile if "T" in spec.constants else None).code.tree
+    except Exception:  # noqa: BLE001  no cause is read from code that cannot be read
+        return None
+
+
+def _grid_swapped(tree):
+    """`row, col = cuda.grid(2)` (line and names) in a kernel's def `tree` that stores C[row, col]: said, or None."""
+    output = tree.args.args[2].arg
+    stored = {ast.unparse(n.slice) for n in ast.walk(tree) if _subscript_of(n, {output}) and
+              isinstance(n.ctx, ast.Store)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and is_call(node.value, "cuda.grid") and ast.unparse(node.value.args) == "2" \
+                and isinstance(node.targets[0], ast.Tuple) and ast.unparse(node.targets[0]) in stored:
+            first, second = (ast.unparse(e) for e in node.targets[0].elts)
+            return _("Line {line}: {first}, {second} = cuda.grid(2) makes {first} the x index, but cuda.grid(2) "
+                     "gives (x, y) and x runs along C's columns (the grid's x covers N): write {second}, {first} = "
+                     "cuda.grid(2).").format(line=node.lineno, first=first, second=second)
+    return None
+
+
+def half_precision(kernel, tile, A, B, C):
+    """The cause when a kernel that names float16 differs from A @ B by no more than rounding A and B to float16
+    (and adding in float16) explains, at every element: its lines are named."""
+    tree = _tree(kernel, tile)
+    lines = sorted({n.lineno for n in ast.walk(tree) if getattr(n, "id", getattr(n, "attr", None)) == "float16"}
+                   if tree else ())
+    A, B = A.astype(np.float64), B.astype(np.float64)
+    rounding = (A.shape[1] + 2) * 2.0 ** -11 * (np.abs(A) @ np.abs(B))  # float16 keeps 11 bits: 2^-11 of each value
+    if not lines or not (np.abs(C - A @ B) <= rounding).all():
+        return None
+    return _("Every element differs from numpy's by no more than rounding to float16 explains, and the kernel works in "
+             "float16 ({lines}), which keeps about 3 significant digits: check() asks for float32's accuracy (a "
+             "relative difference of 1e-4). Declare the tiles, and convert the values, in float32.").format(
+        lines=_(", ").join(_("line {line}").format(line=line) for line in lines))
+
+
+def alike(yours, numpy, i, j):
+    """C[i, j] with enough digits to tell yours from numpy's, when check()'s four digits show them alike; else None."""
+    if f"{yours:.4g}" != f"{numpy:.4g}":
+        return None
+    digits = next((d for d in range(5, 17) if f"{yours:.{d}g}" != f"{numpy:.{d}g}"), 17)
+    return _("To {digits} digits, C[{i}, {j}] is {yours} (yours) and {numpy} (numpy): closer than four digits show, "
+             "but further apart than float32's accuracy (a relative difference of 1e-4) allows.").format(
+        digits=digits, i=i, j=j, yours=f"{yours:.{digits}g}", numpy=f"{numpy:.{digits}g}")
+
+
 def stored_again(count, i, j):
     """The cause when C[i, j] was stored more than once by the one thread that owns it, never reading it back."""
     stores = int(count.C_stores[i, j])

@@ -423,6 +423,8 @@ def _same(kernel, A, B, tile, C, what, count=None):
             "columns {left}–{right}):").format(i=i, j=j, yours=C[i, j], numpy=spec[i, j], top=rows.start,
                                                bottom=min(rows.stop, C.shape[0]) - 1, left=cols.start,
                                                right=min(cols.stop, C.shape[1]) - 1))
+    if digits := diagnosis.alike(C[i, j], spec[i, j], i, j):
+        print(digits)
     for name, block in ((_("Yours:"), C[rows, cols]), (_("numpy:"), spec[rows, cols])):
         indent = "\n" + " " * (width(name) + 1)  # continuation lines under the first number
         print(name, np.array2string(block, precision=3).replace("\n", indent))
@@ -431,7 +433,9 @@ def _same(kernel, A, B, tile, C, what, count=None):
             count = _counted(kernel, A, B, tile)
     step = count.constants.get("T", count.constants.get("BK", tile)) if count else tile
     cause = global_size(kernel, A, B, tile) or \
-        (count and (diagnosis.read_before_stored(count, C, i, j) or diagnosis.stored_again(count, i, j))) or \
+        (count and (diagnosis.never_stored(count, kernel, tile, i, j) or
+                    diagnosis.read_before_stored(count, C, i, j) or diagnosis.stored_again(count, i, j))) or \
+        diagnosis.half_precision(kernel, tile, A, B, C) or \
         diagnosis.first_wrong_step(kernel, A, B, tile, step) or diagnosis.wrong_operand(kernel, A, B, tile)
     if cause:
         print(cause)
