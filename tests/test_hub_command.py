@@ -326,13 +326,16 @@ def test_a_students_terminal_keeps_the_class_environment_first_on_path(hub_confi
     environment: the hub puts its bin/ first on PATH, and the terminal's shell keeps it. A login shell (Jupyter's
     default under a hub) lost it, as Debian's /etc/profile sets PATH afresh: here a ~/.bash_profile does so."""
     import asyncio
+    import concurrent.futures
     c, folder = hub_config
     (folder / "grace").mkdir(parents=True, exist_ok=True)
     (folder / "grace" / ".bash_profile").write_text("PATH=/usr/bin:/bin\n")  # read by login shells only
     server, port = _students_lab(c, folder, "grace")
     try:
         _status(f"http://127.0.0.1:{port}/api/status", server)
-        found, printed = asyncio.run(_in_terminal(port, 'echo "<<${PATH%%:*}>>"', r"<<(/[^>]*)>>"))
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:  # a loop of its own: Playwright's may run here
+            found, printed = thread.submit(asyncio.run, _in_terminal(port, 'echo "<<${PATH%%:*}>>"',
+                                                                     r"<<(/[^>]*)>>")).result()
     finally:
         server.terminate()
         server.wait(30)
