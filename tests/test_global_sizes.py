@@ -2,6 +2,7 @@
 5, 23 and N = 8 behind, and a kernel that forgets `M, K = A.shape` freezes them. check() said "reads A[0, 16],
 outside A ... Guard this read", which cannot mend it; now the cause is named, for a global M, K or N and for another
 whole number that acts as a size. The lab's constants, a kernel's own M, K, N and a guard's bound are not named."""
+import re
 import sys
 
 import pytest
@@ -29,7 +30,7 @@ def sizes_from_globals(A, B, C):  # M, K and N never read from the arrays: the n
 def test_globals_named_as_the_sizes_are_named_where_a_guard_was_advised(capsys):
     assert not check(sizes_from_globals, tile=4, seed=0, limit_loads=False)
     out = capsys.readouterr().out
-    assert "reads A[0, 16], outside A" in out
+    assert re.search(r"reads A\[\d+, 16\], outside A", out), out  # the thread first said differs on a GPU
     assert "The kernel reads M = 5, K = 23, N = 8 from globals outside it, where this product has M = 16 (the rows of " \
            "A), K = 16 (the columns of A), N = 16 (the columns of B): read the sizes from the arrays in the kernel, " \
            "M, K = A.shape and N = B.shape[1]." in out

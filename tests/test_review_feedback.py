@@ -134,6 +134,28 @@ def test_a_gpu_compilers_words_are_said_as_the_simulators(gpu_error, code, words
     assert said(Exception(gpu_error), code).startswith(words)
 
 
+@pytest.mark.parametrize("gpu_error, code", [  # a GPU's compiler names no line of the kernel's for these
+    ("module 'numba.cuda' has no attribute 'threadidx'", "cuda.threadidx.y"),
+    ("Failed in cuda mode pipeline (step: nopython frontend)\nNameError: name 'scale' is not defined", "* scale"),
+    (">>> syncthreads_or(float32)", "cuda.syncthreads_or("),
+])
+def test_a_gpu_compilers_refusal_is_placed_at_the_kernels_line_that_names_it(gpu_error, code):
+    import ast
+    import inspect
+    import textwrap
+
+    from tiledlab.counting.count import named_line
+    lines = textwrap.dedent(inspect.getsource(_named_on_lines)).splitlines()
+    tree = ast.parse("\n".join(lines)).body[0]
+    assert code in lines[named_line(tree, gpu_error) - 1]
+
+
+def _named_on_lines(A, B, C):  # never run: each line names one thing a GPU's compiler refuses
+    row = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadidx.y
+    acc = A[row, 0] * scale  # noqa: F821
+    cuda.syncthreads_or(acc)
+
+
 def test_the_simulators_thread_is_left_out_of_a_failure_it_cannot_say_otherwise():
     assert said(ZeroDivisionError("tid=[3, 1, 0] ctaid=[0, 2, 0]: division by zero"), "x = 1 / 0") == \
         "ZeroDivisionError: division by zero"

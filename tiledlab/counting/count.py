@@ -253,8 +253,9 @@ def _past_its_end(code):
         test = ast.parse(code.strip() + "\n    pass").body[0]
     except SyntaxError:  # a loop's first line that is not all of its header
         return ""
-    if not isinstance(test, ast.While) or not any(isinstance(op, ast.NotEq) for n in ast.walk(test.test) if isinstance(n, ast.Compare)
-                               for op in n.ops):
+    tests = [op for n in ast.walk(test.test) if isinstance(n, ast.Compare) for op in n.ops] \
+        if isinstance(test, ast.While) else []
+    if not any(isinstance(op, ast.NotEq) for op in tests):
         return ""
     return _(". Its test is !=: a loop that steps by more than 1 (k0 += T) can step over its end where T does not "
              "divide it; compare with < instead")
@@ -277,7 +278,7 @@ def _refuse_failure(f, failure, launch, counting):
     # the kernel's own line (on the simulator; on a GPU, numba's message names it)
     line = failed_line(failure, counting.filename) or compiled_line(failure, counting.filename) \
         or (float_index_line(launch.bound.code.tree) if _FLOAT_INDEX in str(failure) else None) \
-        or vote_line(launch.bound.code.tree, str(failure))
+        or named_line(launch.bound.code.tree, str(failure))
     if line is None:
         raise failure
     raise LaunchFailed(_("line {line}: {code}: the kernel failed here: {error}").format(
@@ -325,12 +326,19 @@ _VOTE = re.compile(r">>> (syncthreads_\w+)\((\w+)\)")  # numba's words (and the 
 _FLOAT_INDEX = "Unsupported array index type float"  # numba's words, on a GPU, for an index that is a float
 
 
-def vote_line(tree, error):
-    """The first line of a kernel's def `tree` calling the vote a GPU's compiler refused in `error` (its message names
-    no line of the kernel's), or None."""
-    vote = _VOTE.search(_ANSI.sub("", error))
-    return vote and min((n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and
-                         ast.unparse(n.func).split(".")[-1] == vote[1]), default=None)
+def named_line(tree, error):
+    """The first line of a kernel's def `tree` naming what a GPU's compiler refused in `error` where its message names
+    no line of the kernel's: a vote, a name never defined, an unknown attribute (cuda.threadidx); else None."""
+    text = _ANSI.sub("", error)
+    if vote := _VOTE.search(text):
+        found = (n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[-1] == vote[1])
+    elif undefined := _UNDEFINED.search(text):
+        found = (n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == undefined[1])
+    elif missing := _NO_ATTRIBUTE.search(text):
+        found = (n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == (missing[1] or missing[2]))
+    else:
+        return None
+    return min((n.lineno for n in found), default=None)
 
 
 def float_index_line(tree):

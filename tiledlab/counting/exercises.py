@@ -153,12 +153,12 @@ def check(kernel, tile=4, limit_loads=True, max_loads=None, shapes=SHAPES, seed=
         print(f"  {M}×{K}·{K}×{N}, tile={tile}: "
               + _("{loads:,} (naive needs {naive:,}; {allows})").format(loads=c.total, naive=naive, allows=allows))
         if limit_loads and c.total > limit:
-            print(_("Right answer, but {loads:,} loads is more than the {limit:,} this exercise allows: {hint}")
-                  .format(loads=c.total, limit=limit, hint=_(hint) if not c.idle_loads or c.total - c.idle_loads > limit else _(
-                      "{idle:,} of them are made by threads that store no element of C. Their sums are thrown away: guard "
-                      "the loads only such a sum uses as the store of C is guarded (a clamped index still loads), and "
-                      "keep those that fill a shared tile for the block.").format(
-                      idle=c.idle_loads)))
+            idle = c.idle_loads and c.total - c.idle_loads <= limit  # the loads over it: threads storing no C
+            print(_("Right answer, but {loads:,} loads is more than the {limit:,} this exercise allows: {hint}").format(
+                loads=c.total, limit=limit, hint=_(hint) if not idle else _(
+                    "{idle:,} of them are made by threads that store no element of C. Their sums are thrown away: "
+                    "guard the loads only such a sum uses as the store of C is guarded (a clamped index still loads), "
+                    "and keep those that fill a shared tile for the block.").format(idle=c.idle_loads)))
             _note_unused(counted)
             return False
     if not _kept(counted, from_global, shared_memory):
