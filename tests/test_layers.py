@@ -220,7 +220,8 @@ def test_the_classroom_never_imports_the_maintainers_tools():
 # outside the kernel (M, K, N, or a whole number that acts as one) named as the cause (hostile51 N3, +70): 9,511.
 # Hostile review 51: a kernel's failure said in words alike on both backends, at the line that failed (N5); a kernel
 # in a cell run by %%time refused in one line (N4); three wrong results' causes named (N6) (+132): 9,643.
-LINE_BUDGET = 9643
+# A GPU compiler's refusal naming no line placed at the kernel's line naming it (found on the H100): 9,651.
+LINE_BUDGET = 9651
 
 
 def test_the_installed_package_stays_within_its_line_budget():
