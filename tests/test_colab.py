@@ -8,6 +8,7 @@ The last test is slow (a full pip install, about 1.5 minutes): it runs once per 
 """
 import ast
 import contextlib
+import importlib.metadata
 import io
 import json
 import os
@@ -142,7 +143,8 @@ def test_on_colab_the_install_cell_makes_tiledlab_speak_its_editions_language(ed
     monkeypatch.setenv("COLAB_RELEASE_TAG", "test")
     monkeypatch.delenv("TILEDLAB_LANG", raising=False)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(subprocess, "run", lambda *a, **k: None)  # no pip here: nothing changes, no restart
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: None)  # no pip here: nothing changes, no restart ...
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda: [])  # ... even where two copies of one are installed
     exec(nb.cells[tagged(nb, execute.INSTALL_TAG)[0]].source, {})
     from tiledlab.i18n import _, language
     assert language() == said and (_("Passed.") != "Passed.") == (said == "zh")
